@@ -1,0 +1,27 @@
+//===- Layouts.h - choosing blocked layouts and vector widths -------------===//
+#ifndef TILE_ANALYSIS_LAYOUTS_H
+#define TILE_ANALYSIS_LAYOUTS_H
+
+#include "tile/Analysis/AxisInfo.h"
+#include "tile/Dialect/Tile.h"
+
+namespace mlir::tile {
+
+/// The default blocked layout for tensors of `shape` on `numWarps` warps, with up to
+/// `vec` consecutive elements per thread along the fastest (last) dimension. Threads
+/// fill the fastest dimension first, then warps; smaller shapes replicate.
+BlockedLayoutAttr defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps,
+                                       unsigned vec);
+
+/// How many consecutive elements one thread may access with one instruction at `ptr`
+/// (a tensor of pointers) under `perThread` elements per thread along the fastest
+/// dimension: limited by the addresses' contiguity and alignment, the mask's
+/// constancy, 16 bytes, and the shape.
+unsigned memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask, unsigned perThread);
+
+/// The layout attribute of a tensor type (null for scalars or unencoded tensors).
+Attribute layoutOf(Type t);
+
+} // namespace mlir::tile
+
+#endif

@@ -1,0 +1,42 @@
+//===- Tile.h - the tile dialect (MLIR-facing header) ---------------------===//
+// Internal to the compiler: includes MLIR. The DSL's public headers never include this.
+#ifndef TILE_DIALECT_TILE_H
+#define TILE_DIALECT_TILE_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tile/Dialect/TileDialect.h.inc"
+#include "tile/Dialect/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/TileTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/TileAttrs.h.inc"
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileOps.h.inc"
+
+namespace mlir::tile {
+/// Attribute names shared by the front end, passes and lowering.
+inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
+inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// On a kernel argument: the value (pointer address or integer) is a multiple of this.
+inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
+/// On the module after lowering: static shared memory the kernel uses, in bytes.
+inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+
+/// The element type of a scalar or tensor type.
+inline Type elementTypeOf(Type t) { return getElementTypeOrSelf(t); }
+} // namespace mlir::tile
+
+#endif

@@ -1,0 +1,178 @@
+//===- TileOps.td - tile dialect operations ------------------*- tablegen -*-===//
+#ifndef TILE_OPS_TD
+#define TILE_OPS_TD
+
+include "tile/Dialect/TileDialect.td"
+include "tile/Dialect/TileTypes.td"
+include "tile/Dialect/TileAttrs.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/IR/OpBase.td"
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program along a launch-grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id x : i32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of programs along a launch-grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs 0 : i32
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative, IntMaxValue<2>]>:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict `:` type($result)";
+}
+
+def Tile_MakeRangeOp : Tile_Op<"make_range", [Pure]> {
+  let summary = "the 1-D tensor [start, start+1, ..., end-1]";
+  let description = [{
+    ```mlir
+    %r = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure,
+    TypesMatchWith<"element type matches", "result", "src", "::mlir::getElementTypeOrSelf($_self)">]> {
+  let summary = "a tensor whose every element is the scalar operand";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Elem:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a dimension of size 1";
+  let description = [{
+    ```mlir
+    %e = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "repeat size-1 dimensions to a larger shape";
+  let description = [{
+    ```mlir
+    %b = tile.broadcast %e : tensor<64x1xi32> -> tensor<64x128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure, Elementwise, SameOperandsAndResultShape,
+    AllTypesMatch<["ptr", "result"]>]> {
+  let summary = "advance pointers by element offsets";
+  let description = [{
+    Offsets count elements of the pointee type, as in C.
+    ```mlir
+    %p = tile.addptr %base, %offs : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_IntLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)";
+  let hasFolder = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "load from global memory, with an optional mask and fill value";
+  let description = [{
+    Elements whose mask is false are not read; they take `other` (0 when absent).
+    ```mlir
+    %v = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32> -> tensor<128xf32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask, Optional<Tile_Any>:$other);
+  let results = (outs Tile_Any:$result);
+  let assemblyFormat = "$ptr (`,` $mask^)? (`,` $other^)? attr-dict `:` type($ptr) (`,` type($mask)^)? (`,` type($other)^)? `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store to global memory where the optional mask is true";
+  let description = [{
+    ```mlir
+    tile.store %p, %v, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?";
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [AllTypesMatch<["value", "result"]>, MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomically add to global memory, returning the old values";
+  let description = [{
+    Relaxed, device-scope atomic read-modify-write where the optional mask is true.
+    ```mlir
+    %old = tile.atomic_add %p, %v, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask);
+  let results = (outs Tile_Any:$result);
+  let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "combine the elements of a tensor along one axis";
+  let description = [{
+    The result drops `axis` from the shape (a scalar for a 1-D operand). `argmax`/`argmin`
+    return i32 indices along the axis; ties go to the smallest index.
+    Order: each thread combines its own elements in increasing index, then lanes in a
+    butterfly, then warps in increasing warp index.
+    ```mlir
+    %m = tile.reduce max %x {axis = 0 : i32} : tensor<1024xf32> -> f32
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Any:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
+    SameOperandsAndResultElementType]> {
+  let summary = "move tensor elements between thread layouts";
+  let description = [{
+    Inserted by layout assignment where two layouts meet; lowered through shared memory.
+    ```mlir
+    %c = tile.convert_layout %x : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasFolder = 1;
+}
+
+#endif

@@ -1,0 +1,48 @@
+//===- Passes.td - tile compiler passes ----------------------*- tablegen -*-===//
+#ifndef TILE_PASSES_TD
+#define TILE_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Distribute every tensor over registers, lanes and warps";
+  let description = [{
+    Gives each tensor a `#tile.blocked` layout (one per rank, sized from the largest
+    tensor of that rank, `num-warps` warps, and the widest vector access the memory
+    operations allow), reduction results a `#tile.slice` of their operand's layout, and
+    inserts `tile.convert_layout` where two layouts meet. Conversions of cheap producers
+    (ranges, splats, constants) are rematerialised in the wanted layout instead.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "int", /*default=*/"0",
+           "warps per program; 0 = the kernel's tile.num_warps attribute (else 4)">
+  ];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
+def TileCoalesce : Pass<"tile-coalesce", "mlir::ModuleOp"> {
+  let summary = "Choose the vector width of every global memory access";
+  let description = [{
+    From the contiguity, divisibility and constancy facts of the address and mask
+    operands (axis analysis, seeded by the kernel's `tile.divisibility` argument
+    attributes) and the layout's elements per thread, annotates each `tile.load`,
+    `tile.store` and `tile.atomic_add` with `tile.vec`: how many consecutive elements one
+    thread accesses with a single instruction (up to 16 bytes).
+  }];
+}
+
+def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower laid-out tile IR to the LLVM and NVVM dialects";
+  let description = [{
+    Each tensor becomes the scalars its layout gives one thread (a 1:N type
+    conversion); tile ops become per-thread LLVM/NVVM code: thread coordinates from
+    `nvvm.read.ptx.sreg.tid.x`, vector loads/stores guarded by their masks, warp shuffles
+    and shared memory for reductions and layout conversions. Then `scf` → `cf` and
+    `func`/`arith`/`math`/`cf` → `llvm`, math functions as calls into libdevice
+    (`__nv_expf`, ...). The kernel becomes an `llvm.func` with `nvvm.kernel`.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::cf::ControlFlowDialect", "::mlir::scf::SCFDialect"];
+}
+
+#endif

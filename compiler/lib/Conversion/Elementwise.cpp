@@ -1,0 +1,50 @@
+//===- Elementwise.cpp - arith/math on tensors → the same op per register -===//
+// Every tensor operand and the result share one layout (layout assignment saw to
+// it), so register i of the result depends only on register i of the operands.
+#include "TileToLLVM.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct ElementwiseOnTensors : ConversionPattern {
+  ElementwiseOnTensors(TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.getEncoding()) return failure();
+    unsigned n = ThreadLayout::get(type).numRegs();
+    Type elem = getTypeConverter()->convertType(type.getElementType());
+
+    SmallVector<Value> results;
+    if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+      auto splat = dyn_cast<SplatElementsAttr>(cst.getValue());
+      if (!splat) return rewriter.notifyMatchFailure(op, "only splat tensor constants are supported");
+      Value scalar = arith::ConstantOp::create(rewriter, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      results.assign(n, scalar);
+    } else {
+      for (unsigned i = 0; i < n; ++i) {
+        OperationState state(op->getLoc(), op->getName());
+        for (ValueRange v : operands) state.addOperands(regOf(v, i));
+        state.addTypes(elem);
+        state.propertiesAttr = op->getPropertiesAsAttribute();
+        state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
+        results.push_back(rewriter.create(state)->getResult(0));
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateElementwisePatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ElementwiseOnTensors>(converter, patterns.getContext());
+}

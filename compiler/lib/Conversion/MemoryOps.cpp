@@ -1,0 +1,152 @@
+//===- MemoryOps.cpp - masked, vectorised global loads, stores and atomics ===//
+// `tile.vec` (from tile-coalesce) says how many consecutive registers form one access.
+// Such a group lies inside one thread's run of contiguous elements, its address is
+// aligned to the group's size, and its mask is uniform, so one predicate guards a
+// single `ld.global.v4`-style instruction.
+#include "TileToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+unsigned vecOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>("tile.vec")) return std::max<int64_t>(1, a.getInt());
+  return 1;
+}
+
+unsigned regsOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt ? ThreadLayout::get(rt).numRegs() : 1;
+}
+
+unsigned byteWidth(Type t) { return std::max<unsigned>(1, t.getIntOrFloatBitWidth() / 8); }
+
+/// `vec` scalars as one vector value (or the scalar itself when vec == 1).
+Value pack(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type vecType) {
+  if (elems.size() == 1) return elems[0];
+  Value v = LLVM::PoisonOp::create(b, loc, vecType);
+  for (unsigned i = 0; i < elems.size(); ++i)
+    v = LLVM::InsertElementOp::create(b, loc, v, elems[i], arith::ConstantIntOp::create(b, loc, i, 32));
+  return v;
+}
+
+void unpack(OpBuilder &b, Location loc, Value v, unsigned vec, SmallVectorImpl<Value> &out) {
+  if (vec == 1) return out.push_back(v);
+  for (unsigned i = 0; i < vec; ++i)
+    out.push_back(LLVM::ExtractElementOp::create(b, loc, v, arith::ConstantIntOp::create(b, loc, i, 32)));
+}
+
+struct LoadLowering : OpConversionPattern<LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    unsigned n = regsOf(op.getType()), vec = vecOf(op);
+    Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
+    unsigned alignment = vec * byteWidth(elem);
+    ValueRange ptrs = adaptor.getPtr(), masks = adaptor.getMask(), others = adaptor.getOther();
+
+    SmallVector<Value> regs;
+    for (unsigned g = 0; g < n; g += vec) {
+      auto emitLoad = [&](OpBuilder &b) -> Value {
+        return LLVM::LoadOp::create(b, loc, accessType, ptrs[g], alignment);
+      };
+      Value loaded;
+      if (masks.empty()) {
+        loaded = emitLoad(rewriter);
+      } else {
+        SmallVector<Value> fill;
+        for (unsigned i = 0; i < vec; ++i)
+          fill.push_back(others.empty() ? arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem)).getResult()
+                                        : others[g + i]);
+        Value fallback = pack(rewriter, loc, fill, accessType);
+        auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{accessType}, masks[g], /*withElse=*/true);
+        OpBuilder thenB = ifOp.getThenBodyBuilder();
+        scf::YieldOp::create(thenB, loc, emitLoad(thenB));
+        OpBuilder elseB = ifOp.getElseBodyBuilder();
+        scf::YieldOp::create(elseB, loc, fallback);
+        loaded = ifOp.getResult(0);
+      }
+      unpack(rewriter, loc, loaded, vec, regs);
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getValue().getType()));
+    unsigned n = regsOf(op.getValue().getType()), vec = vecOf(op);
+    Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
+    unsigned alignment = vec * byteWidth(elem);
+    ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue(), masks = adaptor.getMask();
+    for (unsigned g = 0; g < n; g += vec) {
+      Value packed = pack(rewriter, loc, llvm::to_vector(values.slice(g, vec)), accessType);
+      if (masks.empty()) {
+        LLVM::StoreOp::create(rewriter, loc, packed, ptrs[g], alignment);
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, masks[g], /*withElse=*/false);
+      OpBuilder thenB = ifOp.getThenBodyBuilder();
+      LLVM::StoreOp::create(thenB, loc, packed, ptrs[g], alignment);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// One atomic per element, by the thread that owns it (replicas would add twice).
+struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AtomicAddOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    bool isFloat = isa<FloatType>(elem);
+    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
+    IntBuilder ib{rewriter, loc};
+    std::optional<ThreadLayout> layout;
+    ThreadPosition pos;
+    if (tensorType) {
+      layout = ThreadLayout::get(tensorType);
+      pos = emitThreadPosition(rewriter, loc, *layout);
+    }
+    unsigned n = regsOf(op.getType());
+    ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue(), masks = adaptor.getMask();
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < n; ++r) {
+      Value cond = masks.empty() ? Value() : masks[r];
+      if (layout) cond = ib.andi(cond, emitIsOwner(rewriter, loc, *layout, pos, r));
+      else cond = ib.andi(cond, ib.eq(NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()), 0));
+      auto kind = isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
+      auto emit = [&](OpBuilder &b) -> Value {
+        return LLVM::AtomicRMWOp::create(b, loc, kind, ptrs[r], values[r], LLVM::AtomicOrdering::monotonic);
+      };
+      if (!cond) {
+        regs.push_back(emit(rewriter));
+        continue;
+      }
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{elem}, cond, /*withElse=*/true);
+      OpBuilder thenB = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(thenB, loc, emit(thenB));
+      OpBuilder elseB = ifOp.getElseBodyBuilder();
+      scf::YieldOp::create(elseB, loc, arith::ConstantOp::create(elseB, loc, rewriter.getZeroAttr(elem)).getResult());
+      regs.push_back(ifOp.getResult(0));
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateMemoryOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<LoadLowering, StoreLowering, AtomicAddLowering>(converter, patterns.getContext());
+}

@@ -1,0 +1,162 @@
+//===- ShapeOps.cpp - ids, ranges, splats, shape changes, pointers, layouts ===//
+#include "TileToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+template <class Op> using Adaptor = typename OpConversionPattern<Op>::OneToNOpAdaptor;
+
+unsigned regsOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt ? ThreadLayout::get(rt).numRegs() : 1;
+}
+
+struct ProgramIdLowering : OpConversionPattern<ProgramIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(ProgramIdOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Location loc = op.getLoc();
+    Value v;
+    switch (op.getAxis()) {
+    case 0: v = NVVM::BlockIdXOp::create(rewriter, loc, i32); break;
+    case 1: v = NVVM::BlockIdYOp::create(rewriter, loc, i32); break;
+    default: v = NVVM::BlockIdZOp::create(rewriter, loc, i32); break;
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+struct NumProgramsLowering : OpConversionPattern<NumProgramsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(NumProgramsOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Type i32 = rewriter.getI32Type();
+    Location loc = op.getLoc();
+    Value v;
+    switch (op.getAxis()) {
+    case 0: v = NVVM::GridDimXOp::create(rewriter, loc, i32); break;
+    case 1: v = NVVM::GridDimYOp::create(rewriter, loc, i32); break;
+    default: v = NVVM::GridDimZOp::create(rewriter, loc, i32); break;
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+struct MakeRangeLowering : OpConversionPattern<MakeRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MakeRangeOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    ThreadLayout layout = ThreadLayout::get(op.getType());
+    Location loc = op.getLoc();
+    ThreadPosition pos = emitThreadPosition(rewriter, loc, layout);
+    IntBuilder ib{rewriter, loc};
+    unsigned dim = layout.tensorDims()[0];
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < layout.numRegs(); ++r) {
+      Value c = emitCoord(rewriter, loc, layout, pos, r, dim);
+      regs.push_back(op.getStart() ? ib.add(c, ib.c(op.getStart())) : c);
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct SplatLowering : OpConversionPattern<SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> regs(regsOf(op.getType()), adaptor.getSrc()[0]);
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+/// Result register r reads the source register at the same per-dimension index; the
+/// register-number mapping ignores size-1 (broadcast) and sliced dimensions.
+template <class Op> struct RemapRegisters : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    ThreadLayout src = ThreadLayout::get(cast<RankedTensorType>(op.getSrc().getType()));
+    ThreadLayout dst = ThreadLayout::get(cast<RankedTensorType>(op.getType()));
+    if (src.parentRank() != dst.parentRank()) return rewriter.notifyMatchFailure(op, "layouts of different rank");
+    ValueRange in = adaptor.getSrc();
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < dst.numRegs(); ++r) regs.push_back(in[src.regNumber(dst.regIndex(r))]);
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    Type pointee = cast<PtrType>(getElementTypeOrSelf(op.getType())).getPointeeType();
+    Type ptrType = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < regsOf(op.getType()); ++r)
+      regs.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(), ptrType, pointee, regOf(adaptor.getPtr(), r),
+                                         ValueRange{regOf(adaptor.getOffset(), r)}));
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+/// Through shared memory: every thread writes the elements it holds at their row-major
+/// position, then reads the ones the target layout gives it.
+struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
+  ConvertLayoutLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
+      : OpConversionPattern(tc, ctx), smem(smem) {}
+  SharedMemory &smem;
+
+  static Value linearIndex(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
+                           unsigned r, ArrayRef<int64_t> shape) {
+    IntBuilder ib{b, loc};
+    Value index = ib.c(0);
+    int64_t stride = 1;
+    SmallVector<unsigned> dims = l.tensorDims();
+    for (int k = dims.size() - 1; k >= 0; --k) {
+      index = ib.add(index, ib.mul(emitCoord(b, loc, l, pos, r, dims[k]), ib.c(stride)));
+      stride *= shape[k];
+    }
+    return index;
+  }
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    ThreadLayout src = ThreadLayout::get(srcType), dst = ThreadLayout::get(op.getType());
+    Type elem = getTypeConverter()->convertType(srcType.getElementType());
+    Value base = smem.base(rewriter, loc, srcType.getNumElements() * sharedBytesOf(elem));
+    NVVM::Barrier0Op::create(rewriter, loc);
+    ThreadPosition srcPos = emitThreadPosition(rewriter, loc, src);
+    for (unsigned r = 0; r < src.numRegs(); ++r) {
+      Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, src, srcPos, r, srcType.getShape()));
+      LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, adaptor.getSrc()[r]), ptr);
+    }
+    NVVM::Barrier0Op::create(rewriter, loc);
+    ThreadPosition dstPos = emitThreadPosition(rewriter, loc, dst);
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < dst.numRegs(); ++r) {
+      Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, dst, dstPos, r, srcType.getShape()));
+      Value v = LLVM::LoadOp::create(rewriter, loc, sharedStorageType(elem), ptr);
+      regs.push_back(fromShared(rewriter, loc, v, elem));
+    }
+    rewriter.replaceOpWithMultiple(op, {regs});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
+                                         SharedMemory &smem) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering, SplatLowering,
+               RemapRegisters<ExpandDimsOp>, RemapRegisters<BroadcastOp>, AddPtrLowering>(converter, ctx);
+  patterns.add<ConvertLayoutLowering>(converter, ctx, smem);
+}

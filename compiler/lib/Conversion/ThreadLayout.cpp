@@ -1,0 +1,133 @@
+//===- ThreadLayout.cpp ---------------------------------------------------===//
+#include "ThreadLayout.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+ThreadLayout ThreadLayout::get(RankedTensorType type) {
+  ThreadLayout l;
+  BlockedLayoutAttr blocked;
+  SmallVector<int64_t> shape(type.getShape());
+  if (auto slice = dyn_cast<SliceLayoutAttr>(type.getEncoding())) {
+    blocked = slice.getParent();
+    l.sliceDim = slice.getDim();
+    shape.insert(shape.begin() + l.sliceDim, 1);
+  } else {
+    blocked = cast<BlockedLayoutAttr>(type.getEncoding());
+  }
+  l.spt.assign(blocked.getSizePerThread().begin(), blocked.getSizePerThread().end());
+  l.tpw.assign(blocked.getThreadsPerWarp().begin(), blocked.getThreadsPerWarp().end());
+  l.wpc.assign(blocked.getWarpsPerCTA().begin(), blocked.getWarpsPerCTA().end());
+  l.order.assign(blocked.getOrder().begin(), blocked.getOrder().end());
+  l.shape = shape;
+  for (unsigned d = 0; d < l.spt.size(); ++d)
+    l.nreg.push_back(l.spt[d] * std::max<int64_t>(1, shape[d] / l.tile(d)));
+  return l;
+}
+
+unsigned ThreadLayout::numRegs() const {
+  unsigned n = 1;
+  for (unsigned d = 0; d < nreg.size(); ++d)
+    if (int(d) != sliceDim) n *= nreg[d];
+  return n;
+}
+
+SmallVector<unsigned> ThreadLayout::regIndex(unsigned r) const {
+  SmallVector<unsigned> idx(nreg.size(), 0);
+  for (unsigned d : order) {
+    if (int(d) == sliceDim) continue;
+    idx[d] = r % nreg[d];
+    r /= nreg[d];
+  }
+  return idx;
+}
+
+unsigned ThreadLayout::regNumber(ArrayRef<unsigned> idx) const {
+  unsigned r = 0, stride = 1;
+  for (unsigned d : order) {
+    if (int(d) == sliceDim) continue;
+    r += (idx[d] % nreg[d]) * stride;
+    stride *= nreg[d];
+  }
+  return r;
+}
+
+SmallVector<unsigned> ThreadLayout::tensorDims() const {
+  SmallVector<unsigned> dims;
+  for (unsigned d = 0; d < spt.size(); ++d)
+    if (int(d) != sliceDim) dims.push_back(d);
+  return dims;
+}
+
+Value IntBuilder::c(int64_t v) const { return arith::ConstantIntOp::create(b, loc, v, 32); }
+Value IntBuilder::add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
+Value IntBuilder::mul(Value x, Value y) const { return arith::MulIOp::create(b, loc, x, y); }
+Value IntBuilder::udiv(Value x, int64_t d) const { return d == 1 ? x : arith::DivUIOp::create(b, loc, x, c(d)).getResult(); }
+Value IntBuilder::urem(Value x, int64_t d) const { return arith::RemUIOp::create(b, loc, x, c(d)); }
+Value IntBuilder::ult(Value x, int64_t bound) const {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(bound));
+}
+Value IntBuilder::eq(Value x, int64_t v) const {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x, c(v));
+}
+Value IntBuilder::andi(Value x, Value y) const {
+  if (!x) return y;
+  if (!y) return x;
+  return arith::AndIOp::create(b, loc, x, y);
+}
+
+ThreadPosition mlir::tile::emitThreadPosition(OpBuilder &b, Location loc, const ThreadLayout &layout) {
+  IntBuilder ib{b, loc};
+  ThreadPosition pos;
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  pos.lane = ib.urem(tid, 32);
+  pos.warp = ib.udiv(tid, 32);
+  unsigned rank = layout.parentRank();
+  pos.laneCoord.resize(rank);
+  pos.warpCoord.resize(rank);
+  int64_t laneStride = 1, warpStride = 1;
+  for (unsigned d : layout.order) {
+    pos.laneCoord[d] = layout.tpw[d] == 1 ? ib.c(0) : ib.urem(ib.udiv(pos.lane, laneStride), layout.tpw[d]);
+    pos.warpCoord[d] = layout.wpc[d] == 1 ? ib.c(0) : ib.urem(ib.udiv(pos.warp, warpStride), layout.wpc[d]);
+    laneStride *= layout.tpw[d];
+    warpStride *= layout.wpc[d];
+  }
+  return pos;
+}
+
+/// Coordinate before wrapping into the shape.
+static Value unwrappedCoord(IntBuilder &ib, const ThreadLayout &l, const ThreadPosition &pos,
+                            unsigned r, unsigned d) {
+  unsigned rd = l.regIndex(r)[d];
+  // (warp * tpw + lane) * spt + fixed part
+  Value thread = ib.add(ib.mul(pos.warpCoord[d], ib.c(l.tpw[d])), pos.laneCoord[d]);
+  Value base = ib.mul(thread, ib.c(l.spt[d]));
+  int64_t fixed = int64_t(rd / l.spt[d]) * l.tile(d) + rd % l.spt[d];
+  return fixed ? ib.add(base, ib.c(fixed)) : base;
+}
+
+Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
+                            unsigned r, unsigned d) {
+  IntBuilder ib{b, loc};
+  if (l.shape[d] == 1) return ib.c(0);
+  Value c = unwrappedCoord(ib, l, pos, r, d);
+  return l.replicates(d) ? ib.urem(c, l.shape[d]) : c;
+}
+
+Value mlir::tile::emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
+                              unsigned r) {
+  IntBuilder ib{b, loc};
+  Value owner;
+  for (unsigned d : l.tensorDims())
+    if (l.replicates(d)) owner = ib.andi(owner, ib.ult(unwrappedCoord(ib, l, pos, r, d), l.shape[d]));
+  // A slice is held by every thread along the removed dimension: the first one owns it.
+  if (l.sliceDim >= 0) {
+    unsigned d = l.sliceDim;
+    if (l.tpw[d] > 1) owner = ib.andi(owner, ib.eq(pos.laneCoord[d], 0));
+    if (l.wpc[d] > 1) owner = ib.andi(owner, ib.eq(pos.warpCoord[d], 0));
+  }
+  return owner;
+}

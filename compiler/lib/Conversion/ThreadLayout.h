@@ -1,0 +1,73 @@
+//===- ThreadLayout.h - which elements of a tensor each thread holds ------===//
+// The arithmetic behind #tile.blocked and #tile.slice, shared by every lowering
+// pattern. A thread holds `numRegs()` elements ("registers"), enumerated with the
+// layout's fastest dimension first; register r sits at coordinate
+//   coord[d] = (r_d / spt[d]) * tile[d] + (warp_d * tpw[d] + lane_d) * spt[d] + r_d % spt[d]
+// (mod shape[d] when the layout's tile is larger than the tensor: replication).
+#ifndef TILE_CONVERSION_THREADLAYOUT_H
+#define TILE_CONVERSION_THREADLAYOUT_H
+
+#include "tile/Dialect/Tile.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+
+class ThreadLayout {
+public:
+  /// For a tensor type whose encoding is a blocked or slice layout.
+  static ThreadLayout get(RankedTensorType type);
+
+  unsigned parentRank() const { return spt.size(); }
+  /// Registers per thread.
+  unsigned numRegs() const;
+  /// Per parent dimension register index of register r (0 along the sliced dimension).
+  SmallVector<unsigned> regIndex(unsigned r) const;
+  /// Register number of a per-dimension index (the sliced dimension is ignored).
+  unsigned regNumber(ArrayRef<unsigned> idx) const;
+  int64_t tile(unsigned d) const { return int64_t(spt[d]) * tpw[d] * wpc[d]; }
+  /// True when threads hold copies of the same elements along d.
+  bool replicates(unsigned d) const { return tile(d) > shape[d]; }
+  /// Parent dimensions of the tensor's own dimensions (all but the sliced one).
+  SmallVector<unsigned> tensorDims() const;
+
+  SmallVector<unsigned> spt, tpw, wpc, order;
+  SmallVector<int64_t> shape; ///< parent rank; 1 along the sliced dimension
+  SmallVector<unsigned> nreg; ///< registers per parent dimension
+  int sliceDim = -1;
+};
+
+/// Thread position within the block, per parent dimension of a layout.
+struct ThreadPosition {
+  Value lane, warp;
+  SmallVector<Value> laneCoord, warpCoord; ///< per parent dimension
+};
+
+/// Small helpers for i32 arithmetic emitted by the lowering (arith dialect, lowered later).
+struct IntBuilder {
+  OpBuilder &b;
+  Location loc;
+  Value c(int64_t v) const;
+  Value add(Value x, Value y) const;
+  Value mul(Value x, Value y) const;
+  Value udiv(Value x, int64_t d) const;
+  Value urem(Value x, int64_t d) const;
+  Value ult(Value x, int64_t bound) const;
+  Value eq(Value x, int64_t v) const;
+  Value andi(Value x, Value y) const;
+};
+
+ThreadPosition emitThreadPosition(OpBuilder &b, Location loc, const ThreadLayout &layout);
+
+/// Coordinate (i32) of register r along parent dimension d, wrapped into the shape.
+Value emitCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
+                unsigned r, unsigned d);
+
+/// i1 that is true for the one thread holding the first copy of register r's element
+/// (false for replicas); null when the layout never replicates.
+Value emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
+                  unsigned r);
+
+} // namespace mlir::tile
+
+#endif

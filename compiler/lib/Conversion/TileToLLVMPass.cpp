@@ -1,0 +1,177 @@
+//===- TileToLLVMPass.cpp - convert-tile-to-llvm --------------------------===//
+// Three conversions in sequence:
+//  1. tensors → per-thread scalars and tile ops → LLVM/NVVM (1:N type conversion,
+//     scf ops rewritten structurally, scalar arith/math left for step 3);
+//  2. scf → cf;
+//  3. func/arith/math/cf → llvm, math functions as libdevice calls.
+#include "TileToLLVM.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
+  addConversion([](Type t) { return t; });
+  addConversion([ctx](PtrType) -> Type { return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1); });
+  addConversion([this](RankedTensorType t, SmallVectorImpl<Type> &out) -> std::optional<LogicalResult> {
+    if (!t.getEncoding()) return std::nullopt;
+    Type elem = convertType(t.getElementType());
+    out.append(ThreadLayout::get(t).numRegs(), elem);
+    return success();
+  });
+}
+
+Value SharedMemory::base(OpBuilder &b, Location loc, unsigned bytes) {
+  required = std::max(required, bytes);
+  return LLVM::AddressOfOp::create(b, loc, global);
+}
+
+Type mlir::tile::sharedStorageType(Type elemType) {
+  return elemType.isInteger(1) ? IntegerType::get(elemType.getContext(), 8) : elemType;
+}
+unsigned mlir::tile::sharedBytesOf(Type elemType) {
+  if (isa<LLVM::LLVMPointerType>(elemType)) return 8;
+  return std::max<unsigned>(1, elemType.getIntOrFloatBitWidth() / 8);
+}
+Value mlir::tile::toShared(OpBuilder &b, Location loc, Value v) {
+  if (v.getType().isInteger(1)) return arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
+  return v;
+}
+Value mlir::tile::fromShared(OpBuilder &b, Location loc, Value v, Type elemType) {
+  if (elemType.isInteger(1)) return arith::TruncIOp::create(b, loc, elemType, v);
+  return v;
+}
+Value mlir::tile::sharedElementPtr(OpBuilder &b, Location loc, Value base, Type elemType, Value index) {
+  return LLVM::GEPOp::create(b, loc, base.getType(), sharedStorageType(elemType), base, ValueRange{index});
+}
+
+namespace {
+
+constexpr llvm::StringLiteral kSharedGlobalName = "__tile_smem";
+
+struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    if (failed(scalarize(module)) || failed(lowerControlFlow(module)) || failed(lowerToLLVM(module)))
+      return signalPassFailure();
+    markKernels(module);
+  }
+
+  /// Step 1. The shared-memory buffer is created up front and sized afterwards.
+  LogicalResult scalarize(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    OpBuilder b(ctx);
+    b.setInsertionPointToStart(module.getBody());
+    auto i8 = IntegerType::get(ctx, 8);
+    auto global = LLVM::GlobalOp::create(b, module.getLoc(), LLVM::LLVMArrayType::get(i8, 0), /*isConstant=*/false,
+                                         LLVM::Linkage::Internal, kSharedGlobalName, Attribute(),
+                                         /*alignment=*/16, /*addrSpace=*/3);
+    SharedMemory smem(global);
+
+    TileTypeConverter converter(ctx);
+    ConversionTarget target(*ctx);
+    target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    target.addIllegalDialect<TileDialect>();
+    target.markUnknownOpDynamicallyLegal([&](Operation *op) {
+      if (auto func = dyn_cast<func::FuncOp>(op))
+        return converter.isSignatureLegal(func.getFunctionType()) && converter.isLegal(&func.getBody());
+      return converter.isLegal(op);
+    });
+    RewritePatternSet patterns(ctx);
+    populateElementwisePatterns(converter, patterns);
+    populateShapeOpPatterns(converter, patterns, smem);
+    populateMemoryOpPatterns(converter, patterns);
+    populateReducePatterns(converter, patterns, smem);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
+    if (failed(applyPartialConversion(module, target, std::move(patterns)))) return failure();
+
+    if (smem.bytes() == 0) {
+      global.erase();
+    } else {
+      global.setGlobalType(LLVM::LLVMArrayType::get(i8, smem.bytes()));
+      module->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 32), smem.bytes()));
+    }
+    return success();
+  }
+
+  /// Step 2.
+  LogicalResult lowerControlFlow(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    ConversionTarget target(*ctx);
+    target.addIllegalDialect<scf::SCFDialect>();
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    RewritePatternSet patterns(ctx);
+    populateSCFToControlFlowConversionPatterns(patterns);
+    return applyPartialConversion(module, target, std::move(patterns));
+  }
+
+  /// Step 3.
+  LogicalResult lowerToLLVM(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    // Pointer facts from specialisation become LLVM alignment facts.
+    module.walk([&](func::FuncOp func) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        auto div = func.getArgAttrOfType<IntegerAttr>(i, kDivisibilityAttr);
+        if (!div) continue;
+        func.removeArgAttr(i, kDivisibilityAttr);
+        if (isa<LLVM::LLVMPointerType>(func.getArgument(i).getType()))
+          func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                          IntegerAttr::get(IntegerType::get(ctx, 64), div.getInt()));
+      }
+    });
+    LowerToLLVMOptions options(ctx);
+    options.overrideIndexBitwidth(64);
+    LLVMTypeConverter converter(ctx, options);
+    LLVMConversionTarget target(*ctx);
+    target.addLegalDialect<NVVM::NVVMDialect>();
+    target.addLegalOp<ModuleOp>();
+    RewritePatternSet patterns(ctx);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    // libdevice first (exp, log, sqrt, rsqrt, ... with correct rounding), LLVM
+    // intrinsics for what remains (fabs, ...).
+    populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    return applyFullConversion(module, target, std::move(patterns));
+  }
+
+  void markKernels(ModuleOp module) {
+    module.walk([&](LLVM::LLVMFuncOp func) {
+      if (!func->hasAttr(kKernelAttr)) return;
+      func->removeAttr(kKernelAttr);
+      func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), UnitAttr::get(func.getContext()));
+      if (auto warps = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr)) {
+        int32_t threads = 32 * warps.getInt();
+        func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                      DenseI32ArrayAttr::get(func.getContext(), {threads, 1, 1}));
+        module->setAttr(kNumWarpsAttr, warps);
+        func->removeAttr(kNumWarpsAttr);
+      }
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,68 @@
+//===- TileDialect.cpp - dialect registration, types and attributes -------===//
+#include "tile/Dialect/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "tile/Dialect/TileDialect.cpp.inc"
+#include "tile/Dialect/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tile/Dialect/TileTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/TileAttrs.cpp.inc"
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tile/Dialect/TileTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tile/Dialect/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tile/Dialect/TileOps.cpp.inc"
+      >();
+}
+
+LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointee) {
+  if (!pointee.isIntOrFloat())
+    return emitError() << "pointee must be a scalar integer or float type, got " << pointee;
+  return success();
+}
+
+static bool isPowerOf2(unsigned v) { return v && !(v & (v - 1)); }
+
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                        ArrayRef<unsigned> sizePerThread,
+                                        ArrayRef<unsigned> threadsPerWarp,
+                                        ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
+  size_t rank = sizePerThread.size();
+  if (rank == 0 || threadsPerWarp.size() != rank || warpsPerCTA.size() != rank || order.size() != rank)
+    return emitError() << "blocked layout needs equal, non-zero ranks for all fields";
+  unsigned lanes = 1;
+  for (unsigned t : threadsPerWarp) lanes *= t;
+  if (lanes != 32) return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
+  for (size_t d = 0; d < rank; ++d)
+    if (!isPowerOf2(sizePerThread[d]) || !isPowerOf2(warpsPerCTA[d]))
+      return emitError() << "sizePerThread and warpsPerCTA must be powers of two";
+  SmallVector<bool> seen(rank, false);
+  for (unsigned o : order) {
+    if (o >= rank || seen[o]) return emitError() << "order must be a permutation of the dimensions";
+    seen[o] = true;
+  }
+  return success();
+}
+
+unsigned BlockedLayoutAttr::getNumWarps() const {
+  unsigned n = 1;
+  for (unsigned w : getWarpsPerCTA()) n *= w;
+  return n;
+}

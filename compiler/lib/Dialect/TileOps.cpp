@@ -1,0 +1,122 @@
+//===- TileOps.cpp - verifiers and folders of tile ops --------------------===//
+#include "tile/Dialect/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/TileOps.cpp.inc"
+
+/// Shape of a scalar is empty.
+static ArrayRef<int64_t> shapeOf(Type t) {
+  if (auto rt = dyn_cast<RankedTensorType>(t)) return rt.getShape();
+  return {};
+}
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  auto type = getType();
+  if (type.getRank() != 1) return emitOpError("result must be 1-D");
+  if (end <= start) return emitOpError("end (") << end << ") must exceed start (" << start << ")";
+  if (type.getDimSize(0) != end - start)
+    return emitOpError("result has ") << type.getDimSize(0) << " elements, range has " << end - start;
+  int64_t n = end - start;
+  if (n & (n - 1)) return emitOpError("range size must be a power of two, got ") << n;
+  return success();
+}
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  if (auto c = dyn_cast_or_null<TypedAttr>(adaptor.getSrc()))
+    if (isa<IntegerType, FloatType>(c.getType()))
+      return DenseElementsAttr::get(cast<ShapedType>(getType()), c);
+  return {};
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType();
+  auto res = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank()) return emitOpError("axis ") << axis << " out of range";
+  SmallVector<int64_t> expect(src.getShape());
+  expect.insert(expect.begin() + axis, 1);
+  if (res.getShape() != ArrayRef<int64_t>(expect)) return emitOpError("result shape mismatch");
+  if (res.getElementType() != src.getElementType()) return emitOpError("element type mismatch");
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType().getShape();
+  auto res = getType().getShape();
+  if (src.size() != res.size()) return emitOpError("rank must not change");
+  for (size_t d = 0; d < src.size(); ++d)
+    if (src[d] != res[d] && src[d] != 1)
+      return emitOpError("dimension ") << d << " of size " << src[d] << " cannot broadcast to " << res[d];
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getType()) return getSrc();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(cast<ShapedType>(getType()));
+  return {};
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(adaptor.getOffset(), m_Zero())) return getPtr();
+  return {};
+}
+
+/// Checks shared by load/store/atomic: mask and value shapes follow the pointer's.
+static LogicalResult verifyMemOp(Operation *op, Type ptrType, Type valueType, Value mask) {
+  auto ptrElem = dyn_cast<PtrType>(getElementTypeOrSelf(ptrType));
+  if (!ptrElem) return op->emitOpError("address operand must be a pointer or tensor of pointers");
+  if (shapeOf(ptrType) != shapeOf(valueType) || isa<RankedTensorType>(ptrType) != isa<RankedTensorType>(valueType))
+    return op->emitOpError("value shape must match the pointer shape");
+  if (getElementTypeOrSelf(valueType) != ptrElem.getPointeeType())
+    return op->emitOpError("value element type ") << getElementTypeOrSelf(valueType)
+           << " differs from pointee type " << ptrElem.getPointeeType();
+  if (mask && (shapeOf(mask.getType()) != shapeOf(ptrType) ||
+               isa<RankedTensorType>(mask.getType()) != isa<RankedTensorType>(ptrType)))
+    return op->emitOpError("mask shape must match the pointer shape");
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask()) return emitOpError("'other' needs a mask");
+  if (getOther() && getOther().getType() != getType()) return emitOpError("'other' must have the result type");
+  return verifyMemOp(*this, getPtr().getType(), getType(), getMask());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());
+}
+
+LogicalResult AtomicAddOp::verify() {
+  if (getValue().getType() != getType()) return emitOpError("result type must match the value type");
+  return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank()) return emitOpError("axis ") << axis << " out of range";
+  bool isArg = getKind() == ReduceKind::ArgMax || getKind() == ReduceKind::ArgMin;
+  Type elem = isArg ? Type(IntegerType::get(getContext(), 32)) : src.getElementType();
+  if (isa<PtrType>(src.getElementType())) return emitOpError("cannot reduce pointers");
+  Type res = getType();
+  if (getElementTypeOrSelf(res) != elem) return emitOpError("result element type must be ") << elem;
+  SmallVector<int64_t> expect(src.getShape());
+  expect.erase(expect.begin() + axis);
+  if (shapeOf(res) != ArrayRef<int64_t>(expect) || (expect.empty() && isa<RankedTensorType>(res)))
+    return emitOpError("result shape must drop the reduced axis");
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
+  if (getSrc().getType() == getType()) return getSrc();
+  return {};
+}

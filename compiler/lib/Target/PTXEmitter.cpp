@@ -1,0 +1,147 @@
+//===- PTXEmitter.cpp - LLVM IR, libdevice, optimisation, PTX -------------===//
+#include "tile/Target/PTX.h"
+#include "tile/Pipeline.h"
+
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+
+using namespace tile::compiler;
+
+static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+static void initNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+static const llvm::Target &nvptxTarget() {
+  initNVPTX();
+  std::string error;
+  const llvm::Target *t = llvm::TargetRegistry::lookupTarget(llvm::Triple(kTriple), error);
+  if (!t) throw InternalError("tile: LLVM has no NVPTX target: " + error);
+  return *t;
+}
+
+int tile::compiler::llvmMaxPtxVersion() {
+  static int cached = [] {
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        nvptxTarget().createMCSubtargetInfo(llvm::Triple(kTriple), "sm_90", ""));
+    int best = 0;
+    for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) {
+      llvm::StringRef key = kv.Key;
+      int v = 0;
+      if (key.consume_front("ptx") && !key.getAsInteger(10, v)) best = std::max(best, v);
+    }
+    return best;
+  }();
+  return cached;
+}
+
+std::string tile::compiler::libdevicePath() {
+  if (const char *p = std::getenv("TILE_LIBDEVICE")) return p;
+  std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
+  return home + "/nvvm/libdevice/libdevice.10.bc";
+}
+
+/// Links libdevice's definitions of the `__nv_*` functions the kernel calls; the
+/// rest of libdevice is dropped (LinkOnlyNeeded) and what is linked is internalised.
+static void linkLibdevice(llvm::Module &module) {
+  bool needed = false;
+  for (llvm::Function &f : module)
+    if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed = true;
+  if (!needed) return;
+  std::string path = libdevicePath();
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    throw InternalError("tile: cannot read libdevice at " + path + " (" + buffer.getError().message() +
+                        "); set TILE_LIBDEVICE or CUDA_HOME");
+  auto lib = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+  if (!lib) throw InternalError("tile: cannot parse libdevice at " + path + ": " + llvm::toString(lib.takeError()));
+  (*lib)->setTargetTriple(module.getTargetTriple());
+  (*lib)->setDataLayout(module.getDataLayout());
+  if (llvm::Linker::linkModules(module, std::move(*lib), llvm::Linker::LinkOnlyNeeded,
+                                [](llvm::Module &m, const llvm::StringSet<> &) {
+                                  for (llvm::Function &f : m)
+                                    if (!f.isDeclaration() && f.getName().starts_with("__nv_"))
+                                      f.setLinkage(llvm::GlobalValue::InternalLinkage);
+                                }))
+    throw InternalError("tile: linking libdevice failed");
+}
+
+PTXOutput tile::compiler::emitPTX(mlir::ModuleOp module, const Target &target, bool keepLLVMIR) {
+  mlir::registerBuiltinDialectTranslation(*module.getContext());
+  mlir::registerLLVMDialectTranslation(*module.getContext());
+  mlir::registerNVVMDialectTranslation(*module.getContext());
+
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext, "tile");
+  if (!llvmModule) throw InternalError("tile: translation to LLVM IR failed (this is a bug)");
+
+  std::string cpu = "sm_" + std::to_string(target.sm);
+  std::string features = "+ptx" + std::to_string(target.ptxVersion);
+  llvm::TargetOptions options;
+  std::unique_ptr<llvm::TargetMachine> machine(nvptxTarget().createTargetMachine(
+      llvm::Triple(kTriple), cpu, features, options, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  llvmModule->setTargetTriple(llvm::Triple(kTriple));
+  llvmModule->setDataLayout(machine->createDataLayout());
+  // libdevice asks __nvvm_reflect("__CUDA_FTZ"): keep denormals (IEEE results).
+  llvmModule->addModuleFlag(llvm::Module::Override, "nvvm-reflect-ftz", uint32_t(0));
+  linkLibdevice(*llvmModule);
+
+  // The standard O3 pipeline with the NVPTX target's own passes (NVVMReflect among them).
+  {
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(machine.get());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    mpm.run(*llvmModule, mam);
+  }
+
+  PTXOutput out;
+  if (keepLLVMIR) {
+    llvm::raw_string_ostream os(out.llvmIR);
+    llvmModule->print(os, nullptr);
+  }
+  llvm::SmallString<0> ptx;
+  {
+    llvm::raw_svector_ostream os(ptx);
+    llvm::legacy::PassManager pm;
+    if (machine->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      throw InternalError("tile: NVPTX cannot emit assembly for " + cpu);
+    pm.run(*llvmModule);
+  }
+  out.ptx = std::string(ptx.str());
+  return out;
+}

@@ -1,0 +1,196 @@
+//===- AssignLayouts.cpp - give every tensor a thread layout --------------===//
+// One blocked layout per tensor rank keeps elementwise code free of data movement:
+// every rank-k tensor of the kernel shares it, whatever its shape (smaller shapes
+// replicate). Reductions produce slices of their operand's layout, and expand_dims of
+// a slice gives back the parent; only where a slice meets a blocked tensor is a
+// convert_layout needed, and for cheap producers we rebuild the producer instead.
+#include "tile/Analysis/Layouts.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include <numeric>
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEASSIGNLAYOUTS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+RankedTensorType withLayout(Type t, Attribute layout) {
+  auto rt = cast<RankedTensorType>(t);
+  return RankedTensorType::get(rt.getShape(), rt.getElementType(), layout);
+}
+
+bool isUnlaidTensor(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && !rt.getEncoding();
+}
+
+struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
+  using Base::Base;
+
+  /// The per-rank default layouts of the function being processed.
+  DenseMap<unsigned, BlockedLayoutAttr> defaults;
+
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func->hasAttr(kKernelAttr)) return;
+      if (failed(processKernel(func))) signalPassFailure();
+    });
+  }
+
+  unsigned warpsOf(func::FuncOp func) {
+    if (numWarps > 0) return numWarps;
+    if (auto a = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr)) return a.getInt();
+    return 4;
+  }
+
+  LogicalResult processKernel(func::FuncOp func) {
+    unsigned warps = warpsOf(func);
+    func->setAttr(kNumWarpsAttr, IntegerAttr::get(IntegerType::get(func.getContext(), 32), warps));
+    chooseDefaults(func, warps);
+    LogicalResult result = success();
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (failed(assign(op))) result = failure();
+    });
+    if (failed(result)) return failure();
+    rematerializeCheapConversions(func);
+    return success();
+  }
+
+  /// The largest shape of each rank, and the widest access its memory ops allow.
+  void chooseDefaults(func::FuncOp func, unsigned warps) {
+    defaults.clear();
+    DenseMap<unsigned, SmallVector<int64_t>> largest;
+    auto consider = [&](Type t) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      if (!rt) return;
+      auto &best = largest[rt.getRank()];
+      if (best.empty() || rt.getNumElements() > std::accumulate(best.begin(), best.end(), int64_t(1), std::multiplies<>()))
+        best.assign(rt.getShape().begin(), rt.getShape().end());
+    };
+    func.walk([&](Operation *op) {
+      for (Type t : op->getResultTypes()) consider(t);
+    });
+    AxisInfoAnalysis axis(func);
+    DenseMap<unsigned, unsigned> vec;
+    func.walk([&](Operation *op) {
+      Value ptr, mask;
+      if (auto l = dyn_cast<LoadOp>(op)) ptr = l.getPtr(), mask = l.getMask();
+      else if (auto s = dyn_cast<StoreOp>(op)) ptr = s.getPtr(), mask = s.getMask();
+      else return;
+      if (auto rt = dyn_cast<RankedTensorType>(ptr.getType())) {
+        unsigned w = memoryVectorWidth(axis, ptr, Value(), 16);
+        unsigned &v = vec[rt.getRank()];
+        v = std::max(v, w);
+      }
+    });
+    for (auto &[rank, shape] : largest)
+      defaults[rank] = defaultBlockedLayout(func.getContext(), shape, warps, vec.lookup(rank) ? vec[rank] : 1);
+  }
+
+  Value convertTo(OpBuilder &b, Value v, Attribute layout) {
+    if (layoutOf(v.getType()) == layout) return v;
+    return ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), layout), v);
+  }
+
+  LogicalResult assign(Operation *op) {
+    OpBuilder b(op);
+    // Loop-carried tensors take their initial value's layout; yields convert to it.
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      for (auto [init, arg, res] : llvm::zip(loop.getInitArgs(), loop.getRegionIterArgs(), loop.getResults()))
+        if (isUnlaidTensor(arg.getType())) {
+          arg.setType(init.getType());
+          res.setType(init.getType());
+        }
+      return success();
+    }
+    if (auto yield = dyn_cast<scf::YieldOp>(op)) {
+      Operation *parent = yield->getParentOp();
+      for (OpOperand &operand : yield->getOpOperands()) {
+        Type want = parent->getResult(operand.getOperandNumber()).getType();
+        if (isa<scf::IfOp>(parent) && isUnlaidTensor(want)) {
+          parent->getResult(operand.getOperandNumber()).setType(operand.get().getType());
+          continue;
+        }
+        if (auto rt = dyn_cast<RankedTensorType>(want))
+          operand.set(convertTo(b, operand.get(), rt.getEncoding()));
+      }
+      return success();
+    }
+    if (isa<ReduceOp>(op)) return assignReduce(cast<ReduceOp>(op));
+    if (isa<ExpandDimsOp>(op)) return assignExpandDims(b, cast<ExpandDimsOp>(op));
+    if (isa<ConvertLayoutOp>(op)) return success();
+
+    // Elementwise-like ops (and stores): all tensor operands and results share one
+    // layout. Slices (from reductions) win over defaults, which they meet only here.
+    auto pick = [](Attribute cur, Type t) -> Attribute {
+      Attribute l = layoutOf(t);
+      if (l && (!cur || isa<SliceLayoutAttr>(l))) return l;
+      return cur;
+    };
+    Attribute chosen;
+    for (Value v : op->getOperands()) chosen = pick(chosen, v.getType());
+    for (OpResult r : op->getResults()) {
+      if (!isUnlaidTensor(r.getType())) continue;
+      auto rt = cast<RankedTensorType>(r.getType());
+      if (!chosen) chosen = defaults.lookup(rt.getRank());
+      if (!chosen) return op->emitError("no layout for rank ") << rt.getRank();
+      r.setType(withLayout(rt, chosen));
+      if (auto c = dyn_cast<arith::ConstantOp>(op))
+        if (auto splat = dyn_cast<SplatElementsAttr>(c.getValue()))
+          c.setValueAttr(splat.resizeSplat(cast<ShapedType>(r.getType())));
+    }
+    if (!chosen || isa<scf::IfOp, scf::ForOp>(op)) return success();
+    for (OpOperand &operand : op->getOpOperands())
+      if (Attribute l = layoutOf(operand.get().getType()); l && l != chosen)
+        operand.set(convertTo(b, operand.get(), chosen));
+    return success();
+  }
+
+  LogicalResult assignReduce(ReduceOp reduce) {
+    auto src = cast<RankedTensorType>(reduce.getSrc().getType());
+    auto res = dyn_cast<RankedTensorType>(reduce.getType());
+    if (!res) return success(); // 1-D → scalar: every thread holds the result
+    auto parent = dyn_cast<BlockedLayoutAttr>(src.getEncoding());
+    if (!parent) return reduce.emitError("reductions of sliced tensors are not supported (rank > 2)");
+    reduce.getResult().setType(
+        withLayout(res, SliceLayoutAttr::get(reduce.getContext(), reduce.getAxis(), parent)));
+    return success();
+  }
+
+  LogicalResult assignExpandDims(OpBuilder &b, ExpandDimsOp expand) {
+    auto resType = expand.getType();
+    BlockedLayoutAttr target = defaults.lookup(resType.getRank());
+    if (!target) return expand.emitError("no layout for rank ") << resType.getRank();
+    auto slice = SliceLayoutAttr::get(expand.getContext(), expand.getAxis(), target);
+    expand.getSrcMutable().assign(convertTo(b, expand.getSrc(), slice));
+    expand.getResult().setType(withLayout(resType, target));
+    return success();
+  }
+
+  /// convert_layout(make_range | splat | constant) → the producer in the target layout.
+  void rematerializeCheapConversions(func::FuncOp func) {
+    SmallVector<ConvertLayoutOp> converts;
+    func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+    for (ConvertLayoutOp cvt : converts) {
+      Operation *src = cvt.getSrc().getDefiningOp();
+      if (!src || !isa<MakeRangeOp, SplatOp, arith::ConstantOp>(src)) continue;
+      OpBuilder b(cvt);
+      Operation *clone = b.clone(*src);
+      clone->getResult(0).setType(cvt.getType());
+      if (auto c = dyn_cast<arith::ConstantOp>(clone))
+        if (auto splat = dyn_cast<SplatElementsAttr>(c.getValue()))
+          c.setValueAttr(splat.resizeSplat(cvt.getType()));
+      cvt.replaceAllUsesWith(clone->getResult(0));
+      cvt.erase();
+      if (src->use_empty()) src->erase();
+    }
+  }
+};
+
+} // namespace

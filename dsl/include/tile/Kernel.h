@@ -1,0 +1,222 @@
+//===- Kernel.h - defining, specialising, compiling and launching kernels -===//
+// Included by tile.h. The templates here only map C++ launch arguments onto the
+// launch ABI; tracing, compilation and caching live in dsl/lib (KernelBase).
+#ifndef TILE_KERNEL_H
+#define TILE_KERNEL_H
+
+#include "tile/Spec.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+namespace tile {
+
+struct Grid {
+  unsigned x = 1, y = 1, z = 1;
+  Grid(int64_t gx = 1, int64_t gy = 1, int64_t gz = 1)
+      : x(static_cast<unsigned>(gx)), y(static_cast<unsigned>(gy)), z(static_cast<unsigned>(gz)) {}
+};
+
+struct LaunchOptions {
+  int numWarps = 4;
+  void *stream = nullptr; ///< a CUstream; null = the default stream
+};
+
+/// One kernel parameter as the launch ABI and the tracer see it.
+struct ParamDesc {
+  ArgKind kind;
+  DType dtype; ///< pointee for Ptr, value type for scalars, i64 for Const
+};
+
+/// The output of each compiler stage for one specialisation (for tools and tests).
+struct CompileResult {
+  std::string kernelName;
+  std::string tileIR;       ///< as traced from the DSL
+  std::string optimizedIR;  ///< after the tile passes (layouts assigned)
+  std::string llvmIR;       ///< after libdevice linking and optimisation
+  std::string ptx;
+  std::string target;       ///< e.g. "sm_90 ptx87"
+  unsigned sharedBytes = 0;
+  unsigned numWarps = 4;
+  bool fromDiskCache = false;
+};
+
+/// What the compiler is asked to produce.
+struct CompileRequest {
+  int sm = 0;          ///< 0: the current GPU's, else 90 (no GPU)
+  int ptxVersion = 0;  ///< 0: the highest both the driver and LLVM know
+  bool useDiskCache = true;
+  bool keepStages = false; ///< fill every field of CompileResult (else only ptx & metadata)
+};
+
+/// Type-erased kernel: name, parameters and the traced body.
+class KernelBase {
+public:
+  using Body = std::function<void(const std::vector<Value> &args, const Specialization &spec)>;
+  KernelBase(std::string name, std::vector<ParamDesc> params, Body body, std::source_location loc);
+
+  const std::string &name() const;
+  const std::vector<ParamDesc> &params() const;
+
+  /// The tile IR of one specialisation, as traced (throws ProgramError on a bad program).
+  std::string trace(const Specialization &spec) const;
+  /// Compile one specialisation through the whole pipeline (uses the on-disk cache).
+  CompileResult compile(const Specialization &spec, const CompileRequest &req = {}) const;
+  /// Launch with ABI-level arguments: `params` points at each non-Const argument value.
+  void launchSpecialized(Grid grid, const LaunchOptions &opts, const Specialization &spec,
+                         void **params) const;
+
+private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+namespace detail {
+template <class P> struct ParamTraits;
+template <class T> struct ParamTraits<Ptr<T>> {
+  static constexpr ArgKind kind = ArgKind::Ptr;
+  static constexpr DType dtype = DTypeOf<T>::value;
+  using Storage = uint64_t;
+};
+template <> struct ParamTraits<I32> {
+  static constexpr ArgKind kind = ArgKind::I32;
+  static constexpr DType dtype = DType::i32;
+  using Storage = int32_t;
+};
+template <> struct ParamTraits<I64> {
+  static constexpr ArgKind kind = ArgKind::I64;
+  static constexpr DType dtype = DType::i64;
+  using Storage = int64_t;
+};
+template <> struct ParamTraits<F32> {
+  static constexpr ArgKind kind = ArgKind::F32;
+  static constexpr DType dtype = DType::f32;
+  using Storage = float;
+};
+template <class T> struct ParamTraits<Const<T>> {
+  static constexpr ArgKind kind = ArgKind::Const;
+  static constexpr DType dtype = DType::i64;
+  using Storage = int64_t;
+};
+
+template <class F> struct LambdaArgs : LambdaArgs<decltype(&F::operator())> {};
+template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...) const> {
+  using Tuple = std::tuple<std::decay_t<A>...>;
+};
+template <class C, class R, class... A> struct LambdaArgs<R (C::*)(A...)> {
+  using Tuple = std::tuple<std::decay_t<A>...>;
+};
+
+/// A device address from whatever the caller passes for a pointer: an integer address
+/// (CUdeviceptr) or an object with ptr() (tile::rt::DeviceBuffer).
+template <class A> uint64_t deviceAddress(const A &a) {
+  if constexpr (requires { a.ptr(); }) return static_cast<uint64_t>(a.ptr());
+  else if constexpr (std::is_pointer_v<A>) return reinterpret_cast<uint64_t>(a);
+  else return static_cast<uint64_t>(a);
+}
+
+/// Converts launch argument `a` for parameter P: fills the spec entry and the storage.
+template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename ParamTraits<P>::Storage &out) {
+  spec.kind = ParamTraits<P>::kind;
+  if constexpr (ParamTraits<P>::kind == ArgKind::Ptr) {
+    out = deviceAddress(a);
+    spec.div16 = isDiv16(out);
+  } else if constexpr (ParamTraits<P>::kind == ArgKind::Const) {
+    out = static_cast<int64_t>(a);
+    spec.constValue = out;
+  } else if constexpr (ParamTraits<P>::kind == ArgKind::F32) {
+    out = static_cast<float>(a);
+  } else {
+    out = static_cast<typename ParamTraits<P>::Storage>(a);
+    spec.div16 = out % 16 == 0;
+  }
+}
+
+template <class P> P makeParam(const Value &v, const ArgSpec &spec) {
+  if constexpr (ParamTraits<P>::kind == ArgKind::Const) return P(static_cast<typename ParamTraits<P>::Storage>(spec.constValue));
+  else return P(v);
+}
+} // namespace detail
+
+/// A DSL kernel. F is the kernel lambda; its parameter types (Ptr<T>, I32, I64, F32,
+/// Const<int>) define the launch signature.
+template <class F> class Kernel : public KernelBase {
+  using Params = typename detail::LambdaArgs<F>::Tuple;
+  static constexpr size_t N = std::tuple_size_v<Params>;
+
+  template <size_t... I> static std::vector<ParamDesc> describe(std::index_sequence<I...>) {
+    return {ParamDesc{detail::ParamTraits<std::tuple_element_t<I, Params>>::kind,
+                      detail::ParamTraits<std::tuple_element_t<I, Params>>::dtype}...};
+  }
+  template <size_t... I> static Body wrap(F fn, std::index_sequence<I...>) {
+    return [fn](const std::vector<Value> &args, const Specialization &spec) {
+      fn(detail::makeParam<std::tuple_element_t<I, Params>>(args[I], spec.args[I])...);
+    };
+  }
+
+public:
+  Kernel(std::string name, F fn, std::source_location loc)
+      : KernelBase(std::move(name), describe(std::make_index_sequence<N>()),
+                   wrap(std::move(fn), std::make_index_sequence<N>()), loc) {}
+
+  /// Launch on `grid` programs; arguments follow the kernel's parameters.
+  template <class... A> void launch(Grid grid, const A &...args) const { launch(grid, LaunchOptions{}, args...); }
+
+  template <class... A> void launch(Grid grid, const LaunchOptions &opts, const A &...args) const {
+    static_assert(sizeof...(A) == N, "launch() needs one argument per kernel parameter");
+    Specialization spec;
+    spec.numWarps = opts.numWarps;
+    Storage storage;
+    std::array<void *, N + 1> ptrs{};
+    bindAll(storage, spec, ptrs, std::make_index_sequence<N>(), args...);
+    launchSpecialized(grid, opts, spec, ptrs.data());
+  }
+
+  /// The specialisation these launch arguments select (no launch).
+  template <class... A> Specialization specialize(int numWarps, const A &...args) const {
+    static_assert(sizeof...(A) == N, "one argument per kernel parameter");
+    Specialization spec;
+    spec.numWarps = numWarps;
+    spec.args.resize(N);
+    Storage storage;
+    std::array<void *, N + 1> ptrs{};
+    bindAll(storage, spec, ptrs, std::make_index_sequence<N>(), args...);
+    return spec;
+  }
+
+private:
+  template <class T> struct StorageOf;
+  template <class... P> struct StorageOf<std::tuple<P...>> {
+    using type = std::tuple<typename detail::ParamTraits<P>::Storage...>;
+  };
+  using Storage = typename StorageOf<Params>::type;
+
+  template <size_t... I, class... A>
+  static void bindAll(Storage &storage, Specialization &spec, std::array<void *, N + 1> &ptrs,
+                      std::index_sequence<I...>, const A &...args) {
+    spec.args.resize(N);
+    (detail::bindArg<std::tuple_element_t<I, Params>>(args, spec.args[I], std::get<I>(storage)), ...);
+    size_t k = 0;
+    ((detail::ParamTraits<std::tuple_element_t<I, Params>>::kind != ArgKind::Const
+          ? (void)(ptrs[k++] = &std::get<I>(storage))
+          : (void)0),
+     ...);
+  }
+};
+
+/// Define a kernel. The lambda is traced lazily, once per specialisation.
+template <class F>
+Kernel<F> kernel(std::string name, F fn, std::source_location loc = std::source_location::current()) {
+  return Kernel<F>(std::move(name), std::move(fn), loc);
+}
+
+} // namespace tile
+
+#endif

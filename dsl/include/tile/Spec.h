@@ -1,0 +1,72 @@
+//===- Spec.h - how a kernel is specialised at launch ---------------------===//
+// Header-only and free of MLIR/LLVM: JIT launches (dsl/), AOT launch stubs and the
+// runtime-only executables on the GPU machine all compute the same key from the same
+// launch arguments, so a kernel compiled ahead of time is found again at run time.
+#ifndef TILE_SPEC_H
+#define TILE_SPEC_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tile {
+
+/// What a kernel parameter is, as seen by the launch ABI.
+enum class ArgKind : uint8_t { Ptr, I32, I64, F32, Const };
+
+/// One parameter's contribution to a specialisation. Constants are baked into the code;
+/// pointers and integers only contribute a divisibility fact (as Triton does: a pointer
+/// aligned to 16 bytes, an integer that is a multiple of 16), which enables 16-byte
+/// vector accesses without changing what the kernel computes.
+struct ArgSpec {
+  ArgKind kind = ArgKind::I32;
+  int64_t constValue = 0; ///< for Const
+  bool div16 = false;     ///< for Ptr (address % 16 == 0) and integers (value % 16 == 0)
+  bool operator==(const ArgSpec &) const = default;
+};
+
+/// Everything that selects one compiled variant of a kernel.
+struct Specialization {
+  std::vector<ArgSpec> args;
+  int numWarps = 4;
+  bool operator==(const Specialization &) const = default;
+
+  /// Human-readable and stable: used in cache keys, AOT variant tables and messages.
+  std::string str() const {
+    std::string s = "w" + std::to_string(numWarps);
+    for (const ArgSpec &a : args) {
+      switch (a.kind) {
+      case ArgKind::Const: s += ",c" + std::to_string(a.constValue); break;
+      case ArgKind::Ptr: s += a.div16 ? ",p16" : ",p"; break;
+      case ArgKind::I32: s += a.div16 ? ",i16" : ",i"; break;
+      case ArgKind::I64: s += a.div16 ? ",l16" : ",l"; break;
+      case ArgKind::F32: s += ",f"; break;
+      }
+    }
+    return s;
+  }
+};
+
+/// Hash for in-memory lookups on the launch path (cheap: no strings).
+inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
+  uint64_t h = seed ^ 0xcbf29ce484222325ull;
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  };
+  mix(static_cast<uint64_t>(spec.numWarps));
+  for (const ArgSpec &a : spec.args) {
+    mix(static_cast<uint64_t>(a.kind));
+    mix(static_cast<uint64_t>(a.constValue));
+    mix(a.div16);
+  }
+  return h;
+}
+
+inline bool isDiv16(uint64_t v) { return v % 16 == 0; }
+
+} // namespace tile
+
+#endif

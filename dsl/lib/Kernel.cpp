@@ -1,0 +1,124 @@
+//===- Kernel.cpp - KernelBase: definition and tracing ----------------------===//
+// Tracing builds `func.func @<name>` in a fresh module of the compiler's process-wide
+// context and runs the user's lambda once with the builder inside the function body.
+#include "KernelImpl.h"
+#include "State.h"
+
+#include "tile/Pipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+namespace tile {
+
+using namespace detail;
+
+static uint64_t fnv1a(const std::string &s) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : s) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+KernelBase::KernelBase(std::string name, std::vector<ParamDesc> params, Body body, std::source_location loc)
+    : impl_(std::make_shared<Impl>()) {
+  // The name becomes the PTX entry symbol: keep it a C identifier.
+  bool ok = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
+  for (char c : name) ok &= (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
+  if (!ok) fail(loc, "tile::kernel: the name '" + name + "' must be a C identifier (letters, digits, _)");
+  impl_->name = std::move(name);
+  impl_->params = std::move(params);
+  impl_->body = std::move(body);
+  impl_->loc = loc;
+  impl_->nameHash = fnv1a(impl_->name);
+}
+
+const std::string &KernelBase::name() const { return impl_->name; }
+const std::vector<ParamDesc> &KernelBase::params() const { return impl_->params; }
+
+namespace detail {
+std::recursive_mutex &compilerMutex() {
+  static std::recursive_mutex mu;
+  return mu;
+}
+
+std::string printModule(mlir::ModuleOp m, bool debugInfo) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  mlir::OpPrintingFlags flags;
+  if (debugInfo) flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  m->print(os, flags);
+  return out;
+}
+} // namespace detail
+
+static mlir::Type paramType(mlir::MLIRContext *ctx, const ParamDesc &p) {
+  switch (p.kind) {
+  case ArgKind::Ptr: return mlir::tile::PtrType::get(ctx, toMlir(ctx, p.dtype));
+  case ArgKind::I32: return mlir::IntegerType::get(ctx, 32);
+  case ArgKind::I64: return mlir::IntegerType::get(ctx, 64);
+  case ArgKind::F32: return mlir::Float32Type::get(ctx);
+  case ArgKind::Const: break;
+  }
+  return {};
+}
+
+mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specialization &spec) const {
+  if (spec.args.size() != params.size())
+    fail(loc, "kernel '" + name + "' has " + std::to_string(params.size()) + " parameters, the specialisation gives " +
+                  std::to_string(spec.args.size()));
+  for (size_t i = 0; i < params.size(); ++i)
+    if (spec.args[i].kind != params[i].kind)
+      fail(loc, "kernel '" + name + "': specialisation of parameter " + std::to_string(i) + " has the wrong kind");
+  int w = spec.numWarps;
+  if (w < 1 || w > 32 || (w & (w - 1)))
+    fail(loc, "kernel '" + name + "': num_warps must be a power of two from 1 to 32, got " + std::to_string(w));
+
+  mlir::MLIRContext &ctx = compiler::context();
+  mlir::Location defLoc = toLoc(&ctx, loc);
+  mlir::OwningOpRef<mlir::ModuleOp> module(mlir::ModuleOp::create(defLoc));
+  TraceState state(*module);
+  mlir::OpBuilder &b = state.builder;
+  b.setInsertionPointToEnd(module->getBody());
+
+  llvm::SmallVector<mlir::Type> argTypes;
+  for (const ParamDesc &p : params)
+    if (p.kind != ArgKind::Const) argTypes.push_back(paramType(&ctx, p));
+  auto func = mlir::func::FuncOp::create(b, defLoc, name, b.getFunctionType(argTypes, {}));
+  func->setAttr(mlir::tile::kKernelAttr, b.getUnitAttr());
+  func->setAttr(mlir::tile::kNumWarpsAttr, b.getI32IntegerAttr(w));
+  mlir::Block *entry = func.addEntryBlock();
+
+  std::vector<Value> args(params.size());
+  for (size_t i = 0, k = 0; i < params.size(); ++i) {
+    if (params[i].kind == ArgKind::Const) continue;
+    // Divisibility by 16 (Triton's specialisation) lets the compiler vectorise accesses.
+    if (spec.args[i].div16 && params[i].kind != ArgKind::F32)
+      func.setArgAttr(k, mlir::tile::kDivisibilityAttr, b.getI32IntegerAttr(16));
+    args[i] = wrap(entry->getArgument(k++));
+  }
+
+  b.setInsertionPointToEnd(entry);
+  {
+    TraceScope scope(state);
+    body(args, spec);
+  }
+  b.setInsertionPointToEnd(entry);
+  mlir::func::ReturnOp::create(b, defLoc);
+  verifyTracedModule(*module, name);
+  return module;
+}
+
+std::string KernelBase::trace(const Specialization &spec) const {
+  std::lock_guard<std::recursive_mutex> lock(compilerMutex()); // outlives `module`
+  auto module = impl_->traceModule(spec);
+  // TILE_TRACE_DEBUGINFO=1 keeps the user's file:line:col locations in the printed IR.
+  const char *env = std::getenv("TILE_TRACE_DEBUGINFO");
+  return printModule(*module, env && *env && std::string(env) != "0");
+}
+
+} // namespace tile

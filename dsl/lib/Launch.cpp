@@ -1,0 +1,50 @@
+//===- Launch.cpp - KernelBase::launchSpecialized ---------------------------===//
+// The hit path (a specialisation already loaded into the current context) takes one
+// mutex, hashes the specialisation and scans a short vector: no strings, no allocation.
+#include "KernelImpl.h"
+
+#include "tile/runtime/Context.h"
+#include "tile/runtime/Hash.h"
+#include "tile/runtime/Launch.h"
+#include "tile/runtime/ModuleCache.h"
+
+namespace tile {
+
+void KernelBase::launchSpecialized(Grid grid, const LaunchOptions &opts, const Specialization &spec,
+                                   void **params) const {
+  Impl &k = *impl_;
+  CUcontext ctx = rt::Context::get().handle(); // throws a one-line error when there is no GPU
+  uint64_t h = hashSpecialization(spec, k.nameHash);
+  CUfunction fn = nullptr;
+  unsigned shared = 0, warps = 0;
+  {
+    std::lock_guard<std::mutex> lock(k.mu);
+    for (const LoadedVariant &v : k.variants)
+      if (v.ctx == ctx && v.hash == h && v.spec == spec) {
+        fn = v.fn;
+        shared = v.sharedBytes;
+        warps = v.numWarps;
+        break;
+      }
+  }
+  if (!fn) {
+    // Miss: compile outside the lock (tracing runs user code and may take a while). Two
+    // threads racing here compile twice but load once: the module cache is keyed by the PTX.
+    const rt::DeviceInfo &info = rt::Context::get().info();
+    CompileRequest req;
+    req.sm = info.ccMajor * 10 + info.ccMinor;
+    CompileResult r = compile(spec, req);
+    fn = rt::ModuleCache::global().getOrLoad(ctx, rt::fnv1a64(r.ptx, k.nameHash), k.name,
+                                             [&r] { return r.ptx; });
+    shared = r.sharedBytes;
+    warps = r.numWarps;
+    std::lock_guard<std::mutex> lock(k.mu);
+    bool present = false;
+    for (const LoadedVariant &v : k.variants) present |= v.ctx == ctx && v.hash == h && v.spec == spec;
+    if (!present) k.variants.push_back(LoadedVariant{ctx, h, spec, fn, shared, warps});
+  }
+  rt::launch(fn, rt::Dim3{grid.x, grid.y, grid.z}, rt::Dim3{32 * warps, 1, 1}, shared,
+             static_cast<CUstream>(opts.stream), params, k.name.c_str());
+}
+
+} // namespace tile

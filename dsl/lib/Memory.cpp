@@ -1,0 +1,116 @@
+//===- Memory.cpp - load, store, atomic_add --------------------------------===//
+// Memory ops take pointers (scalar or tensor); masks and values follow the pointer's
+// shape. Values and `other` are converted to the pointee type, as Triton does.
+#include "State.h"
+
+namespace tile {
+
+using namespace detail;
+
+namespace {
+
+/// The pointer operand, checked to be one.
+mlir::Value pointerOperand(TraceState &s, const Value &ptr, const SrcLoc &loc, const char *op, const char *verb) {
+  mlir::Value p = use(s, ptr, loc, op);
+  if (!isPtrElem(p.getType()))
+    fail(loc, std::string("tile::") + op + ": " + verb + " a non-pointer value of type " + typeStr(p.getType()) +
+                  " (expected a pointer or a tensor of pointers, e.g. base + offsets)");
+  return p;
+}
+
+mlir::Type pointeeOf(mlir::Value p) {
+  return mlir::cast<mlir::tile::PtrType>(mlir::getElementTypeOrSelf(p.getType())).getPointeeType();
+}
+
+/// The mask: boolean, and the pointer's shape (a scalar mask or size-1 dimensions are
+/// broadcast, as Triton does).
+mlir::Value maskOperand(TraceState &s, mlir::Location l, mlir::Value p, const Value &mask, const SrcLoc &loc,
+                        const char *op) {
+  mlir::Value m = use(s, mask, loc, op);
+  if (!isBoolElem(m.getType()))
+    fail(loc, std::string("tile::") + op + ": the mask must be boolean (i1), got " + typeStr(m.getType()) +
+                  "; build it with a comparison such as offs < n");
+  auto ps = shapeOf(p.getType()), ms = shapeOf(m.getType());
+  auto j = broadcastShapes(ps, ms);
+  if (!j || llvm::ArrayRef<int64_t>(*j) != ps || (!isTensorType(p.getType()) && isTensorType(m.getType())))
+    fail(loc, std::string("tile::") + op + ": mask shape " + shapeStr(ms) + " does not match the pointer shape " +
+                  shapeStr(ps));
+  return broadcastTo(s, l, m, ps);
+}
+
+/// A value to write (store, atomic_add): converted to the pointee type, pointer's shape.
+mlir::Value dataOperand(TraceState &s, mlir::Location l, mlir::Value p, const Operand &v, const SrcLoc &loc,
+                        const char *op) {
+  if (v.kind == Operand::Kind::V) {
+    mlir::Value vv = use(s, v.value, v.loc, op);
+    if (isPtrElem(vv.getType()))
+      fail(loc, std::string("tile::") + op + ": cannot write pointers to memory (" + typeStr(vv.getType()) + ")");
+    auto ps = shapeOf(p.getType()), vs = shapeOf(vv.getType());
+    auto j = broadcastShapes(ps, vs);
+    if (!j || llvm::ArrayRef<int64_t>(*j) != ps || (!isTensorType(p.getType()) && isTensorType(vv.getType())))
+      fail(loc, std::string("tile::") + op + ": value shape " + shapeStr(vs) + " does not match the pointer shape " +
+                    shapeStr(ps));
+  }
+  return materialize(s, l, v, pointeeOf(p), shapeOf(p.getType()), op);
+}
+
+} // namespace
+
+Value load(Value ptr, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "load");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "load", "cannot load from");
+  mlir::Type rt = withElem(p.getType(), pointeeOf(p));
+  return wrap(mlir::tile::LoadOp::create(s.builder, l, rt, p, mlir::Value(), mlir::Value()));
+}
+
+Value load(Value ptr, Value mask, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "load");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "load", "cannot load from");
+  mlir::Value m = maskOperand(s, l, p, mask, loc, "load");
+  mlir::Type rt = withElem(p.getType(), pointeeOf(p));
+  return wrap(mlir::tile::LoadOp::create(s.builder, l, rt, p, m, mlir::Value()));
+}
+
+Value load(Value ptr, Value mask, Operand other, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "load");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "load", "cannot load from");
+  mlir::Value m = maskOperand(s, l, p, mask, loc, "load");
+  mlir::Value o = dataOperand(s, l, p, other, loc, "load (other)");
+  mlir::Type rt = withElem(p.getType(), pointeeOf(p));
+  return wrap(mlir::tile::LoadOp::create(s.builder, l, rt, p, m, o));
+}
+
+void store(Value ptr, Value value, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "store");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "store", "cannot store to");
+  mlir::Value v = dataOperand(s, l, p, Operand(value, loc), loc, "store");
+  mlir::tile::StoreOp::create(s.builder, l, p, v, mlir::Value());
+}
+
+void store(Value ptr, Value value, Value mask, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "store");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "store", "cannot store to");
+  mlir::Value v = dataOperand(s, l, p, Operand(value, loc), loc, "store");
+  mlir::Value m = maskOperand(s, l, p, mask, loc, "store");
+  mlir::tile::StoreOp::create(s.builder, l, p, v, m);
+}
+
+static Value atomicAdd(const Value &ptr, const Operand &value, const Value *mask, const SrcLoc &loc) {
+  TraceState &s = requireTrace(loc, "atomic_add");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "atomic_add", "cannot add atomically to");
+  if (isBoolElem(pointeeOf(p))) fail(loc, "tile::atomic_add: unsupported dtype i1 (bool) for an atomic add");
+  mlir::Value v = dataOperand(s, l, p, value, loc, "atomic_add");
+  mlir::Value m = mask ? maskOperand(s, l, p, *mask, loc, "atomic_add") : mlir::Value();
+  return wrap(mlir::tile::AtomicAddOp::create(s.builder, l, v.getType(), p, v, m));
+}
+
+Value atomic_add(Value ptr, Operand value, SrcLoc loc) { return atomicAdd(ptr, value, nullptr, loc); }
+Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc) { return atomicAdd(ptr, value, &mask, loc); }
+
+} // namespace tile

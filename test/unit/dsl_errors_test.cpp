@@ -1,0 +1,256 @@
+// Must-fail tests: a malformed kernel throws tile::ProgramError naming this file, the
+// exact line of the offending call and the problem.
+#include "tile/tile.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace tile;
+
+namespace {
+
+constexpr uint64_t kAligned = 0x10000;
+
+/// Traces `k` with `spec` and returns the ProgramError's message ("" if none was thrown).
+template <class K> std::string traceError(const K &k, const Specialization &spec) {
+  try {
+    k.trace(spec);
+  } catch (const ProgramError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// The message names this file at `line` as "<file>:<line>:<col>: error:" and says `word`.
+void expectError(const std::string &msg, int line, const std::string &word) {
+  ASSERT_FALSE(msg.empty()) << "no ProgramError was thrown";
+  std::string where = "dsl_errors_test.cpp:" + std::to_string(line) + ":";
+  EXPECT_NE(msg.find(where), std::string::npos) << "expected " << where << " in: " << msg;
+  EXPECT_NE(msg.find(": error: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(word), std::string::npos) << "expected '" << word << "' in: " << msg;
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line expected: " << msg;
+}
+
+/// Same, reading the line only after the trace ran (argument evaluation order is unspecified).
+void expectError(const std::string &msg, const int *line, const std::string &word) { expectError(msg, *line, word); }
+
+} // namespace
+
+// Kernel lambdas cannot capture, so the offending line is recorded in a global.
+static int gLine = 0;
+
+TEST(DslErrors, ShapeMismatchInBinaryOp) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto a = arange(0, 64), b = arange(0, 128);
+    gLine = __LINE__; auto c = a + b;
+    store(p + c, load(p + c));
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "shape mismatch");
+  EXPECT_NE(msg.find("[64] vs [128]"), std::string::npos) << msg;
+}
+
+TEST(DslErrors, RankMismatchIsShapeMismatch) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto a = col(arange(0, 64));
+    gLine = __LINE__; auto c = a * arange(0, 64);
+    (void)c;
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "shape mismatch");
+  EXPECT_NE(msg.find("[64, 1] vs [64]"), std::string::npos) << msg;
+}
+
+TEST(DslErrors, MaskOfWrongShape) {
+  auto k = kernel("bad", [](Ptr<float> p, I32 n) {
+    auto offs = arange(0, 128);
+    auto mask = arange(0, 64) < n;
+    gLine = __LINE__; auto x = load(p + offs, mask);
+    (void)x;
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned, 16));
+  expectError(msg, gLine, "mask shape [64]");
+  EXPECT_NE(msg.find("pointer shape [128]"), std::string::npos) << msg;
+}
+
+TEST(DslErrors, MaskNotBoolean) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto offs = arange(0, 128);
+    gLine = __LINE__; store(p + offs, load(p + offs), offs);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "boolean");
+}
+
+TEST(DslErrors, StoreToNonPointer) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto offs = arange(0, 128);
+    auto x = load(p + offs);
+    gLine = __LINE__; store(x, x);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "non-pointer");
+}
+
+TEST(DslErrors, LoadOfNonPointer) {
+  auto k = kernel("bad", [](I32 n) {
+    gLine = __LINE__; auto x = load(n + arange(0, 16));
+    (void)x;
+  });
+  expectError(traceError(k, k.specialize(4, 7)), &gLine, "cannot load from a non-pointer");
+}
+
+TEST(DslErrors, FloatPointerOffset) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto offs = arange(0, 128);
+    auto x = load(p + offs);
+    gLine = __LINE__; auto q = p + x;
+    (void)q;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "offset must be an integer");
+}
+
+TEST(DslErrors, PointerOnTheRight) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    gLine = __LINE__; auto q = arange(0, 16) + p;
+    (void)q;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "pointer on the left");
+}
+
+TEST(DslErrors, ArangeNotPowerOfTwo) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    gLine = __LINE__; auto offs = arange(0, 100);
+    store(p + offs, load(p + offs));
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "power of two");
+}
+
+TEST(DslErrors, ArangeEmpty) {
+  auto k = kernel("bad", [](Ptr<float> p, Const<int> BLOCK) {
+    gLine = __LINE__; auto offs = arange(BLOCK, BLOCK);
+    (void)offs;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned, 64)), &gLine, "must be greater than start");
+}
+
+TEST(DslErrors, ReductionAxisOutOfRange) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto x = load(p + arange(0, 128));
+    gLine = __LINE__; auto s = tile::sum(x, 1);
+    store(p, s);
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "axis 1 out of range");
+}
+
+TEST(DslErrors, IfOnTensorCondition) {
+  auto k = kernel("bad", [](Ptr<float> p, I32 n) {
+    auto offs = arange(0, 128);
+    gLine = __LINE__; if_then(offs < n, [&] { store(p + offs, load(p + offs)); });
+  });
+  expectError(traceError(k, k.specialize(4, kAligned, 5)), &gLine, "must be a scalar");
+}
+
+TEST(DslErrors, LoopBodyYieldsWrongType) {
+  auto k = kernel("bad", [](Ptr<float> p, I32 n) {
+    gLine = __LINE__; auto acc = for_range(0, n, 128, {zeros({128}, DType::f32)}, [&](Value i, std::vector<Value> c) {
+      return std::vector<Value>{cast(c[0], DType::f16)};
+    });
+    store(p + arange(0, 128), acc[0]);
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned, 1024));
+  expectError(msg, gLine, "for_range body");
+  EXPECT_NE(msg.find("f16[128]"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("f32[128]"), std::string::npos) << msg;
+}
+
+TEST(DslErrors, LoopBodyYieldsWrongCount) {
+  auto k = kernel("bad", [](I32 n) {
+    gLine = __LINE__; for_range(0, n, 1, {zeros({16}, DType::f32)}, [&](Value, std::vector<Value>) {
+      return std::vector<Value>{};
+    });
+  });
+  expectError(traceError(k, k.specialize(4, 16)), &gLine, "returns 0 value(s), expected 1");
+}
+
+TEST(DslErrors, IfBranchesDisagree) {
+  auto k = kernel("bad", [](Ptr<float> p, I32 n) {
+    auto x = load(p + arange(0, 64));
+    gLine = __LINE__; auto r = if_then_else(n > 0, [&] { return std::vector<Value>{x}; },
+                                           [&] { return std::vector<Value>{cast(x, DType::i32)}; });
+    (void)r;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned, 3)), &gLine, "else-branch");
+}
+
+TEST(DslErrors, FullWithTensorFillValue) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto x = load(p + arange(0, 64));
+    gLine = __LINE__; auto y = full({64}, x, DType::f32);
+    (void)y;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "must be a scalar");
+}
+
+TEST(DslErrors, ProgramIdAxisNotConstant012) {
+  auto k = kernel("bad", [](Ptr<int32_t> p) {
+    gLine = __LINE__; auto pid = program_id(3);
+    store(p, pid);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "0, 1 or 2");
+}
+
+TEST(DslErrors, AtomicAddOnNonPointer) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto x = load(p + arange(0, 64));
+    gLine = __LINE__; atomic_add(x, 1.0f);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "non-pointer");
+}
+
+TEST(DslErrors, ExpOnInteger) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto offs = arange(0, 64);
+    gLine = __LINE__; auto e = tile::exp(offs);
+    store(p + offs, e);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "unsupported dtype");
+}
+
+TEST(DslErrors, BitwiseOnFloat) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    auto x = load(p + arange(0, 64));
+    gLine = __LINE__; auto y = x & 1;
+    (void)y;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "integer operands");
+}
+
+TEST(DslErrors, ValueEscapingLoopBody) {
+  auto k = kernel("bad", [](Ptr<float> p, I32 n) {
+    Value leaked;
+    for_range(0, n, 64, [&](Value i) { leaked = load(p + i + arange(0, 64)); });
+    gLine = __LINE__; store(p + arange(0, 64), leaked);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned, 128)), &gLine, "loop or branch body");
+}
+
+TEST(DslErrors, LiteralDoesNotFit) {
+  auto k = kernel("bad", [](Ptr<int8_t> p) {
+    auto x = load(p + arange(0, 64));
+    gLine = __LINE__; auto y = x + 1000;
+    store(p + arange(0, 64), y);
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "does not fit in i8");
+}
+
+TEST(DslErrors, OpOutsideKernel) {
+  std::string msg;
+  int line = 0;
+  try {
+    line = __LINE__; (void)arange(0, 16);
+  } catch (const ProgramError &e) {
+    msg = e.what();
+  }
+  expectError(msg, line, "tile::arange called outside a kernel");
+}

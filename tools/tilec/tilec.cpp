@@ -1,0 +1,105 @@
+//===- tilec.cpp - print any stage of a tile kernel -----------------------===//
+//   tilec kernel.mlir --stage=ptx [--sm=90] [--ptx-version=0] [-o out]
+// Stages: tile (as given, verified), opt (after the tile passes: layouts, vector
+// widths), llvm (optimised LLVM IR with libdevice), ptx, sass (ptxas + nvdisasm or
+// cuobjdump when present), regs (ptxas -v: registers, spills, shared memory).
+#include "tile/Pipeline.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<tile IR file>"), cl::init("-"));
+static cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::init("-"));
+static cl::opt<std::string> stage("stage", cl::desc("tile | opt | llvm | ptx | sass | regs"), cl::init("ptx"));
+static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90)"), cl::init(90));
+static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10 (0: highest LLVM knows)"), cl::init(0));
+
+/// Runs `tool args...` on a PTX file and returns its output, or an explanation.
+static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
+  llvm::SmallString<128> ptxPath, cubinPath, outPath;
+  llvm::sys::fs::createTemporaryFile("tilec", "ptx", ptxPath);
+  llvm::sys::fs::createTemporaryFile("tilec", "cubin", cubinPath);
+  llvm::sys::fs::createTemporaryFile("tilec", "txt", outPath);
+  std::ofstream(ptxPath.c_str()) << ptx;
+  auto ptxas = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
+  if (!ptxas) return "tilec: ptxas not found (install the CUDA toolkit or put it on PATH)\n";
+  std::string arch = "-arch=sm_" + std::to_string(sm);
+  llvm::SmallVector<llvm::StringRef> args = {*ptxas, arch, "-v", ptxPath, "-o", cubinPath};
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(outPath), llvm::StringRef(outPath)};
+  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);
+  std::stringstream report;
+  report << std::ifstream(outPath.c_str()).rdbuf();
+  if (rc != 0 || !disassemble) return report.str();
+  for (const char *tool : {"nvdisasm", "cuobjdump"}) {
+    auto path = llvm::sys::findProgramByName(tool, {"/usr/local/cuda/bin"});
+    if (!path) continue;
+    llvm::SmallVector<llvm::StringRef> dargs = {*path};
+    if (std::string(tool) == "cuobjdump") dargs.push_back("-sass");
+    dargs.push_back(cubinPath);
+    llvm::sys::ExecuteAndWait(*path, dargs, std::nullopt, redirects);
+    std::stringstream sass;
+    sass << std::ifstream(outPath.c_str()).rdbuf();
+    return sass.str();
+  }
+  return report.str() + "tilec: neither nvdisasm nor cuobjdump found; printed the ptxas report instead\n";
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::ParseCommandLineOptions(argc, argv, "tile compiler driver: print any stage of a kernel\n");
+  mlir::MLIRContext &ctx = tile::compiler::context();
+  llvm::SourceMgr sourceMgr;
+  std::string error;
+  auto file = mlir::openInputFile(inputFile, &error);
+  if (!file) {
+    llvm::errs() << "tilec: " << error << "\n";
+    return 1;
+  }
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
+  if (!module) return 1;
+
+  auto out = mlir::openOutputFile(outputFile, &error);
+  if (!out) {
+    llvm::errs() << "tilec: " << error << "\n";
+    return 1;
+  }
+  if (stage == "tile") {
+    module->print(out->os());
+  } else {
+    tile::compiler::PipelineOptions opts;
+    opts.target = tile::compiler::chooseTarget(sm, ptxVersion, 0);
+    opts.keepStages = true;
+    try {
+      tile::compiler::PipelineResult r = tile::compiler::runPipeline(*module, opts);
+      if (stage == "opt") out->os() << r.optimizedIR;
+      else if (stage == "llvm") out->os() << r.llvmIR;
+      else if (stage == "ptx") out->os() << r.ptx;
+      else if (stage == "sass" || stage == "regs") out->os() << runToolOnPTX(r.ptx, stage == "sass");
+      else {
+        llvm::errs() << "tilec: unknown stage '" << stage << "'\n";
+        return 1;
+      }
+    } catch (const std::exception &e) {
+      llvm::errs() << e.what() << "\n";
+      return 1;
+    }
+  }
+  out->keep();
+  return 0;
+}
