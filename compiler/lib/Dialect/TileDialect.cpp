@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -17,7 +18,26 @@ using namespace mlir::tile;
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileAttrs.cpp.inc"
 
+namespace {
+/// Prints layouts as `#blocked`, `#blocked1`, `#slice`, ... aliases: tensor types stay readable.
+struct TileOpAsmInterface : public OpAsmDialectInterface {
+  using OpAsmDialectInterface::OpAsmDialectInterface;
+  AliasResult getAlias(Attribute attr, raw_ostream &os) const override {
+    if (isa<BlockedLayoutAttr>(attr)) {
+      os << "blocked";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<SliceLayoutAttr>(attr)) {
+      os << "slice";
+      return AliasResult::FinalAlias;
+    }
+    return AliasResult::NoAlias;
+  }
+};
+} // namespace
+
 void TileDialect::initialize() {
+  addInterfaces<TileOpAsmInterface>();
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "tile/Dialect/TileTypes.cpp.inc"

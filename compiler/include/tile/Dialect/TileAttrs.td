@@ -13,7 +13,9 @@ def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
   let cppNamespace = "::mlir::tile";
   let genSpecializedAttr = 0;
 }
-def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind">;
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "$value";
+}
 
 def Tile_BlockedLayout : AttrDef<Tile_Dialect, "BlockedLayout"> {
   let mnemonic = "blocked";

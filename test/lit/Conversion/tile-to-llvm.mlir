@@ -1,0 +1,67 @@
+// RUN: tile-opt %s -split-input-file --convert-tile-to-llvm | FileCheck %s
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// A 512-element tensor on 128 threads is 4 registers; a group of 4 becomes one
+// vector<4xf32> access guarded by its mask; the kernel is an nvvm.kernel.
+// CHECK-LABEL: llvm.func @copy
+// CHECK-SAME: nvvm.kernel
+// CHECK-SAME: nvvm.maxntid = array<i32: 128, 1, 1>
+// CHECK: nvvm.read.ptx.sreg.tid.x
+// CHECK: llvm.cond_br
+// CHECK: llvm.load {{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<4xf32>
+// CHECK: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @copy(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #b>
+  %ns = tile.splat %n : tensor<512xi32, #b>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32, #b>
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+  %v = tile.load %p, %m {tile.vec = 4 : i32} : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi1, #b> -> tensor<512xf32, #b>
+  tile.store %p, %v {tile.vec = 4 : i32} : tensor<512x!tile.ptr<f32>, #b>, tensor<512xf32, #b>
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// A block-wide sum: in-thread adds, 5 butterfly shuffles, then the 4 warps' partials
+// through shared memory between barriers; exp goes to libdevice.
+// CHECK: llvm.mlir.global internal @__tile_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// CHECK: llvm.func @__nv_expf(f32) -> f32
+// CHECK-LABEL: llvm.func @sum_exp
+// CHECK: llvm.call @__nv_expf
+// CHECK-COUNT-5: nvvm.shfl.sync{{ +}}bfly
+// CHECK: nvvm.barrier0
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
+// CHECK-COUNT-4: llvm.load {{.*}} : !llvm.ptr<3> -> f32
+func.func @sum_exp(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #b>
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+  %v = tile.load %p {tile.vec = 4 : i32} : tensor<512x!tile.ptr<f32>, #b> -> tensor<512xf32, #b>
+  %e = math.exp %v : tensor<512xf32, #b>
+  %s = tile.reduce sum %e {axis = 0 : i32} : tensor<512xf32, #b> -> f32
+  tile.store %x, %s {tile.vec = 1 : i32} : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
+
+// Atomics: one per element, only by the thread owning it; 32 elements on 64 threads
+// replicate, so the owner test is part of the condition.
+// CHECK-LABEL: llvm.func @atomics
+// CHECK: llvm.icmp "ult"
+// CHECK: llvm.atomicrmw fadd {{.*}} monotonic
+func.func @atomics(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 2 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #b>
+  %xs = tile.splat %x : tensor<32x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<32x!tile.ptr<f32>, #b>, tensor<32xi32, #b>
+  %one = arith.constant dense<1.0> : tensor<32xf32, #b>
+  %old = tile.atomic_add %p, %one {tile.vec = 1 : i32} : tensor<32x!tile.ptr<f32>, #b>, tensor<32xf32, #b>
+  return
+}

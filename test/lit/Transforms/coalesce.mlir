@@ -1,0 +1,69 @@
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce | FileCheck %s
+
+// n % 16 == 0 and aligned pointers: the mask is uniform over 4 elements, so 16-byte accesses.
+// CHECK-LABEL: func.func @divisible
+// CHECK: tile.load {{.*}} {tile.vec = 4 : i32}
+// CHECK: tile.store {{.*}} {tile.vec = 4 : i32}
+func.func @divisible(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pid = tile.program_id 0 : i32
+  %c = arith.constant 1024 : i32
+  %b = arith.muli %pid, %c : i32
+  %bs = tile.splat %b : tensor<1024xi32>
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %offs = arith.addi %bs, %r : tensor<1024xi32>
+  %ns = tile.splat %n : tensor<1024xi32>
+  %m = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %p, %m : tensor<1024x!tile.ptr<f32>>, tensor<1024xi1> -> tensor<1024xf32>
+  tile.store %p, %v, %m : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>
+  return
+}
+
+// -----
+
+// A ragged n may end a vector in the middle: scalar accesses (as Triton does).
+// CHECK-LABEL: func.func @ragged
+// CHECK: tile.load {{.*}} {tile.vec = 1 : i32}
+func.func @ragged(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %ns = tile.splat %n : tensor<1024xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  %v = tile.load %p, %m : tensor<1024x!tile.ptr<f32>>, tensor<1024xi1> -> tensor<1024xf32>
+  tile.store %p, %v, %m : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>, tensor<1024xi1>
+  return
+}
+
+// -----
+
+// Half precision: 8 elements make 16 bytes.
+// CHECK-LABEL: func.func @half
+// CHECK: tile.load {{.*}} {tile.vec = 8 : i32}
+func.func @half(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %xs = tile.splat %x : tensor<1024x!tile.ptr<f16>>
+  %p = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  %v = tile.load %p : tensor<1024x!tile.ptr<f16>> -> tensor<1024xf16>
+  tile.store %p, %v : tensor<1024x!tile.ptr<f16>>, tensor<1024xf16>
+  return
+}
+
+// -----
+
+// A row stride that is only known at run time breaks contiguity across rows but not
+// within a row; an unknown stride alignment limits the vector to one element.
+// CHECK-LABEL: func.func @strided_rows
+// CHECK: tile.load {{.*}} {tile.vec = 1 : i32}
+func.func @strided_rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stride: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pid = tile.program_id 0 : i32
+  %row = arith.muli %pid, %stride : i32
+  %base = tile.addptr %x, %row : !tile.ptr<f32>, i32
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32>
+  %xs = tile.splat %base : tensor<512x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+  %v = tile.load %p : tensor<512x!tile.ptr<f32>> -> tensor<512xf32>
+  tile.store %p, %v : tensor<512x!tile.ptr<f32>>, tensor<512xf32>
+  return
+}
