@@ -58,8 +58,7 @@ int tile::compiler::maxPtxVersionOfDriver(int driverVersion) {
   return best;
 }
 
-/// The oldest PTX ISA that knows `sm`.
-static int minPtxVersionFor(int sm) { return sm >= 90 ? 78 : sm >= 89 ? 78 : sm >= 80 ? 70 : 60; }
+int tile::compiler::minPtxVersionFor(int sm) { return sm >= 90 ? 78 : sm >= 89 ? 78 : sm >= 80 ? 70 : 60; }
 
 Target tile::compiler::chooseTarget(int sm, int ptxVersion, int driverVersion) {
   Target t;

@@ -101,15 +101,15 @@ mlir::Type commonElem(TraceState &s, Bin k, const Operand &a, mlir::Value va, co
 /// The broadcast shape of the Value operands, or a "shape mismatch" error.
 llvm::SmallVector<int64_t> commonShape(Bin k, llvm::ArrayRef<mlir::Value> vs, const SrcLoc &loc) {
   llvm::SmallVector<int64_t> shape;
-  std::string all;
-  for (mlir::Value v : vs) {
-    if (!v) continue;
-    all += (all.empty() ? "" : " vs ") + shapeStr(shapeOf(v.getType()));
-  }
   for (mlir::Value v : vs) {
     if (!v) continue;
     auto j = broadcastShapes(shape, shapeOf(v.getType()));
-    if (!j) fail(loc, std::string("shape mismatch in ") + binName(k) + ": " + all);
+    if (!j) {
+      std::string all;
+      for (mlir::Value w : vs)
+        if (w) all += (all.empty() ? "" : " vs ") + shapeStr(shapeOf(w.getType()));
+      fail(loc, std::string("shape mismatch in ") + binName(k) + ": " + all);
+    }
     shape = *j;
   }
   return shape;

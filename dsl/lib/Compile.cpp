@@ -36,7 +36,7 @@ std::string encodePayload(const CachedKernel &k) {
 
 /// Reads one "<field> <value>\n" line at `pos`; advances pos.
 std::optional<std::string_view> field(std::string_view s, size_t &pos, std::string_view name) {
-  if (s.substr(pos, name.size() + 1) != std::string(name) + " ") return std::nullopt;
+  if (s.substr(pos, name.size()) != name || s.substr(pos + name.size(), 1) != " ") return std::nullopt;
   size_t start = pos + name.size() + 1, end = s.find('\n', start);
   if (end == std::string_view::npos) return std::nullopt;
   pos = end + 1;

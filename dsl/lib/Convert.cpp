@@ -109,7 +109,7 @@ mlir::Value materialize(TraceState &s, mlir::Location l, const Operand &o, mlir:
   mlir::Value v = use(s, o.value, o.loc, what);
   auto have = shapeOf(v.getType());
   auto joined = broadcastShapes(have, shape);
-  if (!joined || llvm::ArrayRef<int64_t>(*joined) != shape || (!shape.empty() && !have.empty() && have.size() != shape.size()))
+  if (!joined || llvm::ArrayRef<int64_t>(*joined) != shape)
     fail(o.loc, std::string(what) + ": shape " + shapeStr(have) + " cannot be broadcast to " + shapeStr(shape));
   return broadcastTo(s, l, convertElem(s, l, v, elem), shape);
 }

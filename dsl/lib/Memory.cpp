@@ -32,7 +32,7 @@ mlir::Value maskOperand(TraceState &s, mlir::Location l, mlir::Value p, const Va
                   "; build it with a comparison such as offs < n");
   auto ps = shapeOf(p.getType()), ms = shapeOf(m.getType());
   auto j = broadcastShapes(ps, ms);
-  if (!j || llvm::ArrayRef<int64_t>(*j) != ps || (!isTensorType(p.getType()) && isTensorType(m.getType())))
+  if (!j || llvm::ArrayRef<int64_t>(*j) != ps)
     fail(loc, std::string("tile::") + op + ": mask shape " + shapeStr(ms) + " does not match the pointer shape " +
                   shapeStr(ps));
   return broadcastTo(s, l, m, ps);
@@ -47,7 +47,7 @@ mlir::Value dataOperand(TraceState &s, mlir::Location l, mlir::Value p, const Op
       fail(loc, std::string("tile::") + op + ": cannot write pointers to memory (" + typeStr(vv.getType()) + ")");
     auto ps = shapeOf(p.getType()), vs = shapeOf(vv.getType());
     auto j = broadcastShapes(ps, vs);
-    if (!j || llvm::ArrayRef<int64_t>(*j) != ps || (!isTensorType(p.getType()) && isTensorType(vv.getType())))
+    if (!j || llvm::ArrayRef<int64_t>(*j) != ps)
       fail(loc, std::string("tile::") + op + ": value shape " + shapeStr(vs) + " does not match the pointer shape " +
                     shapeStr(ps));
   }

@@ -1,12 +1,14 @@
 // KernelBase::compile (pipeline + disk cache) and the launch path's behaviour without a GPU.
 #include "tile/tile.h"
 
+#include "tile/runtime/DiskCache.h"
 #include "tile/runtime/Driver.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <unistd.h>
 
@@ -31,6 +33,7 @@ protected:
   static void SetUpTestSuite() {
     dir_ = std::filesystem::temp_directory_path() / ("tile-dsl-test-" + std::to_string(getpid()));
     std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
     setenv("TILE_CACHE_DIR", dir_.c_str(), 1);
     unsetenv("TILE_FORCE_RECOMPILE");
   }
@@ -74,6 +77,27 @@ TEST_F(DslCompile, KeepStagesFillsEveryStage) {
   EXPECT_FALSE(r.optimizedIR.empty());
   EXPECT_FALSE(r.llvmIR.empty());
   EXPECT_FALSE(r.ptx.empty());
+}
+
+TEST_F(DslCompile, MalformedPayloadIsAMiss) {
+  auto add = makeAdd();
+  Specialization spec = add.specialize(4, kAligned, kAligned, kAligned, 4096, 128);
+  CompileRequest req;
+  req.sm = 90;
+  std::set<std::string> before;
+  for (auto &e : std::filesystem::directory_iterator(dir_)) before.insert(e.path().stem().string());
+  CompileResult a = add.compile(spec, req);
+  ASSERT_FALSE(a.fromDiskCache);
+  std::string key;
+  for (auto &e : std::filesystem::directory_iterator(dir_))
+    if (!before.count(e.path().stem().string())) key = e.path().stem().string();
+  ASSERT_FALSE(key.empty()) << "compile() wrote no cache entry";
+  // A well-formed cache entry whose payload is not ours: recompiled, then rewritten.
+  tile::rt::DiskCache::global().store(key, "tile-ptx v1\nshared x\n");
+  CompileResult b = add.compile(spec, req);
+  EXPECT_FALSE(b.fromDiskCache);
+  EXPECT_EQ(a.ptx, b.ptx);
+  EXPECT_TRUE(add.compile(spec, req).fromDiskCache);
 }
 
 TEST(DslLaunch, WithoutGpuThrowsOneLine) {

@@ -276,3 +276,33 @@ TEST(DslTrace, HalfPrecisionMathComputesInF32) {
   EXPECT_NE(ir.find("arith.truncf"), std::string::npos) << ir;
   EXPECT_NE(ir.find(": tensor<128xf32>"), std::string::npos) << ir;
 }
+
+TEST(DslTrace, RemainingOps) {
+  auto k = tile::kernel("misc", [](Ptr<int32_t> p, Ptr<tile::bf16> h, I64 big) {
+    auto offs = arange(0, 64);
+    Value n = num_programs(1);
+    Value bits = ((offs << 2) >> 1 | 3) ^ (offs & 7);
+    Value notMask = !(offs < n);
+    EXPECT_EQ(notMask.dtype(), DType::i1);
+    Value neg = -offs + cast(notMask, DType::i32) + cast(cast(offs, DType::i1), DType::i32);
+    Value wide = broadcast_to(expand_dims(neg, 0), {4, 64});
+    EXPECT_EQ(wide.shape(), (std::vector<int64_t>{4, 64}));
+    Value c = constant(2.5, DType::f32);
+    EXPECT_FALSE(c.isTensor());
+    Value hx = load(h + offs);
+    Value hy = tile::log(hx) * c + cast(notMask, DType::f32); // bf16 log in f32; bf16 * f32 -> f32
+    EXPECT_EQ(hy.dtype(), DType::f32);
+    store(h + offs, hy);
+    Value total = tile::sum(wide, 0) + bits + cast(big, DType::i32);
+    store(p + offs, total);
+    Value mn = tile::min(wide, 1);
+    EXPECT_EQ(mn.shape(), std::vector<int64_t>{4});
+    store(p + big, tile::min(mn, 0));
+  });
+  std::string ir = k.trace(k.specialize(2, kAligned, kAligned, int64_t(1) << 40));
+  for (const char *op : {"tile.num_programs 1", "arith.shli", "arith.shrsi", "arith.ori", "arith.xori", "arith.andi",
+                         "arith.uitofp", "arith.extui", "arith.trunci", "tile.broadcast", "math.log", "arith.truncf",
+                         "tile.addptr %arg0, %arg2 : !tile.ptr<i32>, i64", "tile.num_warps = 2"})
+    EXPECT_NE(ir.find(op), std::string::npos) << op << "\n" << ir;
+  EXPECT_TRUE(hasReduce(ir, "min")) << ir;
+}

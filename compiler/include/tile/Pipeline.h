@@ -31,6 +31,9 @@ struct Target {
 int maxPtxVersionOfLLVM();
 /// The highest PTX version a driver of this version (cuDriverGetVersion, e.g. 13000) JITs.
 int maxPtxVersionOfDriver(int driverVersion);
+/// The oldest PTX ISA version that knows `sm` (what AOT kernels use, so that older
+/// drivers still load them).
+int minPtxVersionFor(int sm);
 /// sm: 0 = sm_90. ptxVersion: 0 = min(driver's, LLVM's) where driverVersion > 0, else LLVM's
 /// but at least what `sm` needs.
 Target chooseTarget(int sm, int ptxVersion, int driverVersion);

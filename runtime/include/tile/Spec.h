@@ -1,5 +1,6 @@
 //===- Spec.h - how a kernel is specialised at launch ---------------------===//
-// Header-only and free of MLIR/LLVM: JIT launches (dsl/), AOT launch stubs and the
+// Header-only and free of MLIR/LLVM (it is the launch ABI, so it lives with the runtime):
+// JIT launches (dsl/), AOT launch stubs and the
 // runtime-only executables on the GPU machine all compute the same key from the same
 // launch arguments, so a kernel compiled ahead of time is found again at run time.
 #ifndef TILE_SPEC_H
@@ -66,6 +67,25 @@ inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
 }
 
 inline bool isDiv16(uint64_t v) { return v % 16 == 0; }
+
+/// True when code compiled for `variant` is correct for launch arguments described by
+/// `actual`: same warps, kinds and constants, and every divisibility the variant
+/// assumed holds (assuming less is always safe, only slower).
+inline bool isSafeFor(const Specialization &variant, const Specialization &actual) {
+  if (variant.numWarps != actual.numWarps || variant.args.size() != actual.args.size()) return false;
+  for (size_t i = 0; i < variant.args.size(); ++i) {
+    const ArgSpec &v = variant.args[i], &a = actual.args[i];
+    if (v.kind != a.kind || v.constValue != a.constValue || (v.div16 && !a.div16)) return false;
+  }
+  return true;
+}
+
+/// How many divisibility facts a specialisation uses (more = faster code).
+inline int divisibilityFacts(const Specialization &s) {
+  int n = 0;
+  for (const ArgSpec &a : s.args) n += a.div16;
+  return n;
+}
 
 } // namespace tile
 

