@@ -35,7 +35,7 @@ void KernelBase::launchSpecialized(Grid grid, const LaunchOptions &opts, const S
     req.sm = info.ccMajor * 10 + info.ccMinor;
     CompileResult r = compile(spec, req);
     fn = rt::ModuleCache::global().getOrLoad(ctx, rt::fnv1a64(r.ptx, k.nameHash), k.name,
-                                             [&r] { return r.ptx; });
+                                             [&r] { return r.ptx; }, r.sharedBytes);
     shared = r.sharedBytes;
     warps = r.numWarps;
     std::lock_guard<std::mutex> lock(k.mu);

@@ -32,7 +32,8 @@ void launchAot(const AotKernel &kernel, const Specialization &actual, const AotL
   Context &ctx = Context::get();
   // The variant's address identifies it within this process.
   uint64_t hash = fnv1a64(kernel.name) ^ reinterpret_cast<uintptr_t>(v);
-  CUfunction f = ModuleCache::global().getOrLoad(ctx.handle(), hash, kernel.name, [v] { return std::string(v->ptx); });
+  CUfunction f = ModuleCache::global().getOrLoad(ctx.handle(), hash, kernel.name, [v] { return std::string(v->ptx); },
+                                                   v->sharedBytes);
   unsigned threads = 32u * static_cast<unsigned>(v->spec.numWarps);
   launch(f, config.grid, Dim3{threads, 1, 1}, v->sharedBytes, config.stream, params, kernel.name);
 }

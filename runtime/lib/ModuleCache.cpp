@@ -11,7 +11,8 @@ ModuleCache &ModuleCache::global() {
 }
 
 CUfunction ModuleCache::getOrLoad(CUcontext ctx, uint64_t hash, const std::string &kernelName,
-                                  const std::function<std::string()> &producePTX) {
+                                  const std::function<std::string()> &producePTX,
+                                  unsigned dynamicSharedBytes) {
   std::lock_guard<std::mutex> lock(mu_);
   auto key = std::make_pair(ctx, hash);
   if (auto it = entries_.find(key); it != entries_.end()) return it->second.fn;
@@ -29,7 +30,9 @@ CUfunction ModuleCache::getOrLoad(CUcontext ctx, uint64_t hash, const std::strin
   } pop{a};
   Entry e;
   e.module = Module::loadPTX(ptx, kernelName);
-  e.fn = e.module.function(kernelName);
+  // Kernels keep their shared memory dynamic (sized at launch); past 48 KB the driver
+  // needs the function's limit raised first.
+  e.fn = e.module.function(kernelName, dynamicSharedBytes > 48 * 1024 ? dynamicSharedBytes : 0);
   CUfunction fn = e.fn;
   entries_.emplace(key, std::move(e));
   return fn;

@@ -83,8 +83,10 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     OpBuilder b(ctx);
     b.setInsertionPointToStart(module.getBody());
     auto i8 = IntegerType::get(ctx, 8);
+    // Dynamic shared memory (`.extern .shared`): sized at launch from tile.shared_bytes,
+    // so large reductions and layout conversions are not capped at 48 KB of static memory.
     auto global = LLVM::GlobalOp::create(b, module.getLoc(), LLVM::LLVMArrayType::get(i8, 0), /*isConstant=*/false,
-                                         LLVM::Linkage::Internal, kSharedGlobalName, Attribute(),
+                                         LLVM::Linkage::External, kSharedGlobalName, Attribute(),
                                          /*alignment=*/16, /*addrSpace=*/3);
     SharedMemory smem(global);
 
@@ -107,12 +109,8 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
     if (failed(applyPartialConversion(module, target, std::move(patterns)))) return failure();
 
-    if (smem.bytes() == 0) {
-      global.erase();
-    } else {
-      global.setGlobalType(LLVM::LLVMArrayType::get(i8, smem.bytes()));
-      module->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 32), smem.bytes()));
-    }
+    if (smem.bytes() == 0) global.erase();
+    else module->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 32), smem.bytes()));
     return success();
   }
 

@@ -28,7 +28,8 @@ func.func @copy(%x: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_w
 
 // A block-wide sum: in-thread adds, 5 butterfly shuffles, then the 4 warps' partials
 // through shared memory between barriers; exp goes to libdevice.
-// CHECK: llvm.mlir.global internal @__tile_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<16 x i8>
+// CHECK: module attributes {{{.*}}tile.shared_bytes = 16 : i32
+// CHECK: llvm.mlir.global external @__tile_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
 // CHECK: llvm.func @__nv_expf(f32) -> f32
 // CHECK-LABEL: llvm.func @sum_exp
 // CHECK: llvm.call @__nv_expf

@@ -32,7 +32,7 @@ inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 /// On a kernel argument: the value (pointer address or integer) is a multiple of this.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
-/// On the module after lowering: static shared memory the kernel uses, in bytes.
+/// On the module after lowering: dynamic shared memory the kernel needs at launch, in bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 
 /// The element type of a scalar or tensor type.

@@ -24,7 +24,7 @@ class ModuleCache {
   // producePTX(), loads the PTX into ctx and caches it. Thread-safe: the lock is held while producing,
   // so each key is compiled once even under concurrent first launches. Failures are not cached.
   CUfunction getOrLoad(CUcontext ctx, uint64_t hash, const std::string &kernelName,
-                       const std::function<std::string()> &producePTX);
+                       const std::function<std::string()> &producePTX, unsigned dynamicSharedBytes = 0);
 
   size_t size() const;
 

@@ -1,0 +1,227 @@
+// bench_kernels: throughput of the ahead-of-time library kernels against the device's own copy bandwidth,
+// plus cold (driver JIT) and cached launch costs. Runtime-only (no LLVM/MLIR): built here, run on the GPU
+// machine (tools/gpu-check.sh). Prints a table and `RESULT <name> <shape> <gbps> <us>` lines, whose names
+// match bench/torch_triton_bench.py so the two can be put side by side.
+//   bench_kernels [--reps N]
+#include "AotLaunchers.h"
+
+#include "tile/runtime/Context.h"
+#include "tile/runtime/Driver.h"
+#include "tile/runtime/Memory.h"
+#include "tile/runtime/Stream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace tile::rt;
+namespace ka = tile::kernels::aot;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr size_t kMiB = size_t(1) << 20;
+// Inputs are rotated until the data touched between two uses of a buffer exceeds this, several times
+// the L2 (50 MB on H100/H200), so small shapes are timed from HBM, not from cache.
+constexpr size_t kRotateBytes = 256 * kMiB;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double microsSince(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+// A 256 MiB copy run before each chunk of timed launches: evicts L2, and keeps the GPU busy while the host
+// queues the chunk, so per-launch events time the kernels back to back rather than host launch latency.
+class Flusher {
+ public:
+  Flusher() : a_(128 * kMiB), b_(128 * kMiB) { a_.fillBytes(0); }
+  void flush() { copyDeviceToDevice(b_.ptr(), a_.ptr(), a_.bytes()); }
+
+ private:
+  DeviceBuffer a_, b_;
+};
+
+struct Row {
+  std::string name, shape;
+  double us, gbps;
+};
+
+class Bench {
+ public:
+  explicit Bench(int reps) : reps_(reps) {}
+
+  // Median over reps of the event-timed duration of launch(i); i picks the rotating buffer set.
+  template <class F> double medianUs(F launch) {
+    constexpr int kChunk = 25;
+    for (int i = 0; i < 5; ++i) launch(i);  // warm-up (module load happened earlier, this settles clocks)
+    std::vector<Event> start(reps_), stop(reps_);
+    for (int i = 0; i < reps_; ++i) {
+      if (i % kChunk == 0) flusher_.flush();
+      start[i].record();
+      launch(i);
+      stop[i].record();
+    }
+    stop.back().synchronize();
+    std::vector<double> us(reps_);
+    for (int i = 0; i < reps_; ++i) us[i] = 1e3 * stop[i].elapsedMs(start[i]);
+    return median(us);
+  }
+
+  void add(const std::string &name, const std::string &shape, double bytes, double us) {
+    rows_.push_back({name, shape, us, bytes / (us * 1e-6) / 1e9});
+  }
+  void note(const std::string &name, const std::string &shape, double us) { rows_.push_back({name, shape, us, 0}); }
+
+  void print() const {
+    double copy = 0;
+    for (const Row &r : rows_)
+      if (r.name == "tile_copy") copy = r.gbps;
+    std::printf("\n%-22s %-12s %12s %10s %8s\n", "kernel", "shape", "time (us)", "GB/s", "% copy");
+    for (const Row &r : rows_) {
+      if (r.gbps > 0)
+        std::printf("%-22s %-12s %12.2f %10.1f %7.1f%%\n", r.name.c_str(), r.shape.c_str(), r.us, r.gbps,
+                    copy > 0 ? 100.0 * r.gbps / copy : 0.0);
+      else
+        std::printf("%-22s %-12s %12.2f %10s %8s\n", r.name.c_str(), r.shape.c_str(), r.us, "-", "-");
+    }
+    std::printf("\n");
+    for (const Row &r : rows_) std::printf("RESULT %s %s %.1f %.3f\n", r.name.c_str(), r.shape.c_str(), r.gbps, r.us);
+  }
+
+ private:
+  int reps_;
+  Flusher flusher_;
+  std::vector<Row> rows_;
+};
+
+// Enough copies of a working set to exceed kRotateBytes (at most 16).
+int rotation(size_t workingSetBytes) {
+  return static_cast<int>(std::clamp<size_t>((kRotateBytes + workingSetBytes - 1) / workingSetBytes, 1, 16));
+}
+
+// Device buffers filled with 0x3C bytes (floats ~0.0115): contents do not change memory-bound timing, and
+// filling on the device avoids gigabytes of host transfers.
+std::vector<DeviceBuffer> buffers(int count, size_t bytes) {
+  std::vector<DeviceBuffer> v;
+  for (int i = 0; i < count; ++i) {
+    v.emplace_back(bytes);
+    v.back().fillBytes(0x3C);
+  }
+  return v;
+}
+
+// Wall time of the first launch in the process: the driver JIT-compiles the variant's PTX and loads it.
+template <class F> double coldUs(F launch) {
+  auto t0 = Clock::now();
+  launch();
+  Context::get().synchronize();
+  return microsSince(t0);
+}
+
+void benchCopy(Bench &b) {
+  const size_t bytes = 1024 * kMiB;
+  DeviceBuffer src(bytes), dst(bytes);
+  src.fillBytes(0x3C);
+  double us = b.medianUs([&](int) { copyDeviceToDevice(dst.ptr(), src.ptr(), bytes); });
+  b.add("tile_copy", std::to_string(bytes / 4), 2.0 * bytes, us);
+}
+
+void benchVectorAdd(Bench &b) {
+  const int64_t n = int64_t(1) << 28;
+  const size_t bytes = size_t(n) * 4;
+  int sets = rotation(3 * bytes);
+  auto x = buffers(sets, bytes), y = buffers(sets, bytes), z = buffers(sets, bytes);
+  double us = b.medianUs([&](int i) { ka::vectorAdd(x[i % sets].ptr(), y[i % sets].ptr(), z[i % sets].ptr(), n); });
+  b.add("tile_add", std::to_string(n), 3.0 * bytes, us);
+}
+
+void benchSoftmax(Bench &b, int64_t rows, int64_t cols) {
+  const size_t bytes = size_t(rows * cols) * 4;
+  int sets = rotation(2 * bytes);
+  auto in = buffers(sets, bytes), out = buffers(sets, bytes);
+  double us = b.medianUs([&](int i) { ka::softmax(out[i % sets].ptr(), in[i % sets].ptr(), rows, cols, cols, cols); });
+  b.add("tile_softmax", std::to_string(rows) + "x" + std::to_string(cols), 2.0 * bytes, us);
+}
+
+void benchLayerNorm(Bench &b, int64_t rows, int64_t cols) {
+  const size_t bytes = size_t(rows * cols) * 4;
+  int sets = rotation(2 * bytes);
+  auto x = buffers(sets, bytes), y = buffers(sets, bytes);
+  auto wb = buffers(2, size_t(cols) * 4), stats = buffers(2, size_t(rows) * 4);
+  double us = b.medianUs([&](int i) {
+    ka::layerNormForward(x[i % sets].ptr(), y[i % sets].ptr(), wb[0].ptr(), wb[1].ptr(), stats[0].ptr(),
+                         stats[1].ptr(), rows, cols, cols, 1e-5f);
+  });
+  // Minimal traffic: x read, y written, w and b read, mean and rstd written.
+  b.add("tile_layernorm", std::to_string(rows) + "x" + std::to_string(cols),
+        2.0 * bytes + 2.0 * cols * 4 + 2.0 * rows * 4, us);
+}
+
+// Host cost of one cached launch: 10000 back-to-back launches without sync, median of 5 trials. A tiny
+// kernel runs for a few µs, so if launching is faster than that the launch queue fills and this measures
+// the GPU instead: read it as an upper bound on the host cost.
+double launchHostUs() {
+  const int64_t n = 1024;
+  DeviceBuffer x(n * 4), y(n * 4), z(n * 4);
+  constexpr int kLaunches = 10000;
+  std::vector<double> per;
+  for (int trial = 0; trial < 5; ++trial) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < kLaunches; ++i) ka::vectorAdd(x.ptr(), y.ptr(), z.ptr(), n);
+    per.push_back(microsSince(t0) / kLaunches);
+    Context::get().synchronize();
+  }
+  return median(per);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  int reps = 100;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(50, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: %s [--reps N (>= 50)]\n", argv[0]);
+      return 2;
+    }
+  }
+  // Cold launches below must measure the driver compiling our PTX, not a hit in its on-disk JIT cache.
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
+  std::string why;
+  auto t0 = Clock::now();
+  if (!gpuAvailable(&why)) {
+    std::printf("bench_kernels: skipped: %s\n", why.c_str());
+    return 0;
+  }
+  try {
+    const DeviceInfo &d = Context::get().info();
+    std::printf("bench_kernels: %s (sm_%d%d, %d SMs, %zu MiB), driver %d, context ready in %.0f ms, %d reps, median\n",
+                d.name.c_str(), d.ccMajor, d.ccMinor, d.smCount, d.totalMem >> 20, driverVersion(),
+                microsSince(t0) / 1e3, reps);
+    Bench b(reps);
+    {
+      DeviceBuffer x(1024 * 4), y(1024 * 4), z(1024 * 4), m(1024 * 4);
+      b.note("tile_cold_add", "-", coldUs([&] { ka::vectorAdd(x.ptr(), y.ptr(), z.ptr(), 1024); }));
+      b.note("tile_cold_softmax", "-", coldUs([&] { ka::softmax(m.ptr(), x.ptr(), 1, 1024, 1024, 1024); }));
+    }
+    benchCopy(b);
+    benchVectorAdd(b);
+    for (int64_t cols : {1024, 4096, 16384}) benchSoftmax(b, 4096, cols);
+    for (int64_t cols : {1024, 4096, 16384}) benchLayerNorm(b, 4096, cols);
+    b.note("tile_launch_host", "1024", launchHostUs());
+    b.print();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "bench_kernels: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

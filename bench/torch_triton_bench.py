@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""PyTorch and Triton anchors for bench_kernels: the same shapes, the same `RESULT <name> <shape> <gbps> <us>`
+lines (names torch_* / triton_*), so tools/gpu-check.sh can put them side by side with ours (tile_*).
+
+Runs on the GPU machine, where torch and triton are installed:
+    PYTHONUNBUFFERED=1 python3 bench/torch_triton_bench.py
+If triton cannot be imported it says so and measures torch only; each benchmark failing only skips itself.
+Triton kernels follow the tutorials (01 vector add, 02 fused softmax, 05 layernorm forward) with the block
+sizes and warps of kernels/include/tile/kernels/Policy.h, so the comparison is of code generation, not of
+launch policy.
+"""
+import os
+import statistics
+import sys
+import tempfile
+import time
+import traceback
+
+# Cold-compile numbers need an empty Triton cache: point it at a fresh directory before triton is imported.
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="triton-cache-")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+try:
+    import triton
+    import triton.language as tl
+
+    HAVE_TRITON = True
+except Exception as e:  # any failure (missing, broken install): torch numbers are still worth having
+    print(f"triton unavailable ({type(e).__name__}: {e}); measuring torch only")
+    HAVE_TRITON = False
+
+SHAPES_ROWS = 4096
+SHAPES_COLS = (1024, 4096, 16384)
+N_ADD = 1 << 28  # floats: 1 GiB per array, as bench_kernels
+N_COPY = 1 << 28
+RESULTS = []
+
+
+def next_pow2(v):
+    p = 1
+    while p < v:
+        p <<= 1
+    return p
+
+
+# Launch policy, mirrored from Policy.h.
+def softmax_config(n_cols):
+    block = next_pow2(n_cols)
+    return block, 16 if block >= 8192 else 8 if block >= 2048 else 4
+
+
+def layernorm_config(n_cols):
+    block = min(next_pow2(n_cols), 4096)
+    return block, 8 if block >= 2048 else 4 if block >= 1024 else 2
+
+
+if HAVE_TRITON:
+
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, z_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(z_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+    @triton.jit
+    def softmax_kernel(out_ptr, in_ptr, out_row_stride, in_row_stride, n_cols, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        mask = cols < n_cols
+        x = tl.load(in_ptr + row * in_row_stride + cols, mask=mask, other=-float("inf"))
+        num = tl.exp(x - tl.max(x, axis=0))
+        tl.store(out_ptr + row * out_row_stride + cols, num / tl.sum(num, axis=0), mask=mask)
+
+    @triton.jit
+    def layernorm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        X += row * stride
+        Y += row * stride
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            acc += tl.load(X + cols, mask=cols < N, other=0.0)
+        mean = tl.sum(acc, axis=0) / N
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            d = tl.where(cols < N, tl.load(X + cols, mask=cols < N, other=0.0) - mean, 0.0)
+            acc += d * d
+        rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / N + eps)
+        tl.store(Mean + row, mean)
+        tl.store(Rstd + row, rstd)
+        for off in range(0, N, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            mask = cols < N
+            x = tl.load(X + cols, mask=mask, other=0.0)
+            tl.store(Y + cols, (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask), mask=mask)
+
+    def triton_add(x, y, z):
+        n = x.numel()
+        add_kernel[(triton.cdiv(n, 1024),)](x, y, z, n, BLOCK=1024, num_warps=4)
+
+    def triton_softmax(out, x):
+        rows, cols = x.shape
+        block, warps = softmax_config(cols)
+        softmax_kernel[(rows,)](out, x, out.stride(0), x.stride(0), cols, BLOCK=block, num_warps=warps)
+
+    def triton_layernorm(x, y, w, b, mean, rstd, eps=1e-5):
+        rows, cols = x.shape
+        block, warps = layernorm_config(cols)
+        layernorm_kernel[(rows,)](x, y, w, b, mean, rstd, x.stride(0), cols, eps, BLOCK=block, num_warps=warps)
+
+
+_flush = None
+
+
+def events_median_us(fn, reps=100, warmup=5):
+    """CUDA-event median with an L2 flush before each repeat (what triton.testing.do_bench does)."""
+    global _flush
+    if _flush is None:
+        _flush = torch.empty(256 << 20, dtype=torch.int8, device="cuda")
+    for _ in range(warmup):
+        fn()
+    start = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    stop = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    for i in range(reps):
+        _flush.zero_()
+        start[i].record()
+        fn()
+        stop[i].record()
+    torch.cuda.synchronize()
+    return 1e3 * statistics.median(s.elapsed_time(e) for s, e in zip(start, stop))
+
+
+def median_us(fn):
+    if HAVE_TRITON:
+        try:
+            return 1e3 * triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+        except TypeError:  # an old triton without return_mode
+            pass
+    return events_median_us(fn)
+
+
+def record(name, shape, nbytes, us):
+    gbps = nbytes / (us * 1e-6) / 1e9 if nbytes else 0.0
+    RESULTS.append((name, shape, us, gbps))
+    print(f"  {name:<22} {shape:<12} {us:12.2f} us {gbps:10.1f} GB/s")
+
+
+def attempt(label, fn):
+    """Runs one benchmark; a failure prints why and skips only that benchmark."""
+    try:
+        fn()
+    except Exception as e:
+        print(f"  {label}: FAILED ({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''})")
+        traceback.print_exc(limit=2, file=sys.stdout)
+    finally:
+        torch.cuda.synchronize()
+        torch.cuda.empty_cache()
+
+
+def check_close(name, got, want, tol=1e-5):
+    """Never report a bandwidth for a kernel that computes the wrong thing."""
+    err = ((got.double() - want.double()).norm() / want.double().norm()).item()
+    if not err <= tol:
+        raise RuntimeError(f"{name}: relative error {err:.3g} vs torch exceeds {tol}")
+
+
+def wall_us(fn):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    fn()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1e6
+
+
+def launch_host_us(fn, launches=10000, trials=5):
+    """Host time per cached launch: back-to-back launches without sync, median of trials (an upper bound
+    when the GPU, not the host, is the bottleneck for such tiny kernels)."""
+    fn()
+    torch.cuda.synchronize()
+    per = []
+    for _ in range(trials):
+        t0 = time.perf_counter()
+        for _ in range(launches):
+            fn()
+        per.append((time.perf_counter() - t0) / launches * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(per)
+
+
+def bench_cold():
+    """Triton's compile + first launch in an empty cache; backend setup (its driver helper module) apart."""
+    try:  # Triton 3.x: builds its driver helper on first use of the active driver
+        record("triton_init", "-", 0, wall_us(lambda: triton.runtime.driver.active.get_current_device()))
+    except AttributeError:
+        print("  triton_init: not measured (no triton.runtime.driver.active in this version)")
+    x = torch.randn(1024, device="cuda")
+    z = torch.empty_like(x)
+    record("triton_cold_add", "-", 0, wall_us(lambda: triton_add(x, x, z)))
+    m = torch.randn(1, 1024, device="cuda")
+    out = torch.empty_like(m)
+    record("triton_cold_softmax", "-", 0, wall_us(lambda: triton_softmax(out, m)))
+
+
+def bench_copy():
+    src = torch.randn(N_COPY, device="cuda")
+    dst = torch.empty_like(src)
+    record("torch_copy", str(N_COPY), 2 * src.nbytes, median_us(lambda: dst.copy_(src)))
+
+
+def bench_add():
+    x, y = torch.randn(N_ADD, device="cuda"), torch.randn(N_ADD, device="cuda")
+    z = torch.empty_like(x)
+    record("torch_add", str(N_ADD), 3 * x.nbytes, median_us(lambda: torch.add(x, y, out=z)))
+    if HAVE_TRITON:
+        want = z.clone()
+        z.fill_(float("nan"))
+        triton_add(x, y, z)
+        check_close("triton_add", z, want, 1e-7)
+        record("triton_add", str(N_ADD), 3 * x.nbytes, median_us(lambda: triton_add(x, y, z)))
+
+
+def bench_softmax(cols):
+    x = torch.randn(SHAPES_ROWS, cols, device="cuda")
+    out = torch.empty_like(x)
+    shape = f"{SHAPES_ROWS}x{cols}"
+    record("torch_softmax", shape, 2 * x.nbytes, median_us(lambda: torch.softmax(x, dim=-1)))
+    if HAVE_TRITON:
+        out.fill_(float("nan"))
+        triton_softmax(out, x)
+        check_close("triton_softmax", out, torch.softmax(x.double(), dim=-1))
+        record("triton_softmax", shape, 2 * x.nbytes, median_us(lambda: triton_softmax(out, x)))
+
+
+def bench_layernorm(cols):
+    x = torch.randn(SHAPES_ROWS, cols, device="cuda") * 0.5 - 2.3
+    w, b = torch.rand(cols, device="cuda") + 0.5, torch.randn(cols, device="cuda")
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(SHAPES_ROWS, device="cuda"), torch.empty(SHAPES_ROWS, device="cuda")
+    shape = f"{SHAPES_ROWS}x{cols}"
+    nbytes = 2 * x.nbytes + 2 * w.nbytes + 2 * mean.nbytes  # as bench_kernels: x, y, w, b, mean, rstd once
+    record("torch_layernorm", shape, nbytes, median_us(lambda: F.layer_norm(x, (cols,), w, b, 1e-5)))
+    if HAVE_TRITON:
+        y.fill_(float("nan"))
+        triton_layernorm(x, y, w, b, mean, rstd)
+        check_close("triton_layernorm", y, F.layer_norm(x.double(), (cols,), w.double(), b.double(), 1e-5))
+        record("triton_layernorm", shape, nbytes, median_us(lambda: triton_layernorm(x, y, w, b, mean, rstd)))
+
+
+def bench_launch_host():
+    x = torch.randn(1024, device="cuda")
+    z = torch.empty_like(x)
+    record("torch_launch_host", "1024", 0, launch_host_us(lambda: torch.add(x, x, out=z)))
+    if HAVE_TRITON:
+        record("triton_launch_host", "1024", 0, launch_host_us(lambda: triton_add(x, x, z)))
+
+
+def main():
+    if not torch.cuda.is_available():
+        print("torch_triton_bench: skipped: torch sees no CUDA device")
+        return 0
+    print(f"torch_triton_bench: {torch.cuda.get_device_name()}, torch {torch.__version__}, "
+          f"triton {triton.__version__ if HAVE_TRITON else 'unavailable'}, cache {os.environ['TRITON_CACHE_DIR']}")
+    torch.cuda.init()
+    if HAVE_TRITON:
+        attempt("triton cold compile", bench_cold)  # first: the cache must still be empty
+    attempt("copy", bench_copy)
+    attempt("add", bench_add)
+    for cols in SHAPES_COLS:
+        attempt(f"softmax {cols}", lambda: bench_softmax(cols))
+    for cols in SHAPES_COLS:
+        attempt(f"layernorm {cols}", lambda: bench_layernorm(cols))
+    attempt("launch host", bench_launch_host)
+    print()
+    for name, shape, us, gbps in RESULTS:
+        print(f"RESULT {name} {shape} {gbps:.1f} {us:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,11 @@
+# Library-kernel GPU tests (label `gpu`): AOT kernels against float64 host references. Links only
+# tile_kernels_aot (PTX + stubs over tile_runtime) and a static gtest, so the executable runs on the GPU
+# machine, which has no LLVM/MLIR. Each GPU test skips with the reason where there is no GPU.
+# Included from test/CMakeLists.txt; absent in TILE_RUNTIME_ONLY builds (no compiler, so no AOT kernels).
+if(TARGET tile_kernels_aot)
+  add_executable(kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/kernels_gpu_tests.cpp)
+  target_include_directories(kernels_gpu_tests PRIVATE ${PROJECT_SOURCE_DIR}/kernels/aot)  # AotLaunchers.h
+  target_link_libraries(kernels_gpu_tests PRIVATE tile_kernels_aot GTest::gtest_main)
+  target_compile_options(kernels_gpu_tests PRIVATE -Wall -Wextra)
+  gtest_discover_tests(kernels_gpu_tests PROPERTIES LABELS gpu)
+endif()

@@ -1,0 +1,350 @@
+// Library kernels (ahead-of-time PTX, launched through kernels/aot/AotLaunchers.h) against a float64 host
+// reference on a real GPU (ctest label `gpu`). Each GPU test skips with the reason when there is none.
+// Every run: fresh random inputs (seed printed on failure; TILE_TEST_SEED=<n> replays one), outputs
+// poisoned with 0xFF bytes (NaN) first, every element checked written, padding checked untouched,
+// relative error ||out - ref|| / ||ref|| within tolerance, and any NaN/Inf fails.
+#include "AotLaunchers.h"
+
+#include "tile/runtime/Context.h"
+#include "tile/runtime/Driver.h"
+#include "tile/runtime/Memory.h"
+#include "tile/runtime/Stream.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tile::rt;
+namespace ka = tile::kernels::aot;
+
+namespace {
+
+constexpr uint32_t kPoison = 0xFFFFFFFFu;  // what fillBytes(0xFF) leaves in a float: a NaN
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+
+uint32_t bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// Fixture: skips without a GPU, seeds the generator, and prints the seed if anything failed.
+class KernelsGpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!gpuAvailable(&why)) GTEST_SKIP() << why;
+    const char *fixed = std::getenv("TILE_TEST_SEED");
+    seed_ = fixed ? static_cast<uint32_t>(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
+    gen_.seed(seed_);
+  }
+  void TearDown() override {
+    if (HasFailure()) std::printf("seed %u (replay with TILE_TEST_SEED=%u)\n", seed_, seed_);
+  }
+
+  int64_t uniformInt(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen_); }
+  float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen_); }
+  float normal(float mean, float sd) { return std::normal_distribution<float>(mean, sd)(gen_); }
+  // Random row count keeping each case at most ~2M elements, so the host reference stays fast.
+  int64_t randomRows(int64_t cols) { return uniformInt(1, std::clamp<int64_t>((int64_t(1) << 21) / cols, 1, 300)); }
+
+  uint32_t seed_ = 0;
+  std::mt19937 gen_;
+};
+
+// ||got - ref|| / ||ref|| <= tol over all elements; any non-finite value fails (NaN never passes, and the
+// poison is NaN, so this also proves every element was written).
+::testing::AssertionResult closeTo(const std::vector<float> &got, const std::vector<double> &ref, double tol,
+                                   const std::string &what) {
+  if (got.size() != ref.size()) return ::testing::AssertionFailure() << what << ": size mismatch";
+  double num = 0, den = 0, worst = -1;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i]))
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
+                                           << (bits(got[i]) == kPoison ? " (poison: never written)" : "")
+                                           << ", expected " << ref[i];
+    double d = got[i] - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+    if (std::fabs(d) > worst) worst = std::fabs(d), worstAt = i;
+  }
+  double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  if (rel <= tol) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": relative error " << rel << " > " << tol << " (worst at " << worstAt
+                                       << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
+}
+
+// A row-major matrix inside a larger buffer: rows x cols valid, rows padded to `stride` elements, starting
+// `offset` elements into the allocation (offset % 4 != 0 makes the pointer not 16-byte aligned).
+struct Layout {
+  int64_t rows, cols, stride, offset = 0;
+  size_t total() const { return static_cast<size_t>(offset + rows * stride); }
+  size_t at(int64_t r, int64_t c) const { return static_cast<size_t>(offset + r * stride + c); }
+  bool valid(size_t i) const {
+    if (static_cast<int64_t>(i) < offset) return false;
+    return (static_cast<int64_t>(i) - offset) % stride < cols;
+  }
+  std::string str() const {
+    return std::to_string(rows) + "x" + std::to_string(cols) + " stride " + std::to_string(stride) + " offset " +
+           std::to_string(offset);
+  }
+};
+
+// Elements of a poisoned output outside the valid region must still be poison (masking works).
+::testing::AssertionResult untouched(const std::vector<float> &buf, const Layout &l, const std::string &what) {
+  for (size_t i = 0; i < buf.size(); ++i)
+    if (!l.valid(i) && bits(buf[i]) != kPoison)
+      return ::testing::AssertionFailure() << what << ": padding element " << i << " was written (" << buf[i] << ")";
+  return ::testing::AssertionSuccess();
+}
+
+std::vector<float> gather(const std::vector<float> &buf, const Layout &l) {
+  std::vector<float> out;
+  out.reserve(static_cast<size_t>(l.rows * l.cols));
+  for (int64_t r = 0; r < l.rows; ++r)
+    for (int64_t c = 0; c < l.cols; ++c) out.push_back(buf[l.at(r, c)]);
+  return out;
+}
+
+DeviceBuffer poisoned(size_t floats) {
+  DeviceBuffer b(floats * sizeof(float));
+  b.fillBytes(0xFF);
+  return b;
+}
+
+CUdeviceptr at(const DeviceBuffer &b, int64_t elementOffset) { return b.ptr() + elementOffset * sizeof(float); }
+
+// Column counts around every power-of-two block boundary, up to kMaxRowBlock.
+const std::vector<int64_t> kColumnCounts = {1,    2,    3,    17,   127,  128,  129,   1000,  1023,
+                                            1024, 1025, 4095, 4096, 4097, 8191, 16383, 16384};
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------------------------
+// Vector add
+
+class VectorAdd : public KernelsGpu {
+ protected:
+  // z = x + y on n elements at the given element offsets (misalignment); a 64-element tail after z checks
+  // the mask.
+  void check(int64_t n, int64_t xOff = 0, int64_t yOff = 0, int64_t zOff = 0, CUstream s = nullptr) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", offsets " + std::to_string(xOff) + "/" + std::to_string(yOff) +
+                 "/" + std::to_string(zOff));
+    const int64_t tail = 64;
+    std::vector<float> x(static_cast<size_t>(xOff + n)), y(static_cast<size_t>(yOff + n));
+    for (float &v : x) v = uniform(-4.0f, 4.0f);
+    for (float &v : y) v = uniform(-4.0f, 4.0f);
+    DeviceBuffer dx = DeviceBuffer::fromHost(x), dy = DeviceBuffer::fromHost(y);
+    DeviceBuffer dz = poisoned(static_cast<size_t>(zOff + n + tail));
+    ka::vectorAdd(at(dx, xOff), at(dy, yOff), at(dz, zOff), n, s);
+    Context::get().synchronize();
+    std::vector<float> z = dz.toHost<float>(static_cast<size_t>(zOff + n + tail));
+    std::vector<double> ref(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) ref[i] = double(x[xOff + i]) + double(y[yOff + i]);
+    // The float sum rounds once: 1e-7 is a few ulps of slack over the exact float64 sum.
+    EXPECT_TRUE(closeTo(std::vector<float>(z.begin() + zOff, z.begin() + zOff + n), ref, 1e-7, "z"));
+    EXPECT_TRUE(untouched(z, Layout{1, n, zOff + n + tail, zOff}, "z"));
+  }
+};
+
+TEST_F(VectorAdd, EdgeAndRaggedSizes) {
+  std::vector<int64_t> sizes = {1,     2,     3,     15,    16,    17,          127,         128,
+                                129,   1023,  1024,  1025,  4095,  4096,        4097,        65535,
+                                65536, 65537, 1000003, (1 << 20) - 1, (1 << 20), (1 << 20) + 1};
+  for (int i = 0; i < 4; ++i) sizes.push_back(uniformInt(1, 1 << 22));
+  for (int64_t n : sizes) check(n);
+}
+
+// Divisible n and aligned pointers get the all-divisible variant, ragged n the pointers-only one, and
+// misaligned pointers the variant assuming nothing: all three must compute the same thing.
+TEST_F(VectorAdd, DivisibilityVariants) {
+  check(1 << 16);           // n % 16 == 0, pointers 16-byte aligned
+  check((1 << 16) + 3);     // n ragged
+  check(1 << 16, 1, 2, 3);  // n divisible, pointers not
+  check(4099, 3, 0, 1);     // neither
+}
+
+TEST_F(VectorAdd, NonDefaultStream) {
+  Stream s;
+  check(uniformInt(1 << 18, 1 << 20), 0, 0, 0, s.handle());
+  s.synchronize();
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Softmax
+
+class Softmax : public KernelsGpu {
+ protected:
+  // Input padding holds NaN, so reading a masked-off column would show up in the result.
+  void check(const Layout &in, const Layout &out, float scale) {
+    SCOPED_TRACE("softmax in " + in.str() + ", out " + out.str() + ", scale " + std::to_string(scale));
+    std::vector<float> x(in.total(), kNaN);
+    for (int64_t r = 0; r < in.rows; ++r)
+      for (int64_t c = 0; c < in.cols; ++c) x[in.at(r, c)] = normal(0.0f, scale);
+    DeviceBuffer dIn = DeviceBuffer::fromHost(x);
+    DeviceBuffer dOut = poisoned(out.total());
+    ka::softmax(at(dOut, out.offset), at(dIn, in.offset), in.rows, in.cols, out.stride, in.stride);
+    Context::get().synchronize();
+    std::vector<float> y = dOut.toHost<float>(out.total());
+
+    std::vector<double> ref;
+    ref.reserve(static_cast<size_t>(in.rows * in.cols));
+    for (int64_t r = 0; r < in.rows; ++r) {
+      double m = -INFINITY, s = 0;
+      for (int64_t c = 0; c < in.cols; ++c) m = std::max(m, double(x[in.at(r, c)]));
+      for (int64_t c = 0; c < in.cols; ++c) s += std::exp(double(x[in.at(r, c)]) - m);
+      for (int64_t c = 0; c < in.cols; ++c) ref.push_back(std::exp(double(x[in.at(r, c)]) - m) / s);
+    }
+    EXPECT_TRUE(closeTo(gather(y, out), ref, 1e-5, "softmax"));
+    EXPECT_TRUE(untouched(y, out, "softmax"));
+  }
+  void checkContiguous(int64_t rows, int64_t cols, float scale = 1.0f) {
+    check(Layout{rows, cols, cols}, Layout{rows, cols, cols}, scale);
+  }
+};
+
+TEST_F(Softmax, ColumnCounts) {
+  for (int64_t cols : kColumnCounts) checkContiguous(randomRows(cols), cols);
+  checkContiguous(1, 16384);
+  for (int i = 0; i < 3; ++i) {
+    int64_t cols = uniformInt(1, tile::kernels::kMaxRowBlock);
+    checkContiguous(randomRows(cols), cols);
+  }
+}
+
+// Row strides larger than cols and not multiples of 16 (non-vectorised variant), different strides for in
+// and out, a divisible stride with ragged cols, and pointers off 16-byte alignment.
+TEST_F(Softmax, StridedAndMisaligned) {
+  for (int64_t cols : {1, 17, 1000, 1024, 4097, 16384}) {
+    int64_t rows = randomRows(cols);
+    int64_t inStride = cols + uniformInt(1, 15), outStride = cols + uniformInt(1, 15);
+    if (inStride % 16 == 0) ++inStride;
+    if (outStride % 16 == 0) ++outStride;
+    check(Layout{rows, cols, inStride}, Layout{rows, cols, outStride}, 1.0f);
+    check(Layout{rows, cols, cols, 1}, Layout{rows, cols, cols, 3}, 1.0f);
+  }
+  check(Layout{37, 1000, 1008}, Layout{37, 1000, 1024}, 1.0f);
+}
+
+// Large logits overflow exp() unless the row maximum is subtracted first.
+TEST_F(Softmax, LargeLogits) {
+  checkContiguous(64, 1000, 40.0f);
+  checkContiguous(16, 16384, 40.0f);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// LayerNorm forward
+
+class LayerNorm : public KernelsGpu {
+ protected:
+  // x and y share the layout (the kernel has one row stride). Inputs have a random offset so that the
+  // mean is not ~0 and its relative error is meaningful; padding holds NaN.
+  void check(const Layout &l, float eps = 1e-5f) {
+    SCOPED_TRACE("layernorm " + l.str() + ", eps " + std::to_string(eps));
+    float shift = (uniform(0.0f, 1.0f) < 0.5f ? -1.0f : 1.0f) * uniform(0.5f, 3.0f), scale = uniform(0.1f, 2.0f);
+    std::vector<float> x(l.total(), kNaN), w(static_cast<size_t>(l.cols)), b(static_cast<size_t>(l.cols));
+    for (int64_t r = 0; r < l.rows; ++r)
+      for (int64_t c = 0; c < l.cols; ++c) x[l.at(r, c)] = shift + normal(0.0f, scale);
+    for (float &v : w) v = uniform(0.5f, 1.5f);
+    for (float &v : b) v = uniform(-1.0f, 1.0f);
+    DeviceBuffer dx = DeviceBuffer::fromHost(x), dw = DeviceBuffer::fromHost(w), db = DeviceBuffer::fromHost(b);
+    DeviceBuffer dy = poisoned(l.total()), dMean = poisoned(static_cast<size_t>(l.rows)),
+                 dRstd = poisoned(static_cast<size_t>(l.rows));
+    ka::layerNormForward(at(dx, l.offset), at(dy, l.offset), dw.ptr(), db.ptr(), dMean.ptr(), dRstd.ptr(), l.rows,
+                         l.cols, l.stride, eps);
+    Context::get().synchronize();
+    std::vector<float> y = dy.toHost<float>(l.total());
+    std::vector<float> mean = dMean.toHost<float>(static_cast<size_t>(l.rows));
+    std::vector<float> rstd = dRstd.toHost<float>(static_cast<size_t>(l.rows));
+
+    std::vector<double> refY, refMean, refRstd;
+    for (int64_t r = 0; r < l.rows; ++r) {
+      double m = 0, v = 0;
+      for (int64_t c = 0; c < l.cols; ++c) m += x[l.at(r, c)];
+      m /= double(l.cols);
+      for (int64_t c = 0; c < l.cols; ++c) v += (x[l.at(r, c)] - m) * (x[l.at(r, c)] - m);
+      double rs = 1.0 / std::sqrt(v / double(l.cols) + double(eps));
+      refMean.push_back(m);
+      refRstd.push_back(rs);
+      for (int64_t c = 0; c < l.cols; ++c) refY.push_back((x[l.at(r, c)] - m) * rs * w[c] + b[c]);
+    }
+    EXPECT_TRUE(closeTo(gather(y, l), refY, 1e-5, "y"));
+    EXPECT_TRUE(untouched(y, l, "y"));
+    EXPECT_TRUE(closeTo(mean, refMean, 1e-5, "mean"));
+    EXPECT_TRUE(closeTo(rstd, refRstd, 1e-5, "rstd"));
+  }
+};
+
+TEST_F(LayerNorm, ColumnCounts) {
+  for (int64_t cols : kColumnCounts) check(Layout{randomRows(cols), cols, cols});
+  for (int i = 0; i < 3; ++i) {
+    int64_t cols = uniformInt(1, 3 * tile::kernels::kMaxRowBlock);  // the kernel loops: no column limit
+    check(Layout{randomRows(cols), cols, cols});
+  }
+}
+
+TEST_F(LayerNorm, StridedAndMisaligned) {
+  for (int64_t cols : {1, 17, 1000, 1024, 4097, 16384}) {
+    int64_t rows = randomRows(cols);
+    int64_t stride = cols + uniformInt(1, 15);
+    if (stride % 16 == 0) ++stride;
+    check(Layout{rows, cols, stride});
+    check(Layout{rows, cols, cols, 1});
+  }
+  check(Layout{37, 1000, 1008});
+  check(Layout{8, 4096, 4096}, 0.5f);  // a large eps must show in rstd
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Argument checks: thrown before any driver call, so these run without a GPU too.
+
+namespace {
+template <class F> std::string invalidArgument(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument &e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+bool oneLine(const std::string &s, const std::string &needle) {
+  return s.find('\n') == std::string::npos && s.find(needle) != std::string::npos;
+}
+} // namespace
+
+TEST(KernelsArgs, RejectedBeforeLaunch) {
+  CUdeviceptr p = 0;
+  std::string m = invalidArgument([&] { ka::softmax(p, p, 4, 16385, 16385, 16385); });
+  EXPECT_TRUE(oneLine(m, "cols = 16385 exceeds kMaxRowBlock = 16384")) << m;
+  m = invalidArgument([&] { ka::softmax(p, p, 4, 100, 100, 99); });
+  EXPECT_TRUE(oneLine(m, "inRowStride = 99 is smaller than cols = 100")) << m;
+  m = invalidArgument([&] { ka::softmax(p, p, 4, 0, 0, 0); });
+  EXPECT_TRUE(oneLine(m, "cols = 0")) << m;
+  m = invalidArgument([&] { ka::softmax(p, p, 1 << 20, 4096, 4096, 4096); });
+  EXPECT_TRUE(oneLine(m, "int32 indexing")) << m;
+  m = invalidArgument([&] { ka::vectorAdd(p, p, p, int64_t(1) << 31); });
+  EXPECT_TRUE(oneLine(m, "n = 2147483648")) << m;
+  m = invalidArgument([&] { ka::vectorAdd(p, p, p, -1); });
+  EXPECT_TRUE(oneLine(m, "n = -1")) << m;
+  m = invalidArgument([&] { ka::layerNormForward(p, p, p, p, p, p, -1, 8, 8, 1e-5f); });
+  EXPECT_TRUE(oneLine(m, "rows = -1")) << m;
+  m = invalidArgument([&] { ka::layerNormForward(p, p, p, p, p, p, 2, 8, 8, -1.0f); });
+  EXPECT_TRUE(oneLine(m, "eps")) << m;
+}
+
+TEST(KernelsArgs, EmptyLaunchesNothing) {
+  CUdeviceptr p = 0;  // never dereferenced: nothing is launched
+  EXPECT_NO_THROW(ka::vectorAdd(p, p, p, 0));
+  EXPECT_NO_THROW(ka::softmax(p, p, 0, 128, 128, 128));
+  EXPECT_NO_THROW(ka::layerNormForward(p, p, p, p, p, p, 0, 128, 128, 1e-5f));
+}
