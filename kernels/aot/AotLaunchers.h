@@ -35,7 +35,7 @@ inline void checkRows(const char *fn, int64_t rows, int64_t cols, int64_t stride
   require(cols >= 1, fn, "cols = " + num(cols) + " must be >= 1");
   require(stride >= cols, fn, std::string(strideName) + " = " + num(stride) + " is smaller than cols = " + num(cols));
   require(rows <= kMaxI32, fn, "rows = " + num(rows) + " exceeds the grid limit 2^31-1");
-  require(rows == 0 || (rows - 1) * stride + cols <= kMaxI32, fn,
+  require(rows == 0 || (stride <= kMaxI32 && (rows - 1) * stride + cols <= kMaxI32), fn,
           "rows * " + std::string(strideName) + " = " + num(rows) + " * " + num(stride) +
               " exceeds the kernel's int32 indexing");
 }

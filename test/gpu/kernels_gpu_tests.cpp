@@ -332,6 +332,8 @@ TEST(KernelsArgs, RejectedBeforeLaunch) {
   EXPECT_TRUE(oneLine(m, "cols = 0")) << m;
   m = invalidArgument([&] { ka::softmax(p, p, 1 << 20, 4096, 4096, 4096); });
   EXPECT_TRUE(oneLine(m, "int32 indexing")) << m;
+  m = invalidArgument([&] { ka::softmax(p, p, 2, 8, 8, int64_t(1) << 40); });
+  EXPECT_TRUE(oneLine(m, "int32 indexing")) << m;
   m = invalidArgument([&] { ka::vectorAdd(p, p, p, int64_t(1) << 31); });
   EXPECT_TRUE(oneLine(m, "n = 2147483648")) << m;
   m = invalidArgument([&] { ka::vectorAdd(p, p, p, -1); });

@@ -1,9 +1,12 @@
 //===- tilec.cpp - print any stage of a tile kernel -----------------------===//
 //   tilec kernel.mlir --stage=ptx [--sm=90] [--ptx-version=0] [-o out]
+//   tilec --kernel=softmax --spec=w4,p16,p16,i16,i16,i16,c1024 --stage=opt
+//         (a library kernel traced from the DSL; --spec as Specialization::str())
 // Stages: tile (as given, verified), opt (after the tile passes: layouts, vector
 // widths), llvm (optimised LLVM IR with libdevice), ptx, sass (ptxas + nvdisasm or
 // cuobjdump when present), regs (ptxas -v: registers, spills, shared memory).
 #include "tile/Pipeline.h"
+#include "tile/kernels/Registry.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
@@ -28,6 +31,9 @@ static cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::init("-
 static cl::opt<std::string> stage("stage", cl::desc("tile | opt | llvm | ptx | sass | regs"), cl::init("ptx"));
 static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90)"), cl::init(90));
 static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10 (0: highest LLVM knows)"), cl::init(0));
+static cl::opt<std::string> kernelName("kernel", cl::desc("a library kernel (vector_add, softmax, layernorm_fwd) instead of a file"));
+static cl::opt<std::string> specText("spec", cl::desc("its specialisation, e.g. w4,p16,p16,p16,i16,c1024"));
+static cl::opt<bool> printAfterAll("print-ir-after-all", cl::desc("print the IR after every pass to stderr"));
 
 /// Runs `tool args...` on a PTX file and returns its output, or an explanation.
 static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
@@ -59,9 +65,52 @@ static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
   return report.str() + "tilec: neither nvdisasm nor cuobjdump found; printed the ptxas report instead\n";
 }
 
+/// The stages of a DSL library kernel for one specialisation.
+static int printLibraryKernel() {
+  const tile::KernelBase *kernel = tile::kernels::findKernel(kernelName);
+  if (!kernel) {
+    llvm::errs() << "tilec: no library kernel '" << kernelName << "'; known:";
+    for (const tile::KernelBase *k : tile::kernels::libraryKernels()) llvm::errs() << " " << k->name();
+    llvm::errs() << "\n";
+    return 1;
+  }
+  tile::Specialization spec;
+  if (!tile::parseSpecialization(specText, spec) || spec.args.size() != kernel->params().size()) {
+    llvm::errs() << "tilec: --spec must describe " << kernel->params().size()
+                 << " parameters like w4,p16,p,i16,f,c1024 (w = warps; p/i/l = pointer/i32/i64, 16 if "
+                    "16-divisible; f = f32; cN = constant N)\n";
+    return 1;
+  }
+  try {
+    if (stage == "tile") {
+      llvm::outs() << kernel->trace(spec);
+      return 0;
+    }
+    tile::CompileRequest req;
+    req.sm = sm;
+    req.ptxVersion = ptxVersion;
+    req.keepStages = true;
+    tile::CompileResult r = kernel->compile(spec, req);
+    if (stage == "opt") llvm::outs() << r.optimizedIR;
+    else if (stage == "llvm") llvm::outs() << r.llvmIR;
+    else if (stage == "ptx") llvm::outs() << r.ptx;
+    else if (stage == "sass" || stage == "regs") llvm::outs() << runToolOnPTX(r.ptx, stage == "sass");
+    else {
+      llvm::errs() << "tilec: unknown stage '" << stage << "'\n";
+      return 1;
+    }
+  } catch (const std::exception &e) {
+    llvm::errs() << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "tile compiler driver: print any stage of a kernel\n");
+  if (printAfterAll) setenv("TILE_PRINT_IR_AFTER_ALL", "1", 1);
+  if (!kernelName.empty()) return printLibraryKernel();
   mlir::MLIRContext &ctx = tile::compiler::context();
   llvm::SourceMgr sourceMgr;
   std::string error;

@@ -23,6 +23,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <mutex>
 
 using namespace tile::compiler;
@@ -76,11 +77,24 @@ static void linkLibdevice(llvm::Module &module) {
     if (f.isDeclaration() && f.getName().starts_with("__nv_")) needed = true;
   if (!needed) return;
   std::string path = libdevicePath();
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    throw InternalError("tile: cannot read libdevice at " + path + " (" + buffer.getError().message() +
-                        "); set TILE_LIBDEVICE or CUDA_HOME");
-  auto lib = llvm::parseBitcodeFile((*buffer)->getMemBufferRef(), module.getContext());
+  // Read once per process; each compile parses it lazily, materialising only the
+  // functions the kernel calls (and their callees).
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<llvm::MemoryBuffer>> files;
+  llvm::MemoryBufferRef bitcode;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto &file = files[path];
+    if (!file) {
+      auto buffer = llvm::MemoryBuffer::getFile(path);
+      if (!buffer)
+        throw InternalError("tile: cannot read libdevice at " + path + " (" + buffer.getError().message() +
+                            "); set TILE_LIBDEVICE or CUDA_HOME");
+      file = std::move(*buffer);
+    }
+    bitcode = file->getMemBufferRef();
+  }
+  auto lib = llvm::getLazyBitcodeModule(bitcode, module.getContext());
   if (!lib) throw InternalError("tile: cannot parse libdevice at " + path + ": " + llvm::toString(lib.takeError()));
   (*lib)->setTargetTriple(module.getTargetTriple());
   (*lib)->setDataLayout(module.getDataLayout());

@@ -48,6 +48,52 @@ struct Specialization {
   }
 };
 
+/// Parses Specialization::str() ("w4,p16,p,i16,c1024"); false on malformed text.
+inline bool parseSpecialization(const std::string &text, Specialization &out) {
+  Specialization s;
+  size_t pos = 0;
+  bool first = true;
+  while (pos <= text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string tok = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (tok.empty()) return false;
+    char k = tok[0];
+    std::string rest = tok.substr(1);
+    auto number = [&](int64_t &v) {
+      if (rest.empty()) return false;
+      size_t used = 0;
+      try { v = std::stoll(rest, &used); } catch (...) { return false; }
+      return used == rest.size();
+    };
+    if (first) {
+      int64_t w;
+      if (k != 'w' || !number(w)) return false;
+      s.numWarps = static_cast<int>(w);
+      first = false;
+      if (end == text.size()) break;
+      continue;
+    }
+    ArgSpec a;
+    switch (k) {
+    case 'c': a.kind = ArgKind::Const; if (!number(a.constValue)) return false; break;
+    case 'f': a.kind = ArgKind::F32; if (!rest.empty()) return false; break;
+    case 'p': case 'i': case 'l':
+      a.kind = k == 'p' ? ArgKind::Ptr : k == 'i' ? ArgKind::I32 : ArgKind::I64;
+      if (rest == "16") a.div16 = true;
+      else if (!rest.empty()) return false;
+      break;
+    default: return false;
+    }
+    s.args.push_back(a);
+    if (end == text.size()) break;
+  }
+  if (first) return false;
+  out = s;
+  return true;
+}
+
 /// Hash for in-memory lookups on the launch path (cheap: no strings).
 inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
   uint64_t h = seed ^ 0xcbf29ce484222325ull;

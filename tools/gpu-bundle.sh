@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Run HERE (the build machine): builds the runtime-only GPU executables and stages them with the GPU-side
+# scripts in .device/, which the device tool carries to the GPU machine; there, `bash .device/gpu-check.sh`.
+# The GPU machine has no LLVM/MLIR and its own libcuda, and a call carries at most 64 MiB: so this fails if
+# a binary links LLVM, MLIR or CUDA libraries (libcuda must be dlopen'ed), or if .device/ grows too large.
+#     tools/gpu-bundle.sh            (BUILD=<dir> to use another build directory)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$ROOT/build}
+DEV=$ROOT/.device
+TARGETS=(runtime_gpu_tests kernels_gpu_tests bench_kernels)
+MAX_BYTES=$((48 << 20))  # headroom under the 64 MiB per call for the working tree itself
+
+# .device/ is in .gitignore too; the local exclude also covers checkouts whose .gitignore predates it.
+EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude)
+case $EXCLUDE in /*) ;; *) EXCLUDE=$ROOT/$EXCLUDE ;; esac
+grep -qxF '/.device/' "$EXCLUDE" 2>/dev/null || echo '/.device/' >>"$EXCLUDE"
+
+ninja -C "$BUILD" "${TARGETS[@]}"
+mkdir -p "$DEV"
+
+staged=()
+for t in "${TARGETS[@]}"; do
+  bin=$(find "$BUILD" -path '*/CMakeFiles' -prune -o -type f -name "$t" -perm -u+x -print -quit)
+  [ -n "$bin" ] || { echo "gpu-bundle: built $t but cannot find it under $BUILD" >&2; exit 1; }
+  deps=$(ldd "$bin")
+  if bad=$(grep -Ei 'libLLVM|libMLIR|libcuda|libcudart|libnvrtc|libnvJitLink|not found' <<<"$deps"); then
+    echo "gpu-bundle: $t must depend on neither LLVM/MLIR nor CUDA libraries, and resolve all libraries:" >&2
+    echo "$bad" >&2
+    exit 1
+  fi
+  install -m 755 "$bin" "$DEV/$t"
+  staged+=("$DEV/$t")
+done
+install -m 755 "$ROOT/tools/gpu-check.sh" "$DEV/gpu-check.sh"
+install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
+staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py")
+
+ours=$(du -cb "${staged[@]}" | tail -1 | cut -f1)
+all=$(du -sb "$DEV" | cut -f1)
+for f in "${staged[@]}"; do printf '  %-28s %8d KiB\n' "$(basename "$f")" $(($(stat -c %s "$f") >> 10)); done
+awk -v n="${#staged[@]}" -v a="$ours" -v b="$all" \
+  'BEGIN { printf "gpu-bundle: staged %d files, %.1f MiB (.device/ holds %.1f MiB)\n", n, a / 1048576, b / 1048576 }'
+if [ "$all" -gt "$MAX_BYTES" ]; then
+  echo "gpu-bundle: .device/ exceeds $((MAX_BYTES >> 20)) MiB; the device tool carries at most 64 MiB per call" >&2
+  exit 1
+fi
+echo "gpu-bundle: on the GPU machine run: bash .device/gpu-check.sh"

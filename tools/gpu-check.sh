@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# One-call GPU check. Runs ON the GPU machine, from the repo root, with .device/ carried (staged here by
+# tools/gpu-bundle.sh):
+#     bash .device/gpu-check.sh
+# Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, then the PyTorch/Triton
+# anchors (bench/torch_triton_bench.py), writes full logs to $OUT (or a temp dir), and prints a summary last.
+# Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
+# no GPU is usable, so on the GPU machine a skip means nothing was checked). Benchmarks never fail the check.
+# Per-step timeouts (60 s per test binary, 60 s bench_kernels, 150 s python) bound the worst case at
+# about 5.5 minutes with two test binaries; a normal run should take about a minute.
+set -u
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LOGS=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")}
+mkdir -p "$LOGS"
+PY=${PYTHON:-python3}
+TEST_TIMEOUT=${TEST_TIMEOUT:-60}
+BENCH_TIMEOUT=${BENCH_TIMEOUT:-60}
+PY_TIMEOUT=${PY_TIMEOUT:-150}
+START=$SECONDS
+
+if command -v nvidia-smi >/dev/null; then
+  SMI=$(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,power.limit --format=csv,noheader 2>&1 | head -1)
+else
+  SMI="nvidia-smi not found"
+fi
+echo "gpu: $SMI"
+echo "logs: $LOGS"
+
+status=0
+summary=()
+
+# --- tests --------------------------------------------------------------------------------------------
+shopt -s nullglob
+tests=("$HERE"/*_gpu_tests)
+if [ ${#tests[@]} -eq 0 ]; then
+  echo "no *_gpu_tests binaries in $HERE (run tools/gpu-bundle.sh on the build machine)"
+  status=1
+fi
+for bin in "${tests[@]}"; do
+  name=$(basename "$bin")
+  log="$LOGS/$name.log"
+  timeout -k 5 "$TEST_TIMEOUT" "$bin" --gtest_brief=1 --gtest_color=no >"$log" 2>&1
+  rc=$?
+  # gtest's closing summary: "[  PASSED  ] N tests.", "[  FAILED  ] N tests, listed below:", "[  SKIPPED ] N tests,".
+  passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\..*/\1/p' "$log" | tail -1)
+  failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below.*/\1/p' "$log" | tail -1)
+  skipped=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}.*/\1/p' "$log" | tail -1)
+  passed=${passed:-0} failed=${failed:-0} skipped=${skipped:-0}
+  note=""
+  dump=0
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    note="TIMED OUT after ${TEST_TIMEOUT}s" dump=1
+  elif [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
+    note="CRASHED (exit $rc)" dump=1
+  elif [ "$rc" -ne 0 ]; then
+    dump=1
+  elif [ "$skipped" -gt 0 ]; then
+    # GPU tests skip only where no GPU is usable: here that means they checked nothing.
+    note="SKIPPED: $(grep -m1 -A1 ': Skipped$' "$log" | tail -1)"
+  fi
+  [ -n "$note" ] && status=1
+  if [ "$dump" -eq 1 ]; then
+    status=1
+    echo "---- $name: failures (full log: $log)"
+    # Brief mode prints only failures; cap what reaches the (tail-limited) console.
+    if [ "$failed" -gt 0 ]; then
+      grep -v '^\[==========\]\|^\[  PASSED  \]\|^\[  SKIPPED \]\|^Running main()' "$log" | head -60
+    else
+      tail -20 "$log"  # crashed or hung: the end shows how far it got
+    fi
+  fi
+  summary+=("$(printf '%-22s passed %4s  failed %4s  skipped %4s  %s' "$name" "$passed" "$failed" "$skipped" "$note")")
+  echo "$name done ($((SECONDS - START)) s)"
+done
+
+# --- benchmarks ---------------------------------------------------------------------------------------
+run_bench() {  # name timeout command...: log to $LOGS/name.log, one status line
+  local name=$1 limit=$2
+  shift 2
+  timeout -k 5 "$limit" "$@" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "---- $name exited $rc (full log: $LOGS/$name.log)"
+    tail -15 "$LOGS/$name.log"
+  fi
+  echo "$name done ($((SECONDS - START)) s)"
+}
+
+if [ -x "$HERE/bench_kernels" ]; then
+  run_bench bench_kernels "$BENCH_TIMEOUT" "$HERE/bench_kernels"
+else
+  echo "bench_kernels missing in $HERE"
+fi
+if command -v "$PY" >/dev/null && [ -f "$HERE/torch_triton_bench.py" ]; then
+  PYTHONUNBUFFERED=1 run_bench torch_triton_bench "$PY_TIMEOUT" "$PY" "$HERE/torch_triton_bench.py"
+else
+  echo "torch_triton_bench skipped ($PY or $HERE/torch_triton_bench.py missing)"
+fi
+
+# --- summary ------------------------------------------------------------------------------------------
+echo
+echo "==== gpu-check summary ($((SECONDS - START)) s) - $SMI"
+for line in "${summary[@]}"; do echo "$line"; done
+cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep '^RESULT ' | awk '
+  # RESULT <impl>_<op> <shape> <gbps> <us>, impl in tile/torch/triton.
+  {
+    impl = $2; sub(/_.*/, "", impl); op = substr($2, length(impl) + 2)
+    k = op SUBSEP $3
+    gb[impl, k] = $4; us[impl, k] = $5
+    if (!(k in seen) && (op == "copy" || op == "add" || op == "softmax" || op == "layernorm")) {
+      seen[k] = 1; order[++n] = k
+    }
+    if (impl == "tile" && op == "copy") copy = $4
+  }
+  function cell(impl, k) { return ((impl, k) in gb) ? sprintf("%9.1f", gb[impl, k]) : sprintf("%9s", "-") }
+  function t(impl, op, scale) {
+    for (key in us) { split(key, p, SUBSEP); if (p[1] == impl && p[2] == op) return sprintf("%.1f", us[key] / scale) }
+    return "-"
+  }
+  END {
+    printf "%-10s %-12s %9s %9s %9s %9s %9s\n", "GB/s", "shape", "tile", "copy", "torch", "triton", "tile/copy"
+    for (i = 1; i <= n; i++) {
+      split(order[i], p, SUBSEP)
+      pct = ((("tile", order[i]) in gb) && copy > 0) ? sprintf("%8.1f%%", 100 * gb["tile", order[i]] / copy) : sprintf("%9s", "-")
+      printf "%-10s %-12s %s %9s %s %s %s\n", p[1], p[2], cell("tile", order[i]), (copy ? sprintf("%9.1f", copy) : "-"), \
+        cell("torch", order[i]), cell("triton", order[i]), pct
+    }
+    printf "host us per cached launch:  tile %s  torch %s  triton %s\n", t("tile", "launch_host", 1), \
+      t("torch", "launch_host", 1), t("triton", "launch_host", 1)
+    printf "cold first launch ms:  tile add %s softmax %s (driver JIT of AOT PTX) | triton add %s softmax %s (compile, init %s)\n", \
+      t("tile", "cold_add", 1000), t("tile", "cold_softmax", 1000), t("triton", "cold_add", 1000), \
+      t("triton", "cold_softmax", 1000), t("triton", "init", 1000)
+  }'
+[ "$status" -eq 0 ] && echo "gpu-check: PASS" || echo "gpu-check: FAIL"
+exit "$status"
