@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tile::rt;
@@ -215,8 +216,11 @@ int main(int argc, char **argv) {
     }
     benchCopy(b);
     benchVectorAdd(b);
-    for (int64_t cols : {1024, 4096, 16384}) benchSoftmax(b, 4096, cols);
-    for (int64_t cols : {1024, 4096, 16384}) benchLayerNorm(b, 4096, cols);
+    // 4096 rows as in Triton's tutorials, plus 256 MiB tensors where launch and tail
+    // effects fade (the same list as torch_triton_bench.py).
+    const std::pair<int64_t, int64_t> rowShapes[] = {{4096, 1024}, {4096, 4096}, {4096, 16384}, {65536, 1024}, {16384, 4096}};
+    for (auto [rows, cols] : rowShapes) benchSoftmax(b, rows, cols);
+    for (auto [rows, cols] : rowShapes) benchLayerNorm(b, rows, cols);
     b.note("tile_launch_host", "1024", launchHostUs());
     b.print();
   } catch (const std::exception &e) {

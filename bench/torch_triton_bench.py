@@ -25,14 +25,16 @@ import torch.nn.functional as F  # noqa: E402
 try:
     import triton
     import triton.language as tl
+    import triton.testing
 
     HAVE_TRITON = True
 except Exception as e:  # any failure (missing, broken install): torch numbers are still worth having
     print(f"triton unavailable ({type(e).__name__}: {e}); measuring torch only")
     HAVE_TRITON = False
 
-SHAPES_ROWS = 4096
-SHAPES_COLS = (1024, 4096, 16384)
+# 4096 rows as in Triton's tutorials, plus 256 MiB tensors where launch and tail effects fade
+# (the same list as bench_kernels.cpp).
+ROW_SHAPES = ((4096, 1024), (4096, 4096), (4096, 16384), (65536, 1024), (16384, 4096))
 N_ADD = 1 << 28  # floats: 1 GiB per array, as bench_kernels
 N_COPY = 1 << 28
 RESULTS = []
@@ -222,10 +224,10 @@ def bench_add():
         record("triton_add", str(N_ADD), 3 * x.nbytes, median_us(lambda: triton_add(x, y, z)))
 
 
-def bench_softmax(cols):
-    x = torch.randn(SHAPES_ROWS, cols, device="cuda")
+def bench_softmax(rows, cols):
+    x = torch.randn(rows, cols, device="cuda")
     out = torch.empty_like(x)
-    shape = f"{SHAPES_ROWS}x{cols}"
+    shape = f"{rows}x{cols}"
     record("torch_softmax", shape, 2 * x.nbytes, median_us(lambda: torch.softmax(x, dim=-1)))
     if HAVE_TRITON:
         out.fill_(float("nan"))
@@ -234,12 +236,12 @@ def bench_softmax(cols):
         record("triton_softmax", shape, 2 * x.nbytes, median_us(lambda: triton_softmax(out, x)))
 
 
-def bench_layernorm(cols):
-    x = torch.randn(SHAPES_ROWS, cols, device="cuda") * 0.5 - 2.3
+def bench_layernorm(rows, cols):
+    x = torch.randn(rows, cols, device="cuda") * 0.5 - 2.3
     w, b = torch.rand(cols, device="cuda") + 0.5, torch.randn(cols, device="cuda")
     y = torch.empty_like(x)
-    mean, rstd = torch.empty(SHAPES_ROWS, device="cuda"), torch.empty(SHAPES_ROWS, device="cuda")
-    shape = f"{SHAPES_ROWS}x{cols}"
+    mean, rstd = torch.empty(rows, device="cuda"), torch.empty(rows, device="cuda")
+    shape = f"{rows}x{cols}"
     nbytes = 2 * x.nbytes + 2 * w.nbytes + 2 * mean.nbytes  # as bench_kernels: x, y, w, b, mean, rstd once
     record("torch_layernorm", shape, nbytes, median_us(lambda: F.layer_norm(x, (cols,), w, b, 1e-5)))
     if HAVE_TRITON:
@@ -268,10 +270,10 @@ def main():
         attempt("triton cold compile", bench_cold)  # first: the cache must still be empty
     attempt("copy", bench_copy)
     attempt("add", bench_add)
-    for cols in SHAPES_COLS:
-        attempt(f"softmax {cols}", lambda: bench_softmax(cols))
-    for cols in SHAPES_COLS:
-        attempt(f"layernorm {cols}", lambda: bench_layernorm(cols))
+    for rows, cols in ROW_SHAPES:
+        attempt(f"softmax {rows}x{cols}", lambda: bench_softmax(rows, cols))
+    for rows, cols in ROW_SHAPES:
+        attempt(f"layernorm {rows}x{cols}", lambda: bench_layernorm(rows, cols))
     attempt("launch host", bench_launch_host)
     print()
     for name, shape, us, gbps in RESULTS:

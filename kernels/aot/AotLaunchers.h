@@ -23,21 +23,23 @@ namespace detail {
 // silently reading the wrong memory.
 constexpr int64_t kMaxI32 = std::numeric_limits<int32_t>::max();
 
-inline void require(bool ok, const char *fn, const std::string &what) {
-  if (!ok) throw std::invalid_argument(std::string("tile::kernels::aot::") + fn + ": " + what);
+// Messages are built only on failure: these checks run on every launch.
+[[noreturn]] inline void fail(const char *fn, const std::string &what) {
+  throw std::invalid_argument(std::string("tile::kernels::aot::") + fn + ": " + what);
 }
 
 inline std::string num(int64_t v) { return std::to_string(v); }
 
 // Row kernels: one program per row, every row inside int32 index range.
 inline void checkRows(const char *fn, int64_t rows, int64_t cols, int64_t stride, const char *strideName) {
-  require(rows >= 0, fn, "rows = " + num(rows) + " is negative");
-  require(cols >= 1, fn, "cols = " + num(cols) + " must be >= 1");
-  require(stride >= cols, fn, std::string(strideName) + " = " + num(stride) + " is smaller than cols = " + num(cols));
-  require(rows <= kMaxI32, fn, "rows = " + num(rows) + " exceeds the grid limit 2^31-1");
-  require(rows == 0 || (stride <= kMaxI32 && (rows - 1) * stride + cols <= kMaxI32), fn,
-          "rows * " + std::string(strideName) + " = " + num(rows) + " * " + num(stride) +
-              " exceeds the kernel's int32 indexing");
+  if (rows < 0) fail(fn, "rows = " + num(rows) + " is negative");
+  if (cols < 1) fail(fn, "cols = " + num(cols) + " must be >= 1");
+  if (stride < cols)
+    fail(fn, std::string(strideName) + " = " + num(stride) + " is smaller than cols = " + num(cols));
+  if (rows > kMaxI32) fail(fn, "rows = " + num(rows) + " exceeds the grid limit 2^31-1");
+  if (rows > 0 && (stride > kMaxI32 || (rows - 1) * stride + cols > kMaxI32))
+    fail(fn, "rows * " + std::string(strideName) + " = " + num(rows) + " * " + num(stride) +
+                 " exceeds the kernel's int32 indexing");
 }
 
 inline rt::AotLaunchConfig config(int64_t grid, int numWarps, CUstream s) {
@@ -54,8 +56,8 @@ inline rt::AotLaunchConfig config(int64_t grid, int numWarps, CUstream s) {
 inline void vectorAdd(CUdeviceptr x, CUdeviceptr y, CUdeviceptr z, int64_t n, CUstream s = nullptr) {
   constexpr int block = ElementwiseConfig::block;
   // The last program's offsets reach cdiv(n, BLOCK) * BLOCK - 1, which must fit int32.
-  detail::require(n >= 0 && n <= detail::kMaxI32 - block + 1, "vectorAdd",
-                  "n = " + detail::num(n) + " is outside [0, 2^31 - " + detail::num(block) + "]");
+  if (n < 0 || n > detail::kMaxI32 - block + 1)
+    detail::fail("vectorAdd", "n = " + detail::num(n) + " is outside [0, 2^31 - " + detail::num(block) + "]");
   if (n == 0) return;
   int64_t grid = (n + block - 1) / block;
   tile::aot::vector_add(detail::config(grid, ElementwiseConfig::numWarps, s), x, y, z, static_cast<int32_t>(n),
@@ -66,9 +68,9 @@ inline void vectorAdd(CUdeviceptr x, CUdeviceptr y, CUdeviceptr z, int64_t n, CU
 /// row strides in elements). cols <= kMaxRowBlock: the whole row lives in registers.
 inline void softmax(CUdeviceptr out, CUdeviceptr in, int64_t rows, int64_t cols, int64_t outRowStride,
                     int64_t inRowStride, CUstream s = nullptr) {
-  detail::require(cols <= kMaxRowBlock, "softmax",
-                  "cols = " + detail::num(cols) + " exceeds kMaxRowBlock = " + detail::num(kMaxRowBlock) +
-                      " (one row per program, held in registers)");
+  if (cols > kMaxRowBlock)
+    detail::fail("softmax", "cols = " + detail::num(cols) + " exceeds kMaxRowBlock = " + detail::num(kMaxRowBlock) +
+                                " (one row per program, held in registers)");
   detail::checkRows("softmax", rows, cols, inRowStride, "inRowStride");
   detail::checkRows("softmax", rows, cols, outRowStride, "outRowStride");
   if (rows == 0) return;
@@ -83,7 +85,7 @@ inline void layerNormForward(CUdeviceptr x, CUdeviceptr y, CUdeviceptr w, CUdevi
                              CUdeviceptr rstd, int64_t rows, int64_t cols, int64_t rowStride, float eps,
                              CUstream s = nullptr) {
   detail::checkRows("layerNormForward", rows, cols, rowStride, "rowStride");
-  detail::require(eps >= 0.0f, "layerNormForward", "eps must be >= 0");
+  if (!(eps >= 0.0f)) detail::fail("layerNormForward", "eps must be >= 0 (and not NaN)");
   if (rows == 0) return;
   RowConfig p = layerNormConfig(cols);
   tile::aot::layernorm_fwd(detail::config(rows, p.numWarps, s), x, y, w, b, mean, rstd,
