@@ -33,6 +33,13 @@ for t in "${TARGETS[@]}"; do
   install -m 755 "$bin" "$DEV/$t"
   staged+=("$DEV/$t")
 done
+# A few AOT PTX files for the SASS check there (variant 0 of a kernel: all arguments 16-divisible;
+# 1: pointers only; softmax_30 / layernorm_fwd_36: BLOCK 1024 / 4096, see gen_kernels_aot.cpp).
+mkdir -p "$DEV/ptx"
+for p in vector_add_0 vector_add_1 softmax_30 layernorm_fwd_36; do
+  install -m 644 "$BUILD/kernels/aot/kernels_aot_ptx/$p.ptx" "$DEV/ptx/$p.ptx"
+  staged+=("$DEV/ptx/$p.ptx")
+done
 install -m 755 "$ROOT/tools/gpu-check.sh" "$DEV/gpu-check.sh"
 install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
 staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py")

@@ -74,6 +74,28 @@ for bin in "${tests[@]}"; do
   echo "$name done ($((SECONDS - START)) s)"
 done
 
+# --- SASS of the ahead-of-time PTX ------------------------------------------------------------------------
+# The build machine has no disassembler: here ptxas + cuobjdump show whether the 16-byte accesses the PTX
+# asks for survive into SASS (LDG.E.128 / STG.E.128) and that no local memory (LDL/STL) appears.
+sass_line=""
+CUDA_BIN=${CUDA_HOME:-/usr/local/cuda}/bin
+if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" ]; then
+  for ptx in "$HERE"/ptx/*.ptx; do
+    name=$(basename "$ptx" .ptx)
+    cubin="$LOGS/$name.cubin"
+    if "$CUDA_BIN/ptxas" -arch=sm_90 "$ptx" -o "$cubin" >"$LOGS/$name.ptxas.log" 2>&1; then
+      "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$LOGS/$name.sass" 2>&1
+      ldg=$(grep -c 'LDG.E.128' "$LOGS/$name.sass"); stg=$(grep -c 'STG.E.128' "$LOGS/$name.sass")
+      local_mem=$(grep -cE '\b(LDL|STL)\b' "$LOGS/$name.sass")
+      sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s LDL/STL; ' "$name" "$ldg" "$stg" "$local_mem")"
+    else
+      sass_line+="$name: ptxas failed (see $LOGS/$name.ptxas.log); "
+    fi
+  done
+else
+  sass_line="skipped (no .device/ptx, ptxas or cuobjdump)"
+fi
+
 # --- benchmarks ---------------------------------------------------------------------------------------
 run_bench() {  # name timeout command...: log to $LOGS/name.log, one status line
   local name=$1 limit=$2
@@ -133,4 +155,5 @@ cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep 
       t("triton", "cold_softmax", 1000), t("triton", "init", 1000)
   }'
 [ "$status" -eq 0 ] && echo "gpu-check: PASS" || echo "gpu-check: FAIL"
+echo "sass: $sass_line"
 exit "$status"

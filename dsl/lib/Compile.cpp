@@ -67,11 +67,14 @@ std::optional<CachedKernel> decodePayload(std::string_view s) {
 
 CompileResult KernelBase::compile(const Specialization &spec, const CompileRequest &req) const {
   // sm 0 means "this machine's GPU"; without one chooseTarget falls back to sm_90.
+  // Where a driver is present, the PTX version is capped by what it can JIT.
   int sm = req.sm, driver = 0;
-  if (sm == 0 && rt::gpuAvailable()) {
-    const rt::DeviceInfo &info = rt::Context::get().info();
-    sm = info.ccMajor * 10 + info.ccMinor;
+  if (rt::gpuAvailable()) {
     driver = rt::driverVersion();
+    if (sm == 0) {
+      const rt::DeviceInfo &info = rt::Context::get().info();
+      sm = info.ccMajor * 10 + info.ccMinor;
+    }
   }
   compiler::Target target = compiler::chooseTarget(sm, req.ptxVersion, driver);
 
