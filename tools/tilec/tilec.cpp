@@ -65,6 +65,20 @@ static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
   return report.str() + "tilec: neither nvdisasm nor cuobjdump found; printed the ptxas report instead\n";
 }
 
+/// Prints the requested compiled stage; 1 for an unknown stage.
+static int printStage(llvm::raw_ostream &os, const std::string &optimizedIR, const std::string &llvmIR,
+                      const std::string &ptx) {
+  if (stage == "opt") os << optimizedIR;
+  else if (stage == "llvm") os << llvmIR;
+  else if (stage == "ptx") os << ptx;
+  else if (stage == "sass" || stage == "regs") os << runToolOnPTX(ptx, stage == "sass");
+  else {
+    llvm::errs() << "tilec: unknown stage '" << stage << "'\n";
+    return 1;
+  }
+  return 0;
+}
+
 /// The stages of a DSL library kernel for one specialisation.
 static int printLibraryKernel() {
   const tile::KernelBase *kernel = tile::kernels::findKernel(kernelName);
@@ -91,14 +105,7 @@ static int printLibraryKernel() {
     req.ptxVersion = ptxVersion;
     req.keepStages = true;
     tile::CompileResult r = kernel->compile(spec, req);
-    if (stage == "opt") llvm::outs() << r.optimizedIR;
-    else if (stage == "llvm") llvm::outs() << r.llvmIR;
-    else if (stage == "ptx") llvm::outs() << r.ptx;
-    else if (stage == "sass" || stage == "regs") llvm::outs() << runToolOnPTX(r.ptx, stage == "sass");
-    else {
-      llvm::errs() << "tilec: unknown stage '" << stage << "'\n";
-      return 1;
-    }
+    return printStage(llvm::outs(), r.optimizedIR, r.llvmIR, r.ptx);
   } catch (const std::exception &e) {
     llvm::errs() << e.what() << "\n";
     return 1;
@@ -136,14 +143,7 @@ int main(int argc, char **argv) {
     opts.keepStages = true;
     try {
       tile::compiler::PipelineResult r = tile::compiler::runPipeline(*module, opts);
-      if (stage == "opt") out->os() << r.optimizedIR;
-      else if (stage == "llvm") out->os() << r.llvmIR;
-      else if (stage == "ptx") out->os() << r.ptx;
-      else if (stage == "sass" || stage == "regs") out->os() << runToolOnPTX(r.ptx, stage == "sass");
-      else {
-        llvm::errs() << "tilec: unknown stage '" << stage << "'\n";
-        return 1;
-      }
+      if (int rc = printStage(out->os(), r.optimizedIR, r.llvmIR, r.ptx)) return rc;
     } catch (const std::exception &e) {
       llvm::errs() << e.what() << "\n";
       return 1;
