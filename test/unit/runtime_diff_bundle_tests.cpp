@@ -1,0 +1,102 @@
+// The differential bundle: round trip, corruption detection, output comparison.
+#include "tile/runtime/DiffBundle.h"
+#include "tile/runtime/Error.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+using namespace tile;
+using namespace tile::rt;
+
+namespace {
+
+std::vector<uint8_t> floats(std::initializer_list<float> v) {
+  std::vector<uint8_t> out(v.size() * 4);
+  std::memcpy(out.data(), std::data(v), out.size());
+  return out;
+}
+
+DiffCase sampleCase() {
+  DiffCase c;
+  c.name = "softmax 3x5";
+  c.seed = 42;
+  c.kernel = "softmax";
+  c.ptx = "// ptx text";
+  c.sharedBytes = 16;
+  c.numWarps = 8;
+  c.grid = Dim3{3, 1, 1};
+  c.tolerance = 1e-5;
+  DiffArg out;
+  out.kind = ArgKind::Ptr;
+  out.input = floats({NAN, NAN});
+  out.expected = floats({0.25f, 0.75f});
+  DiffArg n;
+  n.kind = ArgKind::I32;
+  n.scalar = -7;
+  DiffArg eps;
+  eps.kind = ArgKind::F32;
+  eps.f32 = 1e-5f;
+  c.args = {out, n, eps};
+  return c;
+}
+
+std::string tempPath(const char *name) { return ::testing::TempDir() + name; }
+
+} // namespace
+
+TEST(DiffBundle, RoundTrip) {
+  std::string path = tempPath("roundtrip.bundle");
+  writeDiffBundle(path, {sampleCase(), sampleCase()});
+  std::vector<DiffCase> back = readDiffBundle(path);
+  ASSERT_EQ(back.size(), 2u);
+  const DiffCase &c = back[1];
+  EXPECT_EQ(c.name, "softmax 3x5");
+  EXPECT_EQ(c.seed, 42u);
+  EXPECT_EQ(c.ptx, "// ptx text");
+  EXPECT_EQ(c.numWarps, 8);
+  EXPECT_EQ(c.grid.x, 3u);
+  ASSERT_EQ(c.args.size(), 3u);
+  EXPECT_EQ(c.args[0].expected, floats({0.25f, 0.75f}));
+  EXPECT_EQ(c.args[1].scalar, -7);
+  EXPECT_FLOAT_EQ(c.args[2].f32, 1e-5f);
+}
+
+TEST(DiffBundle, CorruptOrMissingFilesGiveOneLineErrors) {
+  std::string path = tempPath("corrupt.bundle");
+  writeDiffBundle(path, {sampleCase()});
+  {
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(40);
+    f.put('\x7f');
+  }
+  try {
+    readDiffBundle(path);
+    FAIL() << "a flipped byte was not detected";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(readDiffBundle(tempPath("does-not-exist.bundle")), Error);
+  std::ofstream(tempPath("garbage.bundle")) << "not a bundle at all, really";
+  EXPECT_THROW(readDiffBundle(tempPath("garbage.bundle")), Error);
+}
+
+TEST(DiffBundle, CompareFloatsByRelativeErrorAndRejectNaN) {
+  auto ref = floats({1.f, 2.f, 3.f});
+  EXPECT_TRUE(compareOutputs(DiffElem::F32, ref, floats({1.f, 2.f, 3.f + 1e-6f}), 1e-5).ok);
+  EXPECT_FALSE(compareOutputs(DiffElem::F32, ref, floats({1.f, 2.f, 3.1f}), 1e-5).ok);
+  DiffResult nan = compareOutputs(DiffElem::F32, ref, floats({1.f, NAN, 3.f}), 1e-5);
+  EXPECT_FALSE(nan.ok);
+  EXPECT_NE(nan.detail.find("element 1"), std::string::npos) << nan.detail;
+}
+
+TEST(DiffBundle, CompareIntegersExactly) {
+  std::vector<uint8_t> a(8, 0), b(8, 0);
+  b[4] = 1;
+  EXPECT_TRUE(compareOutputs(DiffElem::I32, a, a, 0).ok);
+  EXPECT_FALSE(compareOutputs(DiffElem::I32, a, b, 1e9).ok);
+}
