@@ -8,6 +8,7 @@
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include <numeric>
 
 namespace mlir::tile {
@@ -173,22 +174,45 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     return success();
   }
 
-  /// convert_layout(make_range | splat | constant) → the producer in the target layout.
+  /// Whether `v` can be recomputed in another layout from scalars alone: ranges,
+  /// splats, constants, and arith ops over those (index arithmetic such as
+  /// `pid * BLOCK + arange(0, BLOCK)`), up to a small depth.
+  static bool isCheap(Value v, int depth = 0) {
+    Operation *op = v.getDefiningOp();
+    if (!op || depth > 8) return false;
+    if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+    if (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1) return false;
+    return llvm::all_of(op->getOperands(), [&](Value o) {
+      return !isa<RankedTensorType>(o.getType()) || isCheap(o, depth + 1);
+    });
+  }
+
+  /// A copy of cheap `v`'s computation producing `type` (same shape, other layout).
+  static Value rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
+    Operation *op = v.getDefiningOp();
+    IRMapping map;
+    for (Value o : op->getOperands())
+      if (auto t = dyn_cast<RankedTensorType>(o.getType()))
+        map.map(o, rematerialize(b, o, RankedTensorType::get(t.getShape(), t.getElementType(), type.getEncoding())));
+    Operation *clone = b.clone(*op, map);
+    clone->getResult(0).setType(type);
+    if (auto c = dyn_cast<arith::ConstantOp>(clone))
+      if (auto splat = dyn_cast<SplatElementsAttr>(c.getValue())) c.setValueAttr(splat.resizeSplat(type));
+    return clone->getResult(0);
+  }
+
+  /// convert_layout of a cheap producer → the producer recomputed in the target layout.
   void rematerializeCheapConversions(func::FuncOp func) {
     SmallVector<ConvertLayoutOp> converts;
     func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
     for (ConvertLayoutOp cvt : converts) {
-      Operation *src = cvt.getSrc().getDefiningOp();
-      if (!src || !isa<MakeRangeOp, SplatOp, arith::ConstantOp>(src)) continue;
+      if (!isCheap(cvt.getSrc())) continue;
       OpBuilder b(cvt);
-      Operation *clone = b.clone(*src);
-      clone->getResult(0).setType(cvt.getType());
-      if (auto c = dyn_cast<arith::ConstantOp>(clone))
-        if (auto splat = dyn_cast<SplatElementsAttr>(c.getValue()))
-          c.setValueAttr(splat.resizeSplat(cvt.getType()));
-      cvt.replaceAllUsesWith(clone->getResult(0));
+      Value replacement = rematerialize(b, cvt.getSrc(), cvt.getType());
+      Operation *src = cvt.getSrc().getDefiningOp();
+      cvt.replaceAllUsesWith(replacement);
       cvt.erase();
-      if (src->use_empty()) src->erase();
+      if (src->use_empty()) src->erase(); // the rest of a dead chain goes with canonicalisation
     }
   }
 };

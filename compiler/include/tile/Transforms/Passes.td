@@ -45,4 +45,36 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
                            "::mlir::cf::ControlFlowDialect", "::mlir::scf::SCFDialect"];
 }
 
+def TileLowerToCPU : Pass<"tile-lower-to-cpu", "mlir::ModuleOp"> {
+  let summary = "Lower layout-free tile IR to vector/scf/memref code for the CPU executor";
+  let description = [{
+    Replaces each kernel (`func.func` with `tile.kernel`) by a function that runs one
+    program instance: `@k(args..., pid_x, pid_y, pid_z, nprog_x, nprog_y, nprog_z)`, with
+    `!tile.ptr<T>` passed as an i64 host address. Tensors are processed in chunks of
+    `chunk` elements along their last dimension (1-D vectors): a tensor op with a single
+    user in the same block is fused into that user's chunk loop; cheap values (splats,
+    ranges, integer index arithmetic) are recomputed wherever they are used; every other
+    tensor is materialised in a stack buffer (`memref.alloca`). Loads and stores whose
+    addresses the axis analysis proves contiguous along the last dimension become
+    `llvm.intr.masked.load/store`, others masked gather/scatter; atomics become one
+    `llvm.atomicrmw` per active element. Reductions: see TileOps.td and the CPU executor
+    notes (lane-parallel partials, then a halving tree). With `check`, every active
+    memory access first calls `tile_cpu_check` (the checking mode's runtime).
+    ```mlir
+    func.func @k(%x: !tile.ptr<f32>) attributes {tile.kernel} { ... }
+    // becomes
+    func.func @k(%x: i64, %pidx: i32, ..., %nz: i32) { scf.for ... vector.load ... }
+    ```
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int", /*default=*/"16", "elements per vector chunk (a power of two)">,
+    Option<"check", "check", "bool", /*default=*/"false",
+           "call tile_cpu_check before every active load/store/atomic element">
+  ];
+  let dependentDialects = ["::mlir::vector::VectorDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect", "::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
 #endif

@@ -1,0 +1,102 @@
+//===- TestKernels.h - DSL kernels that exercise what the library does not -===//
+// 2-D layouts, reductions along either axis (results in sliced layouts, stored through
+// converted pointer tensors), argmax, atomics on colliding addresses, half precision,
+// loops and branches. Compiled ahead of time for the GPU tests and run on the CPU
+// executor for the differential bundle; each has a float64 reference in the tests.
+#pragma once
+
+#include "tile/tile.h"
+
+namespace tile::testing {
+
+/// out[c, r] = in[r, c] for an M x N row-major matrix, BM x BN tiles per program.
+inline const auto &transposeKernel() {
+  static const auto k = tile::kernel("transpose", [](Ptr<float> in, Ptr<float> out, I32 m, I32 n, Const<int> BM,
+                                                     Const<int> BN) {
+    Value rows = program_id(0) * BM + arange(0, BM);
+    Value cols = program_id(1) * BN + arange(0, BN);
+    Value mask = (col(rows) < m) & (row(cols) < n);
+    Value tile = load(in + col(rows) * n + row(cols), mask);
+    store(out + row(cols) * m + col(rows), tile, mask);
+  });
+  return k;
+}
+
+/// Per row of an M x N matrix (BN >= N): the sum, the max and the index of the max.
+inline const auto &rowStatsKernel() {
+  static const auto k = tile::kernel("row_stats", [](Ptr<float> in, Ptr<float> sums, Ptr<float> maxima,
+                                                     Ptr<int32_t> argmaxes, I32 m, I32 n, Const<int> BM,
+                                                     Const<int> BN) {
+    Value rows = program_id(0) * BM + arange(0, BM);
+    Value cols = arange(0, BN);
+    Value mask = (col(rows) < m) & (row(cols) < n);
+    Value x = load(in + col(rows) * n + row(cols), mask, -1e30f);
+    Value rowMask = rows < m;
+    store(sums + rows, sum(where(mask, x, 0.0f), 1), rowMask);
+    store(maxima + rows, max(x, 1), rowMask);
+    store(argmaxes + rows, argmax(x, 1), rowMask);
+  });
+  return k;
+}
+
+/// Per column of an M x N matrix (BM >= M): the minimum.
+inline const auto &colMinKernel() {
+  static const auto k = tile::kernel("col_min", [](Ptr<float> in, Ptr<float> minima, I32 m, I32 n, Const<int> BM,
+                                                   Const<int> BN) {
+    Value rows = arange(0, BM);
+    Value cols = program_id(0) * BN + arange(0, BN);
+    Value mask = (col(rows) < m) & (row(cols) < n);
+    Value x = load(in + col(rows) * n + row(cols), mask, 1e30f);
+    store(minima + cols, min(x, 0), cols < n);
+  });
+  return k;
+}
+
+/// bins[v] += 1 for each value v in [0, nbins): many programs hit the same bins.
+inline const auto &histogramKernel() {
+  static const auto k = tile::kernel("histogram", [](Ptr<int32_t> values, Ptr<int32_t> bins, I32 n,
+                                                     Const<int> BLOCK) {
+    Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    Value mask = offs < n;
+    Value v = load(values + offs, mask);
+    atomic_add(bins + v, full({BLOCK}, 1, DType::i32), mask);
+  });
+  return k;
+}
+
+/// y = half(x * scale) and z = bfloat16(x * scale), computing in float from half input.
+inline const auto &halfScaleKernel() {
+  static const auto k = tile::kernel("half_scale", [](Ptr<f16> x, Ptr<f16> y, Ptr<bf16> z, F32 scale, I32 n,
+                                                      Const<int> BLOCK) {
+    Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    Value mask = offs < n;
+    Value v = cast(load(x + offs, mask), DType::f32) * scale;
+    store(y + offs, cast(v, DType::f16), mask);
+    store(z + offs, cast(v, DType::bf16), mask);
+  });
+  return k;
+}
+
+/// out[i] = sum over k < reps of (i + k) if the program id is even, else -x[i]: a loop
+/// with a carried tensor and a branch on a scalar.
+inline const auto &loopBranchKernel() {
+  static const auto k = tile::kernel("loop_branch", [](Ptr<float> x, Ptr<float> out, I32 n, I32 reps,
+                                                       Const<int> BLOCK) {
+    Value pid = program_id(0);
+    Value offs = pid * BLOCK + arange(0, BLOCK);
+    Value mask = offs < n;
+    Value xv = load(x + offs, mask);
+    Value result = if_then_else(
+        pid % 2 == 0,
+        [&] {
+          return for_range(0, reps, 1, {xv}, [&](Value k, std::vector<Value> acc) {
+            return std::vector<Value>{acc[0] + cast(offs + k, DType::f32)};
+          });
+        },
+        [&] { return std::vector<Value>{-xv}; })[0];
+    store(out + offs, result, mask);
+  });
+  return k;
+}
+
+} // namespace tile::testing
