@@ -9,7 +9,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 DEV=$ROOT/.device
-TARGETS=(runtime_gpu_tests kernels_gpu_tests bench_kernels)
+TARGETS=(runtime_gpu_tests kernels_gpu_tests test_kernels_gpu_tests diff_gpu_tests bench_kernels)
 MAX_BYTES=$((48 << 20))  # headroom under the 64 MiB per call for the working tree itself
 
 # .device/ is in .gitignore too; the local exclude also covers checkouts whose .gitignore predates it.

@@ -10,6 +10,7 @@
 
 #include <cuda.h>
 
+#include <memory>
 #include <mutex>
 #include <source_location>
 #include <string>
@@ -27,6 +28,9 @@ struct LoadedVariant {
   unsigned numWarps = 4;
 };
 
+/// One specialisation compiled for the CPU executor (defined in CpuLaunch.cpp).
+struct CpuVariant;
+
 struct KernelBase::Impl {
   std::string name;
   std::vector<ParamDesc> params;
@@ -36,6 +40,7 @@ struct KernelBase::Impl {
 
   std::mutex mu; ///< guards variants
   std::vector<LoadedVariant> variants;
+  std::vector<std::shared_ptr<const CpuVariant>> cpuVariants; ///< guarded by mu
 
   /// Traces one specialisation into a fresh, verified module.
   mlir::OwningOpRef<mlir::ModuleOp> traceModule(const Specialization &spec) const;

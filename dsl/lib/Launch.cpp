@@ -12,6 +12,7 @@ namespace tile {
 
 void KernelBase::launchSpecialized(Grid grid, const LaunchOptions &opts, const Specialization &spec,
                                    void **params) const {
+  if (resolveExecutor(opts.executor) == Executor::CPU) return launchCpu(grid, opts, spec, params);
   Impl &k = *impl_;
   CUcontext ctx = rt::Context::get().handle(); // throws a one-line error when there is no GPU
   uint64_t h = hashSpecialization(spec, k.nameHash);

@@ -7,6 +7,7 @@
 #include "tile/Spec.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,10 +25,45 @@ struct Grid {
       : x(static_cast<unsigned>(gx)), y(static_cast<unsigned>(gy)), z(static_cast<unsigned>(gz)) {}
 };
 
+/// Which executor runs a launch. Auto: the GPU when one is usable, else the CPU executor
+/// (the same kernel compiled for this host); env TILE_EXECUTOR=cpu|gpu overrides Auto.
+enum class Executor : uint8_t { Auto, GPU, CPU };
+
 struct LaunchOptions {
   int numWarps = 4;
   void *stream = nullptr; ///< a CUstream; null = the default stream
+  Executor executor = Executor::Auto;
+  /// CPU executor only: check every active load/store/atomic element against the buffers
+  /// registered with tile::cpu::registerBuffer (bounds, and reads of never-written
+  /// bytes); a bad access throws ProgramError naming the program, element and source
+  /// line. Env TILE_CPU_CHECK=1 turns it on for every CPU launch.
+  bool check = false;
 };
+
+/// The executor a launch with `requested` runs on (resolves Auto as described above).
+Executor resolveExecutor(Executor requested);
+
+/// Host memory the CPU executor's checking mode knows about. Pointer arguments of a CPU
+/// launch are host addresses; in checking mode every access must fall inside a
+/// registered buffer, and bytes registered uninitialised must be written before read.
+namespace cpu {
+void registerBuffer(const void *p, size_t bytes, bool initialized = true);
+void unregisterBuffer(const void *p);
+/// Records that the host wrote [p, p + bytes) of a registered buffer.
+void markInitialized(const void *p, size_t bytes);
+
+/// Registers a buffer for the scope.
+class ScopedBuffer {
+public:
+  ScopedBuffer(const void *p, size_t bytes, bool initialized = true) : p_(p) { registerBuffer(p, bytes, initialized); }
+  ~ScopedBuffer() { unregisterBuffer(p_); }
+  ScopedBuffer(const ScopedBuffer &) = delete;
+  ScopedBuffer &operator=(const ScopedBuffer &) = delete;
+
+private:
+  const void *p_;
+};
+} // namespace cpu
 
 /// One kernel parameter as the launch ABI and the tracer see it.
 struct ParamDesc {
@@ -76,6 +112,8 @@ public:
 private:
   struct Impl;
   std::shared_ptr<Impl> impl_;
+  /// The CPU executor's launch (dsl/lib/CpuLaunch.cpp): pointer arguments are host addresses.
+  void launchCpu(Grid grid, const LaunchOptions &opts, const Specialization &spec, void **params) const;
 };
 
 namespace detail {

@@ -1,0 +1,58 @@
+//===- CpuCompiler.h - tile IR to native code for the CPU executor --------===//
+// MLIR-facing (used by dsl/lib/CpuLaunch.cpp and tools): lowers one traced kernel with
+// tile-lower-to-cpu and the standard conversions to the LLVM dialect, then JIT-compiles
+// it for this host through MLIR's ExecutionEngine (LLVM ORC).
+#ifndef TILE_CPU_CPUCOMPILER_H
+#define TILE_CPU_CPUCOMPILER_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tile::cpu {
+
+struct CompileOptions {
+  bool check = false;   ///< checking mode: every active memory access calls tile_cpu_check first
+  int chunk = 16;       ///< elements per vector chunk (a power of two)
+  int optLevel = 3;     ///< LLVM -O level of the JIT
+  bool keepIR = false;  ///< keep the lowered MLIR and the optimised LLVM IR in the result
+};
+
+/// A kernel compiled for this host. ABI of entry(): `void **args`, one pointer per
+/// non-constant kernel argument in order (an i64 host address for each pointer
+/// argument), then six pointers to int32: program id x, y, z, program counts x, y, z.
+/// One call runs one program instance.
+class CompiledKernel {
+public:
+  using Entry = void (*)(void **);
+  ~CompiledKernel();
+  Entry entry() const { return entry_; }
+  /// Memory ops in checking-mode site order: "tile.load at file:line:col".
+  const std::vector<std::string> &sites() const { return sites_; }
+  /// Stack the tensors of one call take (buffers are allocas).
+  size_t stackBytes() const { return stackBytes_; }
+  const std::string &loweredIR() const { return loweredIR_; }
+  const std::string &llvmIR() const { return llvmIR_; }
+
+private:
+  friend std::unique_ptr<CompiledKernel> compile(mlir::ModuleOp, const CompileOptions &);
+  struct Engine;
+  std::unique_ptr<Engine> engine_;
+  Entry entry_ = nullptr;
+  std::vector<std::string> sites_;
+  size_t stackBytes_ = 0;
+  std::string loweredIR_, llvmIR_;
+};
+
+/// Lowers `module` (one kernel as traced; modified in place) and JIT-compiles it. Throws
+/// tile::compiler::InternalError with the diagnostics on failure. The caller serialises
+/// access to the module's MLIRContext. Env TILE_DUMP_DIR=<dir> writes <kernel>.cpu.mlir
+/// (lowered) and <kernel>.cpu.ll (optimised LLVM IR).
+std::unique_ptr<CompiledKernel> compile(mlir::ModuleOp module, const CompileOptions &opts);
+
+} // namespace tile::cpu
+
+#endif

@@ -1,0 +1,180 @@
+//===- CpuCompiler.cpp - lowering pipeline and JIT of the CPU executor ----===//
+#include "tile/CPU/CpuCompiler.h"
+#include "tile/CPU/CheckRuntime.h"
+#include "tile/Pipeline.h"
+#include "tile/Transforms/Passes.h"
+
+#include "Lowering.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Transforms/Passes.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+
+using namespace tile::cpu;
+
+struct CompiledKernel::Engine {
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+};
+
+CompiledKernel::~CompiledKernel() = default;
+
+namespace {
+
+std::string print(mlir::Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+void dump(const std::string &kernel, const char *stage, const std::string &text) {
+  const char *dir = std::getenv("TILE_DUMP_DIR");
+  if (!dir || !*dir) return;
+  std::filesystem::create_directories(dir);
+  std::ofstream(std::string(dir) + "/" + kernel + "." + stage) << text;
+}
+
+/// bf16 arithmetic in f32, and bf16 <-> f32 conversions as integer code: LLVM would use
+/// the host's bf16 instructions where present, which flush denormals (the GPU does not).
+struct ExpandBF16Pass : mlir::PassWrapper<ExpandBF16Pass, mlir::OperationPass<mlir::ModuleOp>> {
+  void runOnOperation() override {
+    mlir::RewritePatternSet patterns(&getContext());
+    mlir::arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns)))) signalPassFailure();
+  }
+};
+
+void initializeLLVMOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+} // namespace
+
+std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const CompileOptions &opts) {
+  mlir::MLIRContext *ctx = module.getContext();
+  std::string name = "kernel";
+  module.walk([&](mlir::func::FuncOp f) {
+    if (f->hasAttr(mlir::tile::kKernelAttr)) name = f.getSymName().str();
+  });
+  std::string diagnostics;
+  mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
+    llvm::raw_string_ostream os(diagnostics);
+    os << d.getLocation() << ": " << d << "\n";
+    return mlir::success();
+  });
+  auto fail = [&](const std::string &what) -> std::unique_ptr<CompiledKernel> {
+    throw tile::compiler::InternalError("tile: internal compiler error (CPU executor) " + what + " for kernel '" + name +
+                                       "' (this is a bug):\n" + diagnostics);
+  };
+
+  mlir::PassManager pm(ctx);
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  mlir::tile::TileLowerToCPUOptions lowerOpts;
+  lowerOpts.chunk = opts.chunk;
+  lowerOpts.check = opts.check;
+  pm.addPass(mlir::tile::createTileLowerToCPU(lowerOpts));
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  if (failed(pm.run(module))) {
+    if (std::getenv("TILE_DUMP_DIR")) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      module->print(os, mlir::OpPrintingFlags().assumeVerified().printGenericOpForm());
+      dump(name, "cpu.failed.mlir", text);
+    }
+    return fail("lowering the tile IR");
+  }
+  auto result = std::make_unique<CompiledKernel>();
+  std::string lowered = print(module);
+  dump(name, "cpu.mlir", lowered);
+  if (opts.keepIR) result->loweredIR_ = lowered;
+  if (auto sites = module->getAttrOfType<mlir::ArrayAttr>(mlir::tile::cpu::kSitesAttr))
+    for (mlir::Attribute s : sites) result->sites_.push_back(mlir::cast<mlir::StringAttr>(s).str());
+  if (auto bytes = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::cpu::kStackBytesAttr))
+    result->stackBytes_ = bytes.getInt();
+
+  mlir::PassManager toLLVM(ctx);
+  mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
+  emulate.sourceTypeStrs = {"bf16"};
+  emulate.targetTypeStr = "f32";
+  toLLVM.addPass(mlir::arith::createArithEmulateUnsupportedFloats(emulate));
+  toLLVM.addPass(std::make_unique<ExpandBF16Pass>());
+  toLLVM.addPass(mlir::createSCFToControlFlowPass());
+  toLLVM.addPass(mlir::createConvertVectorToLLVMPass());
+  toLLVM.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
+  toLLVM.addPass(mlir::createArithToLLVMConversionPass());
+  toLLVM.addPass(mlir::createConvertMathToLLVMPass());
+  toLLVM.addPass(mlir::createConvertFuncToLLVMPass());
+  toLLVM.addPass(mlir::createConvertControlFlowToLLVMPass());
+  toLLVM.addPass(mlir::createReconcileUnrealizedCastsPass());
+  if (failed(toLLVM.run(module))) return fail("converting to the LLVM dialect");
+
+  initializeLLVMOnce();
+  mlir::registerBuiltinDialectTranslation(*ctx);
+  mlir::registerLLVMDialectTranslation(*ctx);
+  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!tmBuilder) return fail("detecting the host: " + llvm::toString(tmBuilder.takeError()));
+  auto tm = tmBuilder->createTargetMachine();
+  if (!tm) return fail("creating the target machine: " + llvm::toString(tm.takeError()));
+  auto optimize = mlir::makeOptimizingTransformer(opts.optLevel, /*sizeLevel=*/0, tm->get());
+  bool wantLLVM = opts.keepIR || std::getenv("TILE_DUMP_DIR");
+  std::string llvmIR;
+  auto transformer = [&](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error e = optimize(m)) return e;
+    if (wantLLVM) {
+      llvm::raw_string_ostream os(llvmIR);
+      m->print(os, nullptr);
+    }
+    return llvm::Error::success();
+  };
+  mlir::ExecutionEngineOptions eo;
+  eo.transformer = transformer;
+  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  eo.enableGDBNotificationListener = false;
+  eo.enablePerfNotificationListener = false;
+  auto engine = mlir::ExecutionEngine::create(module, eo);
+  if (!engine) return fail("JIT-compiling: " + llvm::toString(engine.takeError()));
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    symbols[interner(mlir::tile::cpu::kCheckFn)] = {llvm::orc::ExecutorAddr::fromPtr(&tile_cpu_check),
+                                                   llvm::JITSymbolFlags::Exported};
+    return symbols;
+  });
+  auto entry = (*engine)->lookupPacked(name);
+  if (!entry) return fail("looking up the entry point: " + llvm::toString(entry.takeError()));
+  dump(name, "cpu.ll", llvmIR);
+  if (opts.keepIR) result->llvmIR_ = std::move(llvmIR);
+  result->entry_ = *entry;
+  result->engine_ = std::make_unique<CompiledKernel::Engine>();
+  result->engine_->engine = std::move(*engine);
+  return result;
+}

@@ -1,0 +1,21 @@
+# GPU tests of test/kernels (2-D layouts, reductions along both axes, argmax, atomics,
+# half precision, loops and branches), compiled ahead of time like the library.
+if(TARGET tile_aot_writer)
+  add_executable(gen_test_kernels_aot ${CMAKE_CURRENT_LIST_DIR}/gen_test_kernels_aot.cpp)
+  target_link_libraries(gen_test_kernels_aot PRIVATE tile_aot_writer)
+  set(TEST_AOT_DIR ${CMAKE_CURRENT_BINARY_DIR}/test_aot)
+  add_custom_command(
+    OUTPUT ${TEST_AOT_DIR}/test_kernels_aot.h ${TEST_AOT_DIR}/test_kernels_aot.cpp
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${TEST_AOT_DIR}
+    COMMAND ${CMAKE_COMMAND} -E env TILE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache
+            $<TARGET_FILE:gen_test_kernels_aot> ${TEST_AOT_DIR}/test_kernels_aot ${TILE_AOT_SM}
+    DEPENDS gen_test_kernels_aot
+    COMMENT "Compiling the test kernels ahead of time")
+  add_library(tile_test_kernels_aot STATIC ${TEST_AOT_DIR}/test_kernels_aot.cpp)
+  target_include_directories(tile_test_kernels_aot PUBLIC ${TEST_AOT_DIR})
+  target_link_libraries(tile_test_kernels_aot PUBLIC tile_runtime)
+
+  add_executable(test_kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/test_kernels_gpu_tests.cpp)
+  target_link_libraries(test_kernels_gpu_tests PRIVATE tile_test_kernels_aot GTest::gtest_main)
+  gtest_discover_tests(test_kernels_gpu_tests PROPERTIES LABELS gpu)
+endif()

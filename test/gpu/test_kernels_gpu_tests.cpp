@@ -1,0 +1,220 @@
+// GPU tests of test/kernels/TestKernels.h against float64 (or exact integer) host
+// references: 2-D tiles, reductions along both axes, argmax, colliding atomics, half
+// precision rounding, loops and branches. Random shapes include ragged edges.
+#include "test_kernels_aot.h"
+
+#include "tile/runtime/Context.h"
+#include "tile/runtime/Driver.h"
+#include "tile/runtime/Memory.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+
+using namespace tile;
+using namespace tile::rt;
+
+namespace {
+
+#define REQUIRE_GPU()                                                                                                  \
+  do {                                                                                                                 \
+    std::string why;                                                                                                   \
+    if (!gpuAvailable(&why)) GTEST_SKIP() << why;                                                                      \
+  } while (0)
+
+uint64_t seedForTest() {
+  if (const char *s = std::getenv("TILE_TEST_SEED")) return std::strtoull(s, nullptr, 10);
+  return std::random_device{}();
+}
+
+double relError(const std::vector<float> &out, const std::vector<double> &ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (!std::isfinite(out[i])) return INFINITY;
+    num += (out[i] - ref[i]) * (out[i] - ref[i]);
+    den += ref[i] * ref[i];
+  }
+  return std::sqrt(num) / (den > 0 ? std::sqrt(den) : 1);
+}
+
+std::vector<float> randomFloats(size_t n, std::mt19937_64 &rng) {
+  std::uniform_real_distribution<float> d(-4.f, 4.f);
+  std::vector<float> v(n);
+  for (float &x : v) x = d(rng);
+  return v;
+}
+
+DeviceBuffer poisoned(size_t bytes) {
+  DeviceBuffer b(std::max<size_t>(bytes, 16));
+  b.fillBytes(0xFF);
+  return b;
+}
+
+AotLaunchConfig grid(unsigned x, unsigned y = 1) { return AotLaunchConfig{Dim3{x, y, 1}, 4, nullptr}; }
+
+/// IEEE half / bfloat16 from float, rounding to nearest even (the GPU's cvt.rn).
+uint16_t toHalf(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int exp = int((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (exp >= 31) return uint16_t(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10) return uint16_t(sign);
+    mant |= 0x800000;
+    uint32_t shift = 14 - exp, half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = uint32_t(exp) << 10 | (mant >> 13), rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
+  return uint16_t(sign | half);
+}
+uint16_t toBf16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+float halfToFloat(uint16_t h) {
+  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
+  float v = exp == 0 ? std::ldexp(float(mant), -24) : std::ldexp(float(mant | 0x400), exp - 25);
+  return (h & 0x8000) ? -v : v;
+}
+
+} // namespace
+
+TEST(TestKernelsGpu, Transpose2D) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {32, 32}, {33, 31}, {100, 7}, {5, 300}, {257, 129}}) {
+    auto in = randomFloats(size_t(m) * n, rng);
+    auto din = DeviceBuffer::fromHost(in);
+    DeviceBuffer dout = poisoned(in.size() * 4);
+    aot_test::transpose(grid((m + 31) / 32, (n + 31) / 32), din.ptr(), dout.ptr(), m, n, 32, 32);
+    auto out = dout.toHost<float>(in.size());
+    for (int r = 0; r < m; ++r)
+      for (int c = 0; c < n; ++c)
+        ASSERT_EQ(out[size_t(c) * m + r], in[size_t(r) * n + c]) << m << "x" << n << " at " << r << "," << c
+                                                                  << " seed " << seed;
+  }
+}
+
+TEST(TestKernelsGpu, RowSumMaxArgmax) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  struct Shape { int m, n, bm, bn; };
+  for (Shape s : std::vector<Shape>{{1, 1, 16, 128}, {16, 128, 16, 128}, {37, 100, 16, 128}, {3, 1000, 1, 1024},
+                                    {129, 1024, 1, 1024}}) {
+    auto in = randomFloats(size_t(s.m) * s.n, rng);
+    if (s.n > 3) in[size_t(s.m - 1) * s.n + 2] = in[size_t(s.m - 1) * s.n + 3] = 100.f; // a tie: first index wins
+    auto din = DeviceBuffer::fromHost(in);
+    DeviceBuffer sums = poisoned(s.m * 4), maxima = poisoned(s.m * 4), arg = poisoned(s.m * 4);
+    aot_test::row_stats(grid((s.m + s.bm - 1) / s.bm), din.ptr(), sums.ptr(), maxima.ptr(), arg.ptr(), s.m, s.n, s.bm, s.bn);
+    auto gotSums = sums.toHost<float>(s.m), gotMax = maxima.toHost<float>(s.m);
+    auto gotArg = arg.toHost<int32_t>(s.m);
+    std::vector<double> refSums(s.m), refMax(s.m);
+    for (int r = 0; r < s.m; ++r) {
+      double total = 0;
+      int best = 0;
+      for (int c = 0; c < s.n; ++c) {
+        total += in[size_t(r) * s.n + c];
+        if (in[size_t(r) * s.n + c] > in[size_t(r) * s.n + best]) best = c;
+      }
+      refSums[r] = total;
+      refMax[r] = in[size_t(r) * s.n + best];
+      ASSERT_EQ(gotArg[r], best) << "row " << r << " of " << s.m << "x" << s.n << " seed " << seed;
+    }
+    EXPECT_LE(relError(gotSums, refSums), 1e-5) << s.m << "x" << s.n << " seed " << seed;
+    EXPECT_EQ(relError(gotMax, refMax), 0) << s.m << "x" << s.n << " seed " << seed;
+  }
+}
+
+TEST(TestKernelsGpu, ColumnMin) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {64, 32}, {63, 33}, {17, 1000}}) {
+    auto in = randomFloats(size_t(m) * n, rng);
+    auto din = DeviceBuffer::fromHost(in);
+    DeviceBuffer dmin = poisoned(n * 4);
+    aot_test::col_min(grid((n + 31) / 32), din.ptr(), dmin.ptr(), m, n, 64, 32);
+    auto got = dmin.toHost<float>(n);
+    for (int c = 0; c < n; ++c) {
+      float best = in[c];
+      for (int r = 1; r < m; ++r) best = std::min(best, in[size_t(r) * n + c]);
+      ASSERT_EQ(got[c], best) << "column " << c << " of " << m << "x" << n << " seed " << seed;
+    }
+  }
+}
+
+TEST(TestKernelsGpu, HistogramWithCollidingAtomics) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (int n : {1, 1000, 1025, 1 << 20}) {
+    const int bins = 37;
+    std::vector<int32_t> values(n);
+    for (int32_t &v : values) v = int32_t(rng() % bins);
+    auto dv = DeviceBuffer::fromHost(values);
+    DeviceBuffer db(bins * 4);
+    db.fillBytes(0);
+    aot_test::histogram(grid((n + 1023) / 1024), dv.ptr(), db.ptr(), n, 1024);
+    auto got = db.toHost<int32_t>(bins);
+    std::vector<int32_t> ref(bins, 0);
+    for (int32_t v : values) ++ref[v];
+    EXPECT_EQ(got, ref) << "n " << n << " seed " << seed;
+  }
+}
+
+TEST(TestKernelsGpu, HalfAndBfloat16Rounding) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (int n : {1, 7, 1024, 4097}) {
+    auto xf = randomFloats(n, rng);
+    std::vector<uint16_t> x(n);
+    for (int i = 0; i < n; ++i) x[i] = toHalf(xf[i] * 300.f);
+    const float scale = 1.37f;
+    auto dx = DeviceBuffer::fromHost(x);
+    DeviceBuffer dy = poisoned(n * 2), dz = poisoned(n * 2);
+    aot_test::half_scale(grid((n + 1023) / 1024), dx.ptr(), dy.ptr(), dz.ptr(), scale, n, 1024);
+    auto y = dy.toHost<uint16_t>(n), z = dz.toHost<uint16_t>(n);
+    for (int i = 0; i < n; ++i) {
+      float v = halfToFloat(x[i]) * scale; // exact in float: the GPU computes the same product
+      ASSERT_EQ(y[i], toHalf(v)) << "f16 element " << i << " seed " << seed;
+      ASSERT_EQ(z[i], toBf16(v)) << "bf16 element " << i << " seed " << seed;
+    }
+  }
+}
+
+TEST(TestKernelsGpu, LoopWithCarriedTensorAndBranch) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (auto [n, block] : std::vector<std::pair<int, int>>{{1, 256}, {1000, 256}, {77, 32}, {4096, 32}}) {
+    const int reps = int(rng() % 9);
+    auto x = randomFloats(n, rng);
+    auto dx = DeviceBuffer::fromHost(x);
+    DeviceBuffer dout = poisoned(n * 4);
+    aot_test::loop_branch(grid((n + block - 1) / block), dx.ptr(), dout.ptr(), n, reps, block);
+    auto out = dout.toHost<float>(n);
+    std::vector<double> ref(n);
+    for (int i = 0; i < n; ++i) {
+      if ((i / block) % 2 == 0) {
+        double acc = x[i];
+        for (int k = 0; k < reps; ++k) acc += i + k;
+        ref[i] = acc;
+      } else {
+        ref[i] = -x[i];
+      }
+    }
+    EXPECT_LE(relError(out, ref), 1e-6) << "n " << n << " block " << block << " reps " << reps << " seed " << seed;
+  }
+}

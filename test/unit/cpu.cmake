@@ -1,0 +1,12 @@
+# cpu_tests: the CPU executor (ctest label `cpu`): library and test kernels against float64
+# references, checking mode, and the random kernel generator. Needs the MLIR build.
+if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dsl)
+  include(GoogleTest)
+  file(GLOB CPU_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/cpu_*.cpp)
+  add_executable(cpu_tests ${CPU_TEST_SOURCES})
+  target_include_directories(cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${PROJECT_SOURCE_DIR}/test/kernels)
+  target_link_libraries(cpu_tests PRIVATE tile_kernels GTest::gtest_main)
+  target_compile_options(cpu_tests PRIVATE -Wall -Wextra)
+  # PRE_TEST: discover at ctest time, so building never runs the binary.
+  gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+endif()

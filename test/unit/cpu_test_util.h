@@ -1,0 +1,92 @@
+//===- cpu_test_util.h - shared helpers of the CPU executor tests --------===//
+// Seeds (printed on failure, TILE_TEST_SEED=<n> replays), poisoned outputs (NaN bytes),
+// relative error against float64 references where NaN never passes, launch options.
+#pragma once
+
+#include "tile/tile.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tile::cputest {
+
+inline LaunchOptions cpuOptions(int numWarps = 4, bool check = false) {
+  LaunchOptions o;
+  o.numWarps = numWarps;
+  o.executor = Executor::CPU;
+  o.check = check;
+  return o;
+}
+
+constexpr uint32_t kPoisonBits = 0xFFFFFFFFu; // a NaN
+
+inline uint32_t bitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+inline std::vector<float> poisoned(size_t n) {
+  std::vector<float> v(n);
+  std::memset(v.data(), 0xFF, n * sizeof(float));
+  return v;
+}
+
+/// ||got - ref|| / ||ref|| <= tol; any non-finite element fails (the poison is NaN, so
+/// this also proves every element was written).
+inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const std::vector<double> &ref, double tol,
+                                          const std::string &what) {
+  if (got.size() != ref.size()) return ::testing::AssertionFailure() << what << ": size mismatch";
+  double num = 0, den = 0, worst = -1;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i]))
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
+                                           << (bitsOf(got[i]) == kPoisonBits ? " (poison: never written)" : "")
+                                           << ", expected " << ref[i];
+    double d = got[i] - ref[i];
+    num += d * d;
+    den += ref[i] * ref[i];
+    if (std::fabs(d) > worst) worst = std::fabs(d), worstAt = i;
+  }
+  double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  if (rel <= tol) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": relative error " << rel << " > " << tol << " (worst at "
+                                       << worstAt << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
+}
+
+/// A seeded generator; the fixture prints the seed of a failing test.
+class Seeded : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const char *fixed = std::getenv("TILE_TEST_SEED");
+    seed_ = fixed ? std::strtoull(fixed, nullptr, 10) : std::random_device{}();
+    gen_.seed(seed_);
+  }
+  void TearDown() override {
+    if (HasFailure())
+      std::printf("seed %llu (replay with TILE_TEST_SEED=%llu)\n", static_cast<unsigned long long>(seed_),
+                  static_cast<unsigned long long>(seed_));
+  }
+  int64_t uniformInt(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen_); }
+  float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen_); }
+  std::vector<float> randomFloats(size_t n, float lo = -4.f, float hi = 4.f) {
+    std::vector<float> v(n);
+    for (float &x : v) x = uniform(lo, hi);
+    return v;
+  }
+
+  uint64_t seed_ = 0;
+  std::mt19937_64 gen_;
+};
+
+} // namespace tile::cputest

@@ -1,0 +1,97 @@
+//===- CaseBuilder.cpp ----------------------------------------------------===//
+#include "CaseBuilder.h"
+
+#include "tile/Pipeline.h"
+
+#include <memory>
+#include <stdexcept>
+
+namespace tile::diff {
+
+rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed, Grid grid, int numWarps,
+                      std::vector<Arg> args, double tolerance) {
+  const auto &params = kernel.params();
+  if (args.size() != params.size()) throw std::invalid_argument(name + ": one argument per kernel parameter");
+  rt::DiffCase c;
+  c.name = std::move(name);
+  c.seed = seed;
+  c.kernel = kernel.name();
+  c.numWarps = numWarps;
+  c.grid = rt::Dim3{grid.x, grid.y, grid.z};
+  c.tolerance = tolerance;
+
+  // The CPU run works on copies: the case keeps the inputs as they were.
+  std::vector<std::vector<uint8_t>> work(args.size());
+  std::vector<uint64_t> addresses(args.size());
+  std::vector<int32_t> i32(args.size());
+  std::vector<int64_t> i64(args.size());
+  std::vector<float> f32(args.size());
+  std::vector<void *> launchParams;
+  std::vector<std::unique_ptr<cpu::ScopedBuffer>> registered;
+  Specialization spec;
+  spec.numWarps = numWarps;
+  for (size_t i = 0; i < args.size(); ++i) {
+    ArgSpec a;
+    a.kind = params[i].kind;
+    switch (a.kind) {
+    case ArgKind::Ptr: {
+      const Buffer &b = std::get<Buffer>(args[i]);
+      work[i] = b.bytes;
+      addresses[i] = reinterpret_cast<uint64_t>(work[i].data());
+      registered.push_back(std::make_unique<cpu::ScopedBuffer>(work[i].data(), work[i].size(), /*initialized=*/!b.output));
+      a.div16 = isDiv16(addresses[i]);
+      launchParams.push_back(&addresses[i]);
+      break;
+    }
+    case ArgKind::I32:
+      i32[i] = static_cast<int32_t>(std::get<Scalar>(args[i]).value);
+      a.div16 = isDiv16(static_cast<uint64_t>(i32[i]));
+      launchParams.push_back(&i32[i]);
+      break;
+    case ArgKind::I64:
+      i64[i] = std::get<Scalar>(args[i]).value;
+      a.div16 = isDiv16(static_cast<uint64_t>(i64[i]));
+      launchParams.push_back(&i64[i]);
+      break;
+    case ArgKind::F32:
+      f32[i] = std::get<Float>(args[i]).value;
+      launchParams.push_back(&f32[i]);
+      break;
+    case ArgKind::Const: a.constValue = std::get<Constant>(args[i]).value; break;
+    }
+    spec.args.push_back(a);
+  }
+
+  LaunchOptions opts;
+  opts.numWarps = numWarps;
+  opts.executor = Executor::CPU;
+  opts.check = true;
+  kernel.launchSpecialized(grid, opts, spec, launchParams.data());
+
+  CompileRequest req;
+  req.sm = 90;
+  req.ptxVersion = compiler::minPtxVersionFor(90);
+  CompileResult compiled = kernel.compile(spec, req);
+  c.ptx = compiled.ptx;
+  c.sharedBytes = compiled.sharedBytes;
+
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (params[i].kind == ArgKind::Const) continue;
+    rt::DiffArg d;
+    d.kind = params[i].kind;
+    if (d.kind == ArgKind::Ptr) {
+      const Buffer &b = std::get<Buffer>(args[i]);
+      d.elem = b.elem;
+      d.input = b.bytes;
+      if (b.output) d.expected = work[i];
+    } else if (d.kind == ArgKind::F32) {
+      d.f32 = f32[i];
+    } else {
+      d.scalar = d.kind == ArgKind::I32 ? i32[i] : i64[i];
+    }
+    c.args.push_back(std::move(d));
+  }
+  return c;
+}
+
+} // namespace tile::diff

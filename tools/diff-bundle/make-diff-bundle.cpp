@@ -1,0 +1,133 @@
+//===- make-diff-bundle.cpp - cases for GPU == CPU executor testing -------===//
+//   make-diff-bundle <out.bundle> [random programs (default 1000)] [seed]
+// Every library and test kernel on random shapes (ragged edges, sizes 1 and 2^k±1), run
+// on the CPU executor; the GPU machine replays them (test/gpu/diff_gpu_tests.cpp).
+#include "CaseBuilder.h"
+
+#include "../../test/kernels/TestKernels.h"
+#include "tile/kernels/Policy.h"
+#include "tile/kernels/Registry.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+using namespace tile;
+using namespace tile::diff;
+using rt::DiffElem;
+
+namespace {
+
+std::vector<float> randomFloats(size_t n, std::mt19937_64 &rng, float lo = -3.f, float hi = 3.f) {
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (float &x : v) x = d(rng);
+  return v;
+}
+
+int pick(std::mt19937_64 &rng, std::initializer_list<int> choices) {
+  return *(choices.begin() + rng() % choices.size());
+}
+
+void libraryCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
+  using namespace tile::kernels;
+  for (int n : {1, 2, 15, 16, 17, 1023, 1024, 1025, 65537, pick(rng, {3000, 77777, 123457})}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    int block = ElementwiseConfig::block;
+    out.push_back(makeCase(vectorAddKernel(), "vector_add " + std::to_string(n), seed, {cdiv(n, block)},
+                           ElementwiseConfig::numWarps,
+                           {Buffer::of(randomFloats(n, r), DiffElem::F32), Buffer::of(randomFloats(n, r), DiffElem::F32),
+                            Buffer::poisoned(n * 4, DiffElem::F32), Scalar{n}, Constant{block}},
+                           1e-7));
+  }
+  for (int cols : {1, 2, 3, 17, 127, 128, 129, 1000, 1024, 1025, 4095, 4096, 4097, 16383, 16384}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    int rows = 1 + int(r() % 9);
+    int stride = cols + int(r() % 2) * 3; // sometimes a stride that is not a multiple of 16
+    RowConfig cfg = softmaxConfig(cols);
+    auto x = randomFloats(size_t(rows) * stride, r, -8.f, 8.f);
+    out.push_back(makeCase(softmaxKernel(), "softmax " + std::to_string(rows) + "x" + std::to_string(cols), seed, {rows},
+                           cfg.numWarps,
+                           {Buffer::poisoned(size_t(rows) * stride * 4, DiffElem::F32), Buffer::of(x, DiffElem::F32),
+                            Scalar{stride}, Scalar{stride}, Scalar{cols}, Constant{cfg.block}},
+                           1e-5));
+    RowConfig ln = layerNormConfig(cols);
+    auto w = randomFloats(cols, r, 0.5f, 1.5f), b = randomFloats(cols, r);
+    out.push_back(makeCase(layerNormForwardKernel(), "layernorm_fwd " + std::to_string(rows) + "x" + std::to_string(cols),
+                           seed, {rows}, ln.numWarps,
+                           {Buffer::of(x, DiffElem::F32), Buffer::poisoned(x.size() * 4, DiffElem::F32),
+                            Buffer::of(w, DiffElem::F32), Buffer::of(b, DiffElem::F32),
+                            Buffer::poisoned(rows * 4, DiffElem::F32), Buffer::poisoned(rows * 4, DiffElem::F32),
+                            Scalar{stride}, Scalar{cols}, Float{1e-5f}, Constant{ln.block}},
+                           1e-5));
+  }
+}
+
+void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
+  using namespace tile::testing;
+  for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {33, 31}, {100, 7}, {65, 129}}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    auto x = randomFloats(size_t(m) * n, r);
+    std::string shape = std::to_string(m) + "x" + std::to_string(n);
+    out.push_back(makeCase(transposeKernel(), "transpose " + shape, seed, {cdiv(m, 32), cdiv(n, 32)}, 4,
+                           {Buffer::of(x, DiffElem::F32), Buffer::poisoned(x.size() * 4, DiffElem::F32), Scalar{m},
+                            Scalar{n}, Constant{32}, Constant{32}},
+                           0));
+    if (n <= 128)
+      out.push_back(makeCase(rowStatsKernel(), "row_stats " + shape, seed, {cdiv(m, 16)}, 4,
+                             {Buffer::of(x, DiffElem::F32), Buffer::poisoned(m * 4, DiffElem::F32),
+                              Buffer::poisoned(m * 4, DiffElem::F32), Buffer::poisoned(m * 4, DiffElem::I32), Scalar{m},
+                              Scalar{n}, Constant{16}, Constant{128}},
+                             1e-5));
+    if (m <= 64)
+      out.push_back(makeCase(colMinKernel(), "col_min " + shape, seed, {cdiv(n, 32)}, 4,
+                             {Buffer::of(x, DiffElem::F32), Buffer::poisoned(n * 4, DiffElem::F32), Scalar{m},
+                              Scalar{n}, Constant{64}, Constant{32}},
+                             0));
+  }
+  for (int n : {1, 1000, 4097}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    std::vector<int32_t> values(n);
+    for (int32_t &v : values) v = int32_t(r() % 37);
+    out.push_back(makeCase(histogramKernel(), "histogram " + std::to_string(n), seed, {cdiv(n, 1024)}, 4,
+                           {Buffer::of(values, DiffElem::I32), Buffer::of(std::vector<int32_t>(37, 0), DiffElem::I32, true),
+                            Scalar{n}, Constant{1024}},
+                           0));
+    auto xs = randomFloats(n, r);
+    std::vector<float> x2(xs);
+    out.push_back(makeCase(loopBranchKernel(), "loop_branch " + std::to_string(n), seed, {cdiv(n, 256)}, 4,
+                           {Buffer::of(x2, DiffElem::F32), Buffer::poisoned(n * 4, DiffElem::F32), Scalar{n},
+                            Scalar{int64_t(r() % 7)}, Constant{256}},
+                           1e-6));
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s <out.bundle> [random programs] [seed]\n", argv[0]);
+    return 2;
+  }
+  uint64_t seed = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : std::random_device{}();
+  auto start = std::chrono::steady_clock::now();
+  try {
+    std::mt19937_64 rng(seed);
+    std::vector<rt::DiffCase> cases;
+    libraryCases(cases, rng);
+    testKernelCases(cases, rng);
+    rt::writeDiffBundle(argv[1], cases);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::printf("make-diff-bundle: %zu cases (seed %llu) in %.1f s -> %s\n", cases.size(),
+                static_cast<unsigned long long>(seed), s, argv[1]);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "make-diff-bundle (seed %llu): %s\n", static_cast<unsigned long long>(seed), e.what());
+    return 1;
+  }
+  return 0;
+}
