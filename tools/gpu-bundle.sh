@@ -40,6 +40,11 @@ for p in vector_add_0 vector_add_1 softmax_30 layernorm_fwd_36; do
   install -m 644 "$BUILD/kernels/aot/kernels_aot_ptx/$p.ptx" "$DEV/ptx/$p.ptx"
   staged+=("$DEV/ptx/$p.ptx")
 done
+# GPU == CPU executor cases: every library and test kernel plus random programs, run on the CPU
+# executor here (the GPU machine has no LLVM to run it); diff_gpu_tests replays them there.
+ninja -C "$BUILD" make-diff-bundle
+"$BUILD/tools/diff-bundle/make-diff-bundle" "$DEV/diff.bundle" "${RANDOM_PROGRAMS:-1000}" ${DIFF_SEED:-}
+staged+=("$DEV/diff.bundle")
 install -m 755 "$ROOT/tools/gpu-check.sh" "$DEV/gpu-check.sh"
 install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
 staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py")

@@ -14,7 +14,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LOGS=${OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gpu-check.XXXXXX")}
 mkdir -p "$LOGS"
 PY=${PYTHON:-python3}
-TEST_TIMEOUT=${TEST_TIMEOUT:-60}
+TEST_TIMEOUT=${TEST_TIMEOUT:-150}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-60}
 PY_TIMEOUT=${PY_TIMEOUT:-150}
 START=$SECONDS

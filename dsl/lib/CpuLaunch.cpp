@@ -155,10 +155,15 @@ void KernelBase::launchCpu(Grid grid, const LaunchOptions &opts, const Specializ
   }
   std::vector<std::function<void()>> work(threads);
   std::vector<pthread_t> started;
-  for (unsigned t = 0; t < threads; ++t) {
-    uint64_t begin = total * t / threads, end = total * (t + 1) / threads;
-    work[t] = [&, begin, end] { runPrograms(*variant, grid, params, numParams, begin, end, nullptr); };
-    started.push_back(startThread(stack, &work[t]));
+  try {
+    for (unsigned t = 0; t < threads; ++t) {
+      uint64_t begin = total * t / threads, end = total * (t + 1) / threads;
+      work[t] = [&, begin, end] { runPrograms(*variant, grid, params, numParams, begin, end, nullptr); };
+      started.push_back(startThread(stack, &work[t]));
+    }
+  } catch (...) {
+    for (pthread_t t : started) pthread_join(t, nullptr); // they use this frame's data
+    throw;
   }
   for (pthread_t t : started) pthread_join(t, nullptr);
 }

@@ -16,7 +16,7 @@ namespace tile::rt {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'D', 'I', 'F', 'F'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 
 class Writer {
 public:
@@ -112,6 +112,7 @@ void writeDiffBundle(const std::string &path, const std::vector<DiffCase> &cases
       w.pod<float>(a.f32);
       w.vec(a.input);
       w.vec(a.expected);
+      w.bytes(a.errorScale.data(), a.errorScale.size() * sizeof(double));
     }
   }
   w.pod<uint64_t>(fnv1a64(w.out));
@@ -156,13 +157,16 @@ std::vector<DiffCase> readDiffBundle(const std::string &path) {
       a.f32 = r.pod<float>();
       a.input = r.vec();
       a.expected = r.vec();
+      std::vector<uint8_t> scale = r.vec();
+      a.errorScale.resize(scale.size() / sizeof(double));
+      std::memcpy(a.errorScale.data(), scale.data(), a.errorScale.size() * sizeof(double));
     }
   }
   return cases;
 }
 
 DiffResult compareOutputs(DiffElem elem, const std::vector<uint8_t> &expected, const std::vector<uint8_t> &actual,
-                          double tolerance) {
+                          double tolerance, const std::vector<double> &errorScale) {
   DiffResult res;
   if (expected.size() != actual.size()) {
     res.ok = false;
@@ -182,7 +186,15 @@ DiffResult compareOutputs(DiffElem elem, const std::vector<uint8_t> &expected, c
       return res;
     }
     if (std::isnan(e) || std::isinf(e)) continue;
-    if (isFloat) {
+    if (!errorScale.empty()) {
+      double bound = tolerance * (i < errorScale.size() ? errorScale[i] : 0) + 1e-30;
+      res.error = std::max(res.error, std::fabs(a - e) / bound);
+      if (std::fabs(a - e) > bound && res.detail.empty()) {
+        std::ostringstream os;
+        os << "element " << i << ": gpu " << a << ", cpu executor " << e << " (bound " << bound << ")";
+        res.detail = os.str();
+      }
+    } else if (isFloat) {
       num += (a - e) * (a - e);
       den += e * e;
     } else if (a != e) {
@@ -194,7 +206,9 @@ DiffResult compareOutputs(DiffElem elem, const std::vector<uint8_t> &expected, c
       res.error += 1;
     }
   }
-  if (isFloat) {
+  if (!errorScale.empty()) {
+    res.ok = res.detail.empty();
+  } else if (isFloat) {
     res.error = std::sqrt(num) / (den > 0 ? std::sqrt(den) : 1.0);
     res.ok = res.error <= tolerance;
     if (!res.ok) res.detail = "relative error " + std::to_string(res.error);

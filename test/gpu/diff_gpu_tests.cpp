@@ -61,7 +61,7 @@ std::string replay(const DiffCase &c) {
     if (a.kind != ArgKind::Ptr || a.expected.empty()) continue;
     std::vector<uint8_t> got(a.expected.size());
     buffers[i].copyToHost(got.data(), got.size());
-    DiffResult r = compareOutputs(a.elem, a.expected, got, c.tolerance);
+    DiffResult r = compareOutputs(a.elem, a.expected, got, c.tolerance, a.errorScale);
     if (!r.ok) failures += "arg " + std::to_string(i) + ": " + r.detail + "; ";
   }
   return failures;

@@ -104,8 +104,10 @@ TEST(DslLaunch, WithoutGpuThrowsOneLine) {
   if (tile::rt::gpuAvailable()) GTEST_SKIP() << "a GPU is present";
   auto add = makeAdd();
   uint64_t x = kAligned;
+  tile::LaunchOptions gpu; // Executor::Auto would fall back to the CPU executor here
+  gpu.executor = tile::Executor::GPU;
   try {
-    add.launch({4}, x, x, x, 4096, 1024);
+    add.launch({4}, gpu, x, x, x, 4096, 1024);
     FAIL() << "launch without a GPU must throw";
   } catch (const std::exception &e) {
     std::string msg = e.what();

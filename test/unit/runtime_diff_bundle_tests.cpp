@@ -35,6 +35,7 @@ DiffCase sampleCase() {
   out.kind = ArgKind::Ptr;
   out.input = floats({NAN, NAN});
   out.expected = floats({0.25f, 0.75f});
+  out.errorScale = {1.0, 2.0};
   DiffArg n;
   n.kind = ArgKind::I32;
   n.scalar = -7;
@@ -62,6 +63,7 @@ TEST(DiffBundle, RoundTrip) {
   EXPECT_EQ(c.grid.x, 3u);
   ASSERT_EQ(c.args.size(), 3u);
   EXPECT_EQ(c.args[0].expected, floats({0.25f, 0.75f}));
+  EXPECT_EQ(c.args[0].errorScale, (std::vector<double>{1.0, 2.0}));
   EXPECT_EQ(c.args[1].scalar, -7);
   EXPECT_FLOAT_EQ(c.args[2].f32, 1e-5f);
 }
@@ -92,6 +94,14 @@ TEST(DiffBundle, CompareFloatsByRelativeErrorAndRejectNaN) {
   DiffResult nan = compareOutputs(DiffElem::F32, ref, floats({1.f, NAN, 3.f}), 1e-5);
   EXPECT_FALSE(nan.ok);
   EXPECT_NE(nan.detail.find("element 1"), std::string::npos) << nan.detail;
+}
+
+TEST(DiffBundle, ComparePerElementBoundsWhenScalesAreGiven) {
+  auto ref = floats({1000.f, 0.001f});
+  // 0.01 off on an element whose terms were ~1000 in size is fine at 1e-4 * 1000 = 0.1 ...
+  EXPECT_TRUE(compareOutputs(DiffElem::F32, ref, floats({1000.01f, 0.001f}), 1e-4, {1000.0, 1.0}).ok);
+  // ... but 0.01 off where the terms were ~1 is not.
+  EXPECT_FALSE(compareOutputs(DiffElem::F32, ref, floats({1000.f, 0.011f}), 1e-4, {1000.0, 1.0}).ok);
 }
 
 TEST(DiffBundle, CompareIntegersExactly) {

@@ -38,7 +38,7 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
       const Buffer &b = std::get<Buffer>(args[i]);
       work[i] = b.bytes;
       addresses[i] = reinterpret_cast<uint64_t>(work[i].data());
-      registered.push_back(std::make_unique<cpu::ScopedBuffer>(work[i].data(), work[i].size(), /*initialized=*/!b.output));
+      registered.push_back(std::make_unique<cpu::ScopedBuffer>(work[i].data(), work[i].size(), b.initialized));
       a.div16 = isDiv16(addresses[i]);
       launchParams.push_back(&addresses[i]);
       break;

@@ -19,6 +19,7 @@ struct Buffer {
   std::vector<uint8_t> bytes;
   rt::DiffElem elem = rt::DiffElem::F32;
   bool output = false;
+  bool initialized = true; ///< false: the kernel must write before it reads (checked on the CPU)
 
   template <class T> static Buffer of(const std::vector<T> &v, rt::DiffElem elem, bool output = false) {
     Buffer b;
@@ -34,6 +35,7 @@ struct Buffer {
     b.bytes.assign(std::max<size_t>(bytes, 16), 0xFF);
     b.elem = elem;
     b.output = true;
+    b.initialized = false;
     return b;
   }
 };

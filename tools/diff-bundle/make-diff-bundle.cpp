@@ -5,6 +5,7 @@
 #include "CaseBuilder.h"
 
 #include "../../test/kernels/TestKernels.h"
+#include "../../test/unit/cpu_random_kernels.h"
 #include "tile/kernels/Policy.h"
 #include "tile/kernels/Registry.h"
 
@@ -107,6 +108,26 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
   }
 }
 
+/// Random programs: the CPU executor's outputs are what the GPU must reproduce, within
+/// per-element bounds from the magnitudes of each result's terms (cancellation makes a
+/// norm meaningless): twice the bound each executor meets against float64 in the tests.
+void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count) {
+  constexpr double kBound = 2.0 / (1 << 14);
+  for (int i = 0; i < count; ++i) {
+    uint64_t seed = rng();
+    randomkernels::RandomCase c = randomkernels::makeRandomCase(seed);
+    auto floats = [](const std::vector<float> &v) { return Buffer::of(v, DiffElem::F32); };
+    std::vector<Arg> args = {floats(c.inputs[0]), floats(c.inputs[1]), floats(c.inputs[2]), floats(c.inputs[3]),
+                             floats(c.inputs[4]), Buffer::poisoned(c.expected.size() * 4, DiffElem::F32),
+                             Buffer::poisoned(c.expectedRows.size() * 4, DiffElem::F32), Scalar{c.m}, Scalar{c.n},
+                             Scalar{c.trips}, Scalar{c.flag}, Float{c.scalar}, Constant{c.bm}, Constant{c.bn}};
+    rt::DiffCase d = makeCase(*c.kernel, "random#" + std::to_string(i), seed, c.grid, 4, std::move(args), kBound);
+    d.args[5].errorScale = c.magnitude;
+    d.args[6].errorScale = c.magnitudeRows;
+    out.push_back(std::move(d));
+  }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -121,6 +142,7 @@ int main(int argc, char **argv) {
     std::vector<rt::DiffCase> cases;
     libraryCases(cases, rng);
     testKernelCases(cases, rng);
+    randomCases(cases, rng, argc > 2 ? std::atoi(argv[2]) : 1000);
     rt::writeDiffBundle(argv[1], cases);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("make-diff-bundle: %zu cases (seed %llu) in %.1f s -> %s\n", cases.size(),

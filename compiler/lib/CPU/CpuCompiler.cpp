@@ -29,10 +29,12 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <set>
 
 using namespace tile::cpu;
 
@@ -40,7 +42,18 @@ struct CompiledKernel::Engine {
   std::unique_ptr<mlir::ExecutionEngine> engine;
 };
 
-CompiledKernel::~CompiledKernel() = default;
+namespace {
+/// Set by an atexit handler registered after every JIT compilation. A compilation may
+/// create function-local statics inside LLVM; those are destroyed before anything
+/// constructed earlier (such as a static tile::Kernel owning this engine), so an engine
+/// destroyed during exit could touch dead LLVM state. At exit the engines are leaked.
+std::atomic<bool> exiting{false};
+void markExiting() { exiting = true; }
+} // namespace
+
+CompiledKernel::~CompiledKernel() {
+  if (exiting) (void)engine_.release();
+}
 
 namespace {
 
@@ -139,8 +152,11 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   if (failed(toLLVM.run(module))) return fail("converting to the LLVM dialect");
 
   initializeLLVMOnce();
-  mlir::registerBuiltinDialectTranslation(*ctx);
-  mlir::registerLLVMDialectTranslation(*ctx);
+  static std::set<mlir::MLIRContext *> translatable; // the caller serialises compile()
+  if (translatable.insert(ctx).second) {
+    mlir::registerBuiltinDialectTranslation(*ctx);
+    mlir::registerLLVMDialectTranslation(*ctx);
+  }
   auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!tmBuilder) return fail("detecting the host: " + llvm::toString(tmBuilder.takeError()));
   auto tm = tmBuilder->createTargetMachine();
@@ -174,6 +190,7 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   dump(name, "cpu.ll", llvmIR);
   if (opts.keepIR) result->llvmIR_ = std::move(llvmIR);
   result->entry_ = *entry;
+  std::atexit(markExiting); // after the statics this compilation created (see markExiting)
   result->engine_ = std::make_unique<CompiledKernel::Engine>();
   result->engine_->engine = std::move(*engine);
   return result;

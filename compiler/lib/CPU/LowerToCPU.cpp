@@ -529,8 +529,9 @@ LogicalResult KernelLowering::run() {
   b.setInsertionPoint(kernel);
   fn = func::FuncOp::create(b, kernel.getLoc(), name + "__cpu", FunctionType::get(ctx, argTypes, {}));
   Block *entry = fn.addEntryBlock();
-  allocB.setInsertionPointToStart(entry);
   b.setInsertionPointToEnd(entry);
+  // Buffers go before this anchor, at the top of the function, whatever region asks.
+  allocB.setInsertionPoint(cIndex(0).getDefiningOp());
   for (unsigned i = 0; i < numArgs; ++i) scalars.map(kernel.getArgument(i), entry->getArgument(i));
   for (unsigned k = 0; k < 3; ++k) {
     programId[k] = entry->getArgument(numArgs + k);

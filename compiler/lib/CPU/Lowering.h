@@ -30,7 +30,7 @@
 namespace mlir::tile::cpu {
 
 /// Module attributes the lowering leaves for the JIT driver.
-inline constexpr llvm::StringLiteral kSitesAttr = "tile.cpu.sites";          ///< [op @ file:line:col]
+inline constexpr llvm::StringLiteral kSitesAttr = "tile.cpu.sites";          ///< ["file:line:col\top", ...]
 inline constexpr llvm::StringLiteral kStackBytesAttr = "tile.cpu.stack_bytes"; ///< buffer bytes per call
 /// The runtime function checking mode calls: (addr, bytes, kind, site, element, active) -> ok.
 inline constexpr llvm::StringLiteral kCheckFn = "tile_cpu_check";
@@ -76,8 +76,9 @@ public:
   Value allocBuffer(RankedTensorType t);
   Value loadChunk(Value buffer, Type elem, ArrayRef<Value> idx, int64_t w);
   void storeChunk(Value buffer, Type elem, Value chunkValue, ArrayRef<Value> idx);
-  /// Evaluates `v` into `buffer` (same shape), chunk by chunk.
-  void materializeInto(Value v, Value buffer, bool skipOwnBuffer);
+  /// Evaluates `v` into `buffer` (same shape), chunk by chunk; `fromDefinition`: from
+  /// v's defining op even where v already has a buffer (that is being filled).
+  void materializeInto(Value v, Value buffer, bool fromDefinition);
 
   // Memory (Memory.cpp).
   Value evalLoad(LoadOp op, ArrayRef<Value> idx, int64_t w);
@@ -87,13 +88,13 @@ public:
   /// In checking mode: the mask with every lane the runtime refuses switched off.
   Value checkedMask(Operation *op, AccessKind kind, Value addrs, Value mask, ArrayRef<Value> idx, int64_t w,
                     unsigned bytes);
+  /// The checking-mode site id of a memory op (index into kSitesAttr).
   int32_t siteOf(Operation *op);
-  bool checking() const { return check; }
 
   // Reductions (Reduce.cpp).
   void emitReduce(ReduceOp op);
 
-  // Elementwise arith/math on chunks or scalars, with the CPU's fixes (Elementwise.cpp).
+  // Elementwise arith/math on chunks or scalars, with the CPU's fixes (LowerToCPU.cpp).
   Value emitElementwise(Operation *op, ArrayRef<Value> operands, Type resultType);
 
 private:
@@ -102,7 +103,7 @@ private:
   int64_t chunkMax;
   bool check;
   AxisInfoAnalysis axis;
-  OpBuilder allocB; ///< at the start of the new entry block: buffers are allocated once per call
+  OpBuilder allocB; ///< at the top of the new function: buffers are allocated once per call
 
   IRMapping scalars;
   llvm::DenseMap<Value, Value> buffers;
@@ -124,6 +125,7 @@ private:
   void emitIf(scf::IfOp op);
   /// Writes tensor `values[i]` into `targets[i]` as one parallel assignment.
   void assignBuffers(ArrayRef<Value> values, ArrayRef<Value> targets);
+  /// The buffers a lazy value reads; `remaps`: some read another element than written.
   void collectLeaves(Value v, llvm::DenseSet<Value> &leafBuffers, bool &remaps);
 
 public:

@@ -64,7 +64,8 @@ Value KernelLowering::checkedMask(Operation *op, AccessKind kind, Value addrs, V
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   // Row-major element index of the chunk's first element in the op's tensor.
   Value linear = cIndex(0);
-  if (auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType())) {
+  auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  if (t && idx.size() == static_cast<size_t>(t.getRank())) {
     int64_t stride = 1;
     for (int d = t.getRank() - 1; d >= 0; --d) {
       linear = arith::AddIOp::create(b, loc, linear, arith::MulIOp::create(b, loc, idx[d], cIndex(stride)));
@@ -115,11 +116,13 @@ Value KernelLowering::evalLoad(LoadOp op, ArrayRef<Value> idx, int64_t w) {
 }
 
 /// Checking mode for one scalar access: true where the access may go ahead.
-static Value checkScalar(KernelLowering &k, Operation *op, AccessKind kind, Value addr, Value active, unsigned bytes) {
+/// `idx`: the element's index in the op's tensor (empty for a scalar op).
+static Value checkScalar(KernelLowering &k, Operation *op, AccessKind kind, Value addr, Value active, unsigned bytes,
+                         ArrayRef<Value> idx = {}) {
   OpBuilder &b = k.b;
   Value addrs = vector::BroadcastOp::create(b, k.loc, VectorType::get({1}, b.getI64Type()), addr);
   Value mask = active ? Value(vector::BroadcastOp::create(b, k.loc, VectorType::get({1}, b.getI1Type()), active)) : Value();
-  Value ok = k.checkedMask(op, kind, addrs, mask, {}, 1, bytes);
+  Value ok = k.checkedMask(op, kind, addrs, mask, idx, 1, bytes);
   return vector::ExtractOp::create(b, k.loc, ok, ArrayRef<int64_t>{0});
 }
 
@@ -194,8 +197,8 @@ void KernelLowering::emitAtomic(AtomicAddOp op) {
   unsigned bytes = bytesOf(mem);
   auto binOp = isa<FloatType>(elem) ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
   // One element: returns the old value, or zero where the mask is off.
-  auto one = [&](Value addr, Value value, Value active) -> Value {
-    if (check) active = checkScalar(*this, op, AccessKind::Atomic, addr, active, bytes);
+  auto one = [&](Value addr, Value value, Value active, ArrayRef<Value> idx) -> Value {
+    if (check) active = checkScalar(*this, op, AccessKind::Atomic, addr, active, bytes, idx);
     auto rmw = [&]() -> Value {
       return LLVM::AtomicRMWOp::create(b, loc, binOp, toPtr(b, loc, addr), value, LLVM::AtomicOrdering::monotonic);
     };
@@ -211,7 +214,7 @@ void KernelLowering::emitAtomic(AtomicAddOp op) {
   };
   auto ptrType = tensorType(op.getPtr());
   if (!ptrType) {
-    Value old = one(scalar(op.getPtr()), scalar(op.getValue()), op.getMask() ? scalar(op.getMask()) : Value());
+    Value old = one(scalar(op.getPtr()), scalar(op.getValue()), op.getMask() ? scalar(op.getMask()) : Value(), {});
     scalars.map(op.getResult(), old);
     return;
   }
@@ -223,7 +226,7 @@ void KernelLowering::emitAtomic(AtomicAddOp op) {
     Value addr = lane0(chunk(op.getPtr(), idx, 1));
     Value value = lane0(chunk(op.getValue(), idx, 1));
     Value active = op.getMask() ? lane0(chunk(op.getMask(), idx, 1)) : Value();
-    Value old = one(addr, value, active);
+    Value old = one(addr, value, active, idx);
     if (keep)
       storeChunk(result, elem, vector::BroadcastOp::create(b, loc, VectorType::get({1}, mem), old), idx);
   });

@@ -27,6 +27,8 @@ struct Grid {
 
 /// Which executor runs a launch. Auto: the GPU when one is usable, else the CPU executor
 /// (the same kernel compiled for this host); env TILE_EXECUTOR=cpu|gpu overrides Auto.
+/// On the CPU, pointer arguments are host addresses, the launch is synchronous (the
+/// stream is ignored) and runs every program id in turn (TILE_CPU_THREADS=n: n threads).
 enum class Executor : uint8_t { Auto, GPU, CPU };
 
 struct LaunchOptions {

@@ -24,6 +24,10 @@ struct DiffArg {
   float f32 = 0;                   ///< F32 value
   std::vector<uint8_t> input;      ///< buffers: contents before the launch
   std::vector<uint8_t> expected;   ///< buffers the kernel writes: the CPU executor's result
+  /// Optional, per element of `expected`: the error bound is tolerance * errorScale[i]
+  /// (absolute) instead of a relative norm — for programs whose cancellations make a
+  /// norm meaningless (random programs give the magnitude of each result's terms).
+  std::vector<double> errorScale;
 };
 
 struct DiffCase {
@@ -53,6 +57,6 @@ struct DiffResult {
 /// Compares `actual` with `expected` as elements of `elem`. A NaN where the CPU
 /// executor has none fails.
 DiffResult compareOutputs(DiffElem elem, const std::vector<uint8_t> &expected, const std::vector<uint8_t> &actual,
-                          double tolerance);
+                          double tolerance, const std::vector<double> &errorScale = {});
 
 } // namespace tile::rt

@@ -1,0 +1,612 @@
+// Random valid DSL programs (see cpu_random_kernels.h): generation, the kernel that
+// traces a program, and the float64 reference with a rounding-error scale per element.
+#include "cpu_random_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <sstream>
+
+namespace tile::randomkernels {
+
+enum class Op { Input, Row, Col, Scalar, Const, Iter, Carried, Neg, Abs, Exp, Half, Add, Sub, Mul, Div, Max, Min,
+                Where, Reduce, ArgMax, Loop, If };
+enum class Red { Sum, Max, Min };
+
+/// One node of the DAG; every node is an f32 [BM, BN] tile.
+struct Node {
+  Op op;
+  int a = -1, b = -1, c = -1, d = -1; ///< operands (Where: a < b ? c : d; Loop: init a, step b; If: a / b)
+  int input = 0;       ///< Input: which of in0..in2
+  float value = 0;     ///< Const: the value; Input: `other` of the masked load
+  int axis = 0;        ///< Reduce/ArgMax
+  Red red = Red::Sum;  ///< Reduce
+  int scope = -1;      ///< the loop (its id) whose body this node belongs to; -1: top level
+  int loop = -1;       ///< Loop/Iter/Carried: the loop's id
+};
+
+struct Program {
+  std::vector<Node> nodes;
+  int output = 0;
+  std::vector<int> loopParent; ///< loop id -> enclosing loop id (or -1)
+};
+
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kMulClamp = 1e4f; // keeps products (and with them every value) in a sane range
+
+const char *opName(Op op) {
+  switch (op) {
+  case Op::Input: return "in";
+  case Op::Row: return "row";
+  case Op::Col: return "col";
+  case Op::Scalar: return "s";
+  case Op::Const: return "const";
+  case Op::Iter: return "iter";
+  case Op::Carried: return "carried";
+  case Op::Neg: return "neg";
+  case Op::Abs: return "abs";
+  case Op::Exp: return "exp(min(x, 4))";
+  case Op::Half: return "half";
+  case Op::Add: return "add";
+  case Op::Sub: return "sub";
+  case Op::Mul: return "clamp(mul)";
+  case Op::Div: return "a / (|b| + 1)";
+  case Op::Max: return "maximum";
+  case Op::Min: return "minimum";
+  case Op::Where: return "where(a < b, c, d)";
+  case Op::Reduce: return "reduce";
+  case Op::ArgMax: return "argmax";
+  case Op::Loop: return "loop";
+  case Op::If: return "if(flag, a * 2, b - 1)";
+  }
+  return "?";
+}
+
+bool isLeaf(Op op) { return op == Op::Input || op == Op::Row || op == Op::Col || op == Op::Scalar || op == Op::Const; }
+
+/// Builds the DAG. Operands come from the nodes visible in the current scope.
+class Generator {
+public:
+  explicit Generator(std::mt19937_64 &rng) : rng_(rng) {}
+
+  Program run() {
+    int numOps = pick(2, 10);
+    topLevel(numOps);
+    // The output adds up every top-level node nobody uses, so every op counts.
+    std::vector<bool> used(p_.nodes.size(), false);
+    for (const Node &n : p_.nodes)
+      for (int c : {n.a, n.b, n.c, n.d})
+        if (c >= 0) used[c] = true;
+    int out = -1;
+    for (int i = 0, e = static_cast<int>(p_.nodes.size()); i < e; ++i) {
+      if (used[i] || p_.nodes[i].scope != -1) continue;
+      if (out < 0) {
+        out = i;
+        continue;
+      }
+      Node sum{Op::Add};
+      sum.a = out;
+      sum.b = i;
+      out = add(sum);
+    }
+    p_.output = out;
+    return std::move(p_);
+  }
+
+private:
+  std::mt19937_64 &rng_;
+  Program p_;
+
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+  bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  float quantised(float lo, float hi) { return std::round(std::uniform_real_distribution<float>(lo, hi)(rng_) * 8) / 8; }
+
+  int add(Node n) {
+    p_.nodes.push_back(n);
+    return static_cast<int>(p_.nodes.size()) - 1;
+  }
+
+  bool visible(int node, int scope) const {
+    int s = p_.nodes[node].scope;
+    for (int cur = scope;; cur = p_.loopParent[cur]) {
+      if (s == cur) return true;
+      if (cur == -1) return false;
+    }
+  }
+
+  int leaf(int scope) {
+    Node n{Op::Input};
+    n.scope = scope;
+    switch (pick(0, 6)) {
+    case 0: n.op = Op::Row; break;
+    case 1: n.op = Op::Col; break;
+    case 2: n.op = Op::Scalar; break;
+    case 3: n.op = Op::Const; n.value = quantised(-2, 2); break;
+    default: n.op = Op::Input; n.input = pick(0, 2); n.value = chance(0.5) ? 0.f : quantised(-2, 2); break;
+    }
+    return add(n);
+  }
+
+  /// A visible node, or a new leaf.
+  int operand(int scope) {
+    std::vector<int> pool;
+    for (int i = 0; i < static_cast<int>(p_.nodes.size()); ++i)
+      if (visible(i, scope)) pool.push_back(i);
+    if (pool.empty() || chance(0.3)) return leaf(scope);
+    // Prefer recent nodes: deeper expressions.
+    int k = static_cast<int>(pool.size());
+    int i = std::max(0, k - 1 - static_cast<int>(std::abs(std::normal_distribution<double>(0, k / 2.0 + 1)(rng_))));
+    return pool[i];
+  }
+
+  int leafOperand(int scope) {
+    std::vector<int> pool;
+    for (int i = 0; i < static_cast<int>(p_.nodes.size()); ++i)
+      if (visible(i, scope) && isLeaf(p_.nodes[i].op)) pool.push_back(i);
+    if (pool.empty() || chance(0.4)) return leaf(scope);
+    return pool[pick(0, static_cast<int>(pool.size()) - 1)];
+  }
+
+  int op(int scope, int depth) {
+    Node n{Op::Add};
+    n.scope = scope;
+    int r = pick(0, 99);
+    if (r < 20) {
+      static const Op unary[] = {Op::Neg, Op::Abs, Op::Exp, Op::Half};
+      n.op = unary[pick(0, 3)];
+      n.a = operand(scope);
+    } else if (r < 55) {
+      static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min};
+      n.op = binary[pick(0, 5)];
+      n.a = operand(scope);
+      n.b = operand(scope);
+    } else if (r < 65) {
+      n.op = Op::Where;
+      n.a = leafOperand(scope);
+      n.b = leafOperand(scope);
+      n.c = operand(scope);
+      n.d = operand(scope);
+    } else if (r < 77) {
+      n.op = Op::Reduce;
+      n.a = operand(scope);
+      n.axis = pick(0, 1);
+      n.red = static_cast<Red>(pick(0, 2));
+    } else if (r < 82) {
+      n.op = Op::ArgMax;
+      n.a = leafOperand(scope);
+      n.axis = pick(0, 1);
+    } else if (r < 92 && depth < 2) {
+      return loop(scope, depth);
+    } else {
+      n.op = Op::If;
+      n.a = operand(scope);
+      n.b = operand(scope);
+    }
+    return add(n);
+  }
+
+  /// acc = init; for k < trips: acc = half(acc) + body(acc, k). Bounded: |acc| <= 2 max|body|.
+  int loop(int scope, int depth) {
+    int id = static_cast<int>(p_.loopParent.size());
+    p_.loopParent.push_back(scope);
+    int init = operand(scope);
+    Node carried{Op::Carried};
+    carried.scope = id;
+    carried.loop = id;
+    int c = add(carried);
+    if (chance(0.6)) {
+      Node iter{Op::Iter};
+      iter.scope = id;
+      iter.loop = id;
+      add(iter);
+    }
+    int body = -1;
+    for (int i = 0, k = pick(1, 3); i < k; ++i) body = op(id, depth + 1);
+    Node half{Op::Half};
+    half.scope = id;
+    half.a = c;
+    Node step{Op::Add};
+    step.scope = id;
+    step.a = add(half);
+    step.b = body;
+    int s = add(step);
+    Node l{Op::Loop};
+    l.scope = scope;
+    l.loop = id;
+    l.a = init;
+    l.b = s;
+    return add(l);
+  }
+
+  void topLevel(int numOps) {
+    for (int i = 0; i < numOps; ++i) op(-1, 0);
+  }
+};
+
+/// The program's tile geometry and arguments, shared by the kernel and the reference.
+struct Geometry {
+  int m, n, bm, bn;
+};
+
+// ---------------------------------------------------------------------------------------
+// The kernel: traces the DAG.
+
+struct Scope {
+  const Scope *parent = nullptr;
+  int loop = -1;
+  Value carried, iter;
+  mutable std::map<int, Value> memo;
+};
+
+struct Tracer {
+  Tracer(const Program &p, std::vector<int64_t> shape) : p(p), shape(std::move(shape)) {}
+  const Program &p;
+  std::vector<int64_t> shape;
+  Value rows, cols, rmask, cmask, mask, idx;
+  Value in[3];
+  Value rowv, colv, s, flag;
+
+  const Scope &owner(int scope, const Scope &at) const {
+    const Scope *cur = &at;
+    while (cur->loop != scope) cur = cur->parent;
+    return *cur;
+  }
+
+  /// Builds every node of `at`'s scope with an index below `end`, in order: a node first
+  /// used inside a loop body or branch must already exist outside it.
+  void buildScope(int end, const Scope &at) {
+    for (int i = 0; i < end; ++i)
+      if (p.nodes[i].scope == at.loop) build(i, at);
+  }
+
+  Value build(int i, const Scope &at) {
+    const Node &n = p.nodes[i];
+    const Scope &home = owner(n.scope, at);
+    if (auto it = home.memo.find(i); it != home.memo.end()) return it->second;
+    Value v = make(n, at);
+    home.memo[i] = v;
+    return v;
+  }
+
+  Value make(const Node &n, const Scope &at) {
+    auto A = [&] { return build(n.a, at); };
+    auto B = [&] { return build(n.b, at); };
+    switch (n.op) {
+    case Op::Input: return load(in[n.input] + idx, mask, n.value);
+    case Op::Row: return broadcast_to(load(rowv + row(cols), cmask, 0.0f), shape);
+    case Op::Col: return broadcast_to(load(colv + col(rows), rmask, 0.0f), shape);
+    case Op::Scalar: return broadcast_to(s, shape);
+    case Op::Const: return full(shape, n.value, DType::f32);
+    case Op::Iter: return broadcast_to(cast(owner(n.loop, at).iter, DType::f32), shape);
+    case Op::Carried: return owner(n.loop, at).carried;
+    case Op::Neg: return -A();
+    case Op::Abs: return abs(A());
+    case Op::Exp: return exp(minimum(A(), 4.0f));
+    case Op::Half: return A() * 0.5f;
+    case Op::Add: return A() + B();
+    case Op::Sub: return A() - B();
+    case Op::Mul: return maximum(minimum(A() * B(), kMulClamp), -kMulClamp);
+    case Op::Div: return A() / (abs(B()) + 1.0f);
+    case Op::Max: return maximum(A(), B());
+    case Op::Min: return minimum(A(), B());
+    case Op::Where: return where(A() < B(), build(n.c, at), build(n.d, at));
+    case Op::Reduce: {
+      float identity = n.red == Red::Sum ? 0.f : n.red == Red::Max ? -kInf : kInf;
+      Value x = where(mask, A(), identity);
+      Value r = n.red == Red::Sum ? sum(x, n.axis) : n.red == Red::Max ? max(x, n.axis) : min(x, n.axis);
+      return broadcast_to(n.axis == 1 ? col(r) : row(r), shape);
+    }
+    case Op::ArgMax: {
+      Value r = cast(argmax(where(mask, A(), -kInf), n.axis), DType::f32);
+      return broadcast_to(n.axis == 1 ? col(r) : row(r), shape);
+    }
+    case Op::Loop: {
+      Value init = A();
+      return for_range(0, trips, 1, {init}, [&](Value k, std::vector<Value> c) {
+               Scope inner;
+               inner.parent = &at;
+               inner.loop = n.loop;
+               inner.carried = c[0];
+               inner.iter = k;
+               buildScope(n.b, inner);
+               return std::vector<Value>{build(n.b, inner)};
+             })[0];
+    }
+    case Op::If: {
+      Value x = A(), y = B(); // built outside: the branches only transform them
+      return if_then_else(
+          flag != 0, [&] { return std::vector<Value>{x * 2.0f}; }, [&] { return std::vector<Value>{y - 1.0f}; })[0];
+    }
+    }
+    return {};
+  }
+  Value trips;
+};
+
+auto makeBody(std::shared_ptr<const Program> prog) {
+  return [prog](Ptr<float> in0, Ptr<float> in1, Ptr<float> in2, Ptr<float> rowv, Ptr<float> colv, Ptr<float> out,
+                Ptr<float> out2, I32 m, I32 n, I32 trips, I32 flag, F32 s, Const<int> BM, Const<int> BN) {
+    Tracer t{*prog, {BM.value(), BN.value()}};
+    t.rows = program_id(0) * BM + arange(0, BM);
+    t.cols = program_id(1) * BN + arange(0, BN);
+    t.rmask = col(t.rows) < m;
+    t.cmask = row(t.cols) < n;
+    t.mask = t.rmask & t.cmask;
+    t.idx = col(t.rows) * n + row(t.cols);
+    t.in[0] = in0;
+    t.in[1] = in1;
+    t.in[2] = in2;
+    t.rowv = rowv;
+    t.colv = colv;
+    t.s = s;
+    t.flag = flag;
+    t.trips = trips;
+    Scope top;
+    t.buildScope(prog->output, top);
+    Value result = t.build(prog->output, top);
+    store(out + t.idx, result, t.mask);
+    // Per row, the sum over the first column tile (only those programs store it).
+    store(out2 + t.rows, sum(where(t.mask, result, 0.0f), 1), (t.rows < m) & (program_id(1) == 0));
+  };
+}
+using Body = decltype(makeBody(nullptr));
+using RandomKernel = tile::Kernel<Body>;
+
+// ---------------------------------------------------------------------------------------
+// The float64 reference: every node's value and magnitude (the same DAG evaluated on
+// absolute values: first-order scale of the float32 rounding error) on the valid region.
+
+struct Tile {
+  std::vector<double> v, mag;
+};
+
+struct RefScope {
+  const RefScope *parent = nullptr;
+  int loop = -1;
+  Tile carried;
+  double iter = 0;
+  mutable std::map<int, Tile> memo;
+};
+
+struct Reference {
+  const Program &p;
+  Geometry g;
+  const std::vector<std::vector<float>> &inputs;
+  float s;
+  int trips, flag;
+
+  size_t size() const { return size_t(g.m) * g.n; }
+
+  const RefScope &owner(int scope, const RefScope &at) const {
+    const RefScope *cur = &at;
+    while (cur->loop != scope) cur = cur->parent;
+    return *cur;
+  }
+
+  const Tile &eval(int i, const RefScope &at) {
+    const Node &n = p.nodes[i];
+    const RefScope &home = owner(n.scope, at);
+    if (auto it = home.memo.find(i); it != home.memo.end()) return it->second;
+    Tile t = make(n, at);
+    return home.memo[i] = std::move(t);
+  }
+
+  Tile unary(const Tile &a, const std::function<void(double, double, double &, double &)> &f) {
+    Tile r{std::vector<double>(size()), std::vector<double>(size())};
+    for (size_t k = 0; k < size(); ++k) f(a.v[k], a.mag[k], r.v[k], r.mag[k]);
+    return r;
+  }
+  Tile binary(const Tile &a, const Tile &b, const std::function<void(double, double, double, double, double &, double &)> &f) {
+    Tile r{std::vector<double>(size()), std::vector<double>(size())};
+    for (size_t k = 0; k < size(); ++k) f(a.v[k], a.mag[k], b.v[k], b.mag[k], r.v[k], r.mag[k]);
+    return r;
+  }
+  Tile fill(const std::function<double(int, int)> &f) {
+    Tile r{std::vector<double>(size()), std::vector<double>(size())};
+    for (int i = 0; i < g.m; ++i)
+      for (int j = 0; j < g.n; ++j) {
+        r.v[size_t(i) * g.n + j] = f(i, j);
+        r.mag[size_t(i) * g.n + j] = std::fabs(r.v[size_t(i) * g.n + j]);
+      }
+    return r;
+  }
+
+  /// Applies `f` to the elements of each tile row (axis 1) or tile column (axis 0);
+  /// f gets the element positions and fills one value/magnitude for all of them.
+  Tile perTileLine(int axis, const std::function<void(const std::vector<size_t> &, double &, double &)> &f) {
+    Tile r{std::vector<double>(size()), std::vector<double>(size())};
+    std::vector<size_t> line;
+    if (axis == 1) {
+      for (int i = 0; i < g.m; ++i)
+        for (int j0 = 0; j0 < g.n; j0 += g.bn) {
+          line.clear();
+          for (int j = j0; j < std::min(g.n, j0 + g.bn); ++j) line.push_back(size_t(i) * g.n + j);
+          double v, m;
+          f(line, v, m);
+          for (size_t k : line) r.v[k] = v, r.mag[k] = m;
+        }
+    } else {
+      for (int j = 0; j < g.n; ++j)
+        for (int i0 = 0; i0 < g.m; i0 += g.bm) {
+          line.clear();
+          for (int i = i0; i < std::min(g.m, i0 + g.bm); ++i) line.push_back(size_t(i) * g.n + j);
+          double v, m;
+          f(line, v, m);
+          for (size_t k : line) r.v[k] = v, r.mag[k] = m;
+        }
+    }
+    return r;
+  }
+
+  Tile make(const Node &n, const RefScope &at) {
+    auto A = [&]() -> const Tile & { return eval(n.a, at); };
+    auto B = [&]() -> const Tile & { return eval(n.b, at); };
+    switch (n.op) {
+    case Op::Input: return fill([&](int i, int j) { return inputs[n.input][size_t(i) * g.n + j]; });
+    case Op::Row: return fill([&](int, int j) { return inputs[3][j]; });
+    case Op::Col: return fill([&](int i, int) { return inputs[4][i]; });
+    case Op::Scalar: return fill([&](int, int) { return s; });
+    case Op::Const: return fill([&](int, int) { return n.value; });
+    case Op::Iter: return fill([&](int, int) { return owner(n.loop, at).iter; });
+    case Op::Carried: return owner(n.loop, at).carried;
+    case Op::Neg: return unary(A(), [](double x, double m, double &v, double &r) { v = -x, r = m; });
+    case Op::Abs: return unary(A(), [](double x, double m, double &v, double &r) { v = std::fabs(x), r = m; });
+    case Op::Exp:
+      return unary(A(), [](double x, double m, double &v, double &r) { v = std::exp(std::min(x, 4.0)), r = v * (1 + m); });
+    case Op::Half: return unary(A(), [](double x, double m, double &v, double &r) { v = x * 0.5, r = m * 0.5; });
+    case Op::Add: return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = x + y, r = a + b; });
+    case Op::Sub: return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = x - y, r = a + b; });
+    case Op::Mul:
+      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) {
+        v = std::clamp(x * y, -double(kMulClamp), double(kMulClamp));
+        r = std::min(a * b, 4.0 * kMulClamp) + std::fabs(v);
+      });
+    case Op::Div:
+      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) {
+        double d = std::fabs(y) + 1;
+        v = x / d;
+        r = (a + std::fabs(v) * (b + d)) / d;
+      });
+    case Op::Max:
+      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = std::max(x, y), r = std::max(a, b); });
+    case Op::Min:
+      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = std::min(x, y), r = std::max(a, b); });
+    case Op::Where: {
+      const Tile &l = A(), &rr = B(), &x = eval(n.c, at), &y = eval(n.d, at);
+      Tile t{std::vector<double>(size()), std::vector<double>(size())};
+      for (size_t k = 0; k < size(); ++k) {
+        bool c = l.v[k] < rr.v[k];
+        t.v[k] = c ? x.v[k] : y.v[k];
+        t.mag[k] = c ? x.mag[k] : y.mag[k];
+      }
+      return t;
+    }
+    case Op::Reduce: {
+      const Tile &x = A();
+      return perTileLine(n.axis, [&](const std::vector<size_t> &line, double &v, double &m) {
+        v = n.red == Red::Sum ? 0 : x.v[line[0]];
+        m = 0;
+        for (size_t k : line) {
+          if (n.red == Red::Sum) v += x.v[k], m += x.mag[k];
+          else v = n.red == Red::Max ? std::max(v, x.v[k]) : std::min(v, x.v[k]), m = std::max(m, x.mag[k]);
+        }
+      });
+    }
+    case Op::ArgMax: {
+      const Tile &x = A();
+      return perTileLine(n.axis, [&](const std::vector<size_t> &line, double &v, double &m) {
+        size_t best = 0;
+        for (size_t k = 1; k < line.size(); ++k)
+          if (x.v[line[k]] > x.v[line[best]]) best = k;
+        v = double(best), m = v;
+      });
+    }
+    case Op::Loop: {
+      Tile acc = A();
+      for (int k = 0; k < trips; ++k) {
+        RefScope inner;
+        inner.parent = &at;
+        inner.loop = n.loop;
+        inner.carried = acc;
+        inner.iter = k;
+        acc = eval(n.b, inner);
+      }
+      return acc;
+    }
+    case Op::If: {
+      if (flag) return unary(A(), [](double x, double m, double &v, double &r) { v = x * 2, r = m * 2; });
+      return unary(B(), [](double x, double m, double &v, double &r) { v = x - 1, r = m + 1; });
+    }
+    }
+    return {};
+  }
+};
+
+} // namespace
+
+std::string RandomCase::describe() const {
+  std::ostringstream os;
+  os << "m=" << m << " n=" << n << " BM=" << bm << " BN=" << bn << " trips=" << trips << " flag=" << flag
+     << " s=" << scalar << "\n";
+  for (size_t i = 0; i < program->nodes.size(); ++i) {
+    const Node &nd = program->nodes[i];
+    os << "  %" << i << " = " << opName(nd.op);
+    if (nd.op == Op::Input) os << nd.input << " (other " << nd.value << ")";
+    if (nd.op == Op::Const) os << " " << nd.value;
+    if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
+    if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
+    for (int c : {nd.a, nd.b, nd.c, nd.d})
+      if (c >= 0) os << " %" << c;
+    if (nd.loop >= 0) os << " [loop " << nd.loop << "]";
+    if (nd.scope >= 0) os << " (in loop " << nd.scope << ")";
+    os << "\n";
+  }
+  os << "  out = %" << program->output << "\n";
+  return os.str();
+}
+
+void RandomCase::launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *rowv,
+                        const void *colv, void *out, void *out2) const {
+  static_cast<const RandomKernel &>(*kernel).launch(grid, opts, in0, in1, in2, rowv, colv, out, out2, m, n, trips, flag,
+                                                    scalar, bm, bn);
+}
+
+Specialization RandomCase::specialization(int numWarps, bool alignedPointers) const {
+  const void *p = reinterpret_cast<const void *>(uintptr_t(alignedPointers ? 256 : 260));
+  return static_cast<const RandomKernel &>(*kernel).specialize(numWarps, p, p, p, p, p, p, p, m, n, trips, flag, scalar,
+                                                                bm, bn);
+}
+
+RandomCase makeRandomCase(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RandomCase c;
+  c.seed = seed;
+  // Tiles of at most 1024 elements; problems from 1 x 1 to a few tiles, ragged.
+  c.bm = 1 << pick(0, 5);
+  c.bn = 1 << pick(0, 6);
+  while (c.bm * c.bn > 1024) (c.bm > c.bn ? c.bm : c.bn) /= 2;
+  c.m = pick(1, 2 * c.bm + 3);
+  c.n = pick(1, 2 * c.bn + 3);
+  c.trips = pick(0, 4);
+  c.flag = pick(0, 1);
+  c.scalar = std::round(std::uniform_real_distribution<float>(-2, 2)(rng) * 8) / 8;
+  c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn);
+
+  auto program = std::make_shared<Program>(Generator(rng).run());
+  c.program = program;
+
+  // Inputs: in0 continuous, in1 and in2 on a coarse grid (ties for argmax and where).
+  std::uniform_real_distribution<float> uni(-2, 2);
+  auto vec = [&](size_t k, bool coarse) {
+    std::vector<float> v(k);
+    for (float &x : v) x = coarse ? std::round(uni(rng) * 4) / 4 : uni(rng);
+    return v;
+  };
+  size_t mn = size_t(c.m) * c.n;
+  c.inputs = {vec(mn, false), vec(mn, true), vec(mn, true), vec(size_t(c.n), false), vec(size_t(c.m), true)};
+
+  Reference ref{*program, Geometry{c.m, c.n, c.bm, c.bn}, c.inputs, c.scalar, c.trips, c.flag};
+  RefScope top;
+  const Tile &out = ref.eval(program->output, top);
+  c.expected = out.v;
+  c.magnitude = out.mag;
+  c.expectedRows.assign(size_t(c.m), 0.0);
+  c.magnitudeRows.assign(size_t(c.m), 0.0);
+  for (int i = 0; i < c.m; ++i)
+    for (int j = 0; j < std::min(c.n, c.bn); ++j) {
+      c.expectedRows[i] += out.v[size_t(i) * c.n + j];
+      c.magnitudeRows[i] += out.mag[size_t(i) * c.n + j];
+    }
+
+  c.kernel = std::make_shared<RandomKernel>("random_" + std::to_string(seed), makeBody(program),
+                                            std::source_location::current());
+  return c;
+}
+
+} // namespace tile::randomkernels
