@@ -78,18 +78,19 @@ done
 # The build machine has no disassembler: here ptxas + cuobjdump show whether the 16-byte accesses the PTX
 # asks for survive into SASS (LDG.E.128 / STG.E.128) and that no local memory (LDL/STL) appears.
 sass_line=""
+SASS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-sass.XXXXXX") # not $OUT: only a few files come back
 CUDA_BIN=${CUDA_HOME:-/usr/local/cuda}/bin
 if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" ]; then
   for ptx in "$HERE"/ptx/*.ptx; do
     name=$(basename "$ptx" .ptx)
-    cubin="$LOGS/$name.cubin"
-    if "$CUDA_BIN/ptxas" -arch=sm_90 "$ptx" -o "$cubin" >"$LOGS/$name.ptxas.log" 2>&1; then
-      "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$LOGS/$name.sass" 2>&1
-      ldg=$(grep -c 'LDG.E.128' "$LOGS/$name.sass"); stg=$(grep -c 'STG.E.128' "$LOGS/$name.sass")
-      local_mem=$(grep -cE '\b(LDL|STL)\b' "$LOGS/$name.sass")
+    cubin="$SASS_DIR/$name.cubin"
+    if "$CUDA_BIN/ptxas" -arch=sm_90 "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
+      "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$SASS_DIR/$name.sass" 2>&1
+      ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
+      local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
       sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s LDL/STL; ' "$name" "$ldg" "$stg" "$local_mem")"
     else
-      sass_line+="$name: ptxas failed (see $LOGS/$name.ptxas.log); "
+      sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi
   done
 else
