@@ -148,8 +148,13 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let description = [{
     The result drops `axis` from the shape (a scalar for a 1-D operand). `argmax`/`argmin`
     return i32 indices along the axis; ties go to the smallest index.
-    Order: each thread combines its own elements in increasing index, then lanes in a
-    butterfly, then warps in increasing warp index.
+    Order on the GPU: each thread combines its own elements in increasing index, then
+    lanes in a butterfly, then warps in increasing warp index. On the CPU executor:
+    along the last dimension element j goes to vector lane j mod w (w: the largest power
+    of two <= 16 dividing the length), each lane combines in increasing index, then lanes
+    in a halving tree; along other dimensions in increasing index. Sums may therefore
+    differ between executors by rounding (about n * 2^-24 of the sum of magnitudes);
+    max/min propagate NaN on both, and argmax/argmin ties go to the smallest index.
     ```mlir
     %m = tile.reduce max %x {axis = 0 : i32} : tensor<1024xf32> -> f32
     ```
