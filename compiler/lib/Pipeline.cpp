@@ -76,22 +76,21 @@ Target tile::compiler::chooseTarget(int sm, int ptxVersion, int driverVersion) {
 std::string tile::compiler::compilerBuildId() { return TILE_COMPILER_SOURCES_HASH; }
 std::string tile::compiler::llvmVersionString() { return LLVM_VERSION_STRING; }
 
-namespace {
-std::string print(mlir::Operation *op) {
+std::string tile::compiler::printIR(mlir::Operation *op) {
   std::string s;
   llvm::raw_string_ostream os(s);
   op->print(os);
   return s;
 }
 
-/// Writes one stage to $TILE_DUMP_DIR/<kernel>.<stage> when set.
-void dump(const std::string &kernel, const char *stage, const std::string &text) {
+void tile::compiler::dumpStage(const std::string &kernel, const char *stage, const std::string &text) {
   const char *dir = std::getenv("TILE_DUMP_DIR");
   if (!dir || !*dir) return;
   std::filesystem::create_directories(dir);
   std::ofstream(std::string(dir) + "/" + kernel + "." + stage) << text;
 }
 
+namespace {
 std::string kernelName(mlir::ModuleOp module) {
   std::string name = "kernel";
   module.walk([&](mlir::func::FuncOp f) {
@@ -110,7 +109,7 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     os << d.getLocation() << ": " << d << "\n";
     return mlir::success();
   });
-  dump(name, "tile.mlir", print(module));
+  dumpStage(name, "tile.mlir", printIR(module));
 
   mlir::PassManager pm(ctx);
   if (const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL"); p && *p == '1') {
@@ -127,8 +126,8 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     throw InternalError("tile: internal compiler error in the tile passes for kernel '" + name + "' (this is a bug):\n" + diagnostics);
 
   PipelineResult result;
-  if (opts.keepStages) result.optimizedIR = print(module);
-  dump(name, "opt.mlir", opts.keepStages ? result.optimizedIR : print(module));
+  if (opts.keepStages) result.optimizedIR = printIR(module);
+  dumpStage(name, "opt.mlir", opts.keepStages ? result.optimizedIR : printIR(module));
 
   mlir::PassManager lower(ctx);
   if (const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL"); p && *p == '1') lower.enableIRPrinting();
@@ -138,14 +137,14 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
   lower.addPass(mlir::createReconcileUnrealizedCastsPass());
   if (failed(lower.run(module)))
     throw InternalError("tile: internal compiler error lowering kernel '" + name + "' to LLVM (this is a bug):\n" + diagnostics);
-  dump(name, "llvm.mlir", print(module));
+  dumpStage(name, "llvm.mlir", printIR(module));
 
   if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kSharedBytesAttr)) result.sharedBytes = a.getInt();
   if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kNumWarpsAttr)) result.numWarps = a.getInt();
 
   PTXOutput ptx = emitPTX(module, opts.target, opts.keepStages || std::getenv("TILE_DUMP_DIR"));
-  dump(name, "ll", ptx.llvmIR);
-  dump(name, "ptx", ptx.ptx);
+  dumpStage(name, "ll", ptx.llvmIR);
+  dumpStage(name, "ptx", ptx.ptx);
   result.llvmIR = std::move(ptx.llvmIR);
   result.ptx = std::move(ptx.ptx);
   return result;

@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../common/Numerics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,14 +30,10 @@ namespace ka = tile::kernels::aot;
 
 namespace {
 
-constexpr uint32_t kPoison = 0xFFFFFFFFu;  // what fillBytes(0xFF) leaves in a float: a NaN
+using tile::testutil::bitsOf;
+using tile::testutil::closeTo;
+using tile::testutil::kPoisonBits;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
-
-uint32_t bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
 
 // Fixture: skips without a GPU, seeds the generator, and prints the seed if anything failed.
 class KernelsGpu : public ::testing::Test {
@@ -61,28 +59,6 @@ class KernelsGpu : public ::testing::Test {
   std::mt19937 gen_;
 };
 
-// ||got - ref|| / ||ref|| <= tol over all elements; any non-finite value fails (NaN never passes, and the
-// poison is NaN, so this also proves every element was written).
-::testing::AssertionResult closeTo(const std::vector<float> &got, const std::vector<double> &ref, double tol,
-                                   const std::string &what) {
-  if (got.size() != ref.size()) return ::testing::AssertionFailure() << what << ": size mismatch";
-  double num = 0, den = 0, worst = -1;
-  size_t worstAt = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i]))
-      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
-                                           << (bits(got[i]) == kPoison ? " (poison: never written)" : "")
-                                           << ", expected " << ref[i];
-    double d = got[i] - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-    if (std::fabs(d) > worst) worst = std::fabs(d), worstAt = i;
-  }
-  double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  if (rel <= tol) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": relative error " << rel << " > " << tol << " (worst at " << worstAt
-                                       << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
-}
 
 // A row-major matrix inside a larger buffer: rows x cols valid, rows padded to `stride` elements, starting
 // `offset` elements into the allocation (offset % 4 != 0 makes the pointer not 16-byte aligned).
@@ -103,7 +79,7 @@ struct Layout {
 // Elements of a poisoned output outside the valid region must still be poison (masking works).
 ::testing::AssertionResult untouched(const std::vector<float> &buf, const Layout &l, const std::string &what) {
   for (size_t i = 0; i < buf.size(); ++i)
-    if (!l.valid(i) && bits(buf[i]) != kPoison)
+    if (!l.valid(i) && bitsOf(buf[i]) != kPoisonBits)
       return ::testing::AssertionFailure() << what << ": padding element " << i << " was written (" << buf[i] << ")";
   return ::testing::AssertionSuccess();
 }

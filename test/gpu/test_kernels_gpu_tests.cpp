@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../common/Numerics.h"
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +18,10 @@
 
 using namespace tile;
 using namespace tile::rt;
+using tile::testutil::closeTo;
+using tile::testutil::halfToFloat;
+using tile::testutil::toBf16;
+using tile::testutil::toHalf;
 
 namespace {
 
@@ -28,16 +34,6 @@ namespace {
 uint64_t seedForTest() {
   if (const char *s = std::getenv("TILE_TEST_SEED")) return std::strtoull(s, nullptr, 10);
   return std::random_device{}();
-}
-
-double relError(const std::vector<float> &out, const std::vector<double> &ref) {
-  double num = 0, den = 0;
-  for (size_t i = 0; i < ref.size(); ++i) {
-    if (!std::isfinite(out[i])) return INFINITY;
-    num += (out[i] - ref[i]) * (out[i] - ref[i]);
-    den += ref[i] * ref[i];
-  }
-  return std::sqrt(num) / (den > 0 ? std::sqrt(den) : 1);
 }
 
 std::vector<float> randomFloats(size_t n, std::mt19937_64 &rng) {
@@ -54,37 +50,6 @@ DeviceBuffer poisoned(size_t bytes) {
 }
 
 AotLaunchConfig grid(unsigned x, unsigned y = 1) { return AotLaunchConfig{Dim3{x, y, 1}, 4, nullptr}; }
-
-/// IEEE half / bfloat16 from float, rounding to nearest even (the GPU's cvt.rn).
-uint16_t toHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  int exp = int((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffff;
-  if (exp >= 31) return uint16_t(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10) return uint16_t(sign);
-    mant |= 0x800000;
-    uint32_t shift = 14 - exp, half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return uint16_t(sign | half);
-  }
-  uint32_t half = uint32_t(exp) << 10 | (mant >> 13), rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
-  return uint16_t(sign | half);
-}
-uint16_t toBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  x += 0x7fff + ((x >> 16) & 1);
-  return uint16_t(x >> 16);
-}
-float halfToFloat(uint16_t h) {
-  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  float v = exp == 0 ? std::ldexp(float(mant), -24) : std::ldexp(float(mant | 0x400), exp - 25);
-  return (h & 0x8000) ? -v : v;
-}
 
 } // namespace
 
@@ -131,8 +96,8 @@ TEST(TestKernelsGpu, RowSumMaxArgmax) {
       refMax[r] = in[size_t(r) * s.n + best];
       ASSERT_EQ(gotArg[r], best) << "row " << r << " of " << s.m << "x" << s.n << " seed " << seed;
     }
-    EXPECT_LE(relError(gotSums, refSums), 1e-5) << s.m << "x" << s.n << " seed " << seed;
-    EXPECT_EQ(relError(gotMax, refMax), 0) << s.m << "x" << s.n << " seed " << seed;
+    EXPECT_TRUE(closeTo(gotSums, refSums, 1e-5, "row sums")) << s.m << "x" << s.n << " seed " << seed;
+    EXPECT_TRUE(closeTo(gotMax, refMax, 0, "row maxima")) << s.m << "x" << s.n << " seed " << seed;
   }
 }
 
@@ -215,6 +180,7 @@ TEST(TestKernelsGpu, LoopWithCarriedTensorAndBranch) {
         ref[i] = -x[i];
       }
     }
-    EXPECT_LE(relError(out, ref), 1e-6) << "n " << n << " block " << block << " reps " << reps << " seed " << seed;
+    EXPECT_TRUE(closeTo(out, ref, 1e-6, "loop_branch")) << "n " << n << " block " << block << " reps " << reps
+                                                        << " seed " << seed;
   }
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tile/tile.h"
+#include "../common/Numerics.h"
 
 #include <gtest/gtest.h>
 
@@ -19,49 +20,14 @@
 
 namespace tile::cputest {
 
+using namespace tile::testutil; // poison, closeTo, half/bfloat16 conversions
+
 inline LaunchOptions cpuOptions(int numWarps = 4, bool check = false) {
   LaunchOptions o;
   o.numWarps = numWarps;
   o.executor = Executor::CPU;
   o.check = check;
   return o;
-}
-
-constexpr uint32_t kPoisonBits = 0xFFFFFFFFu; // a NaN
-
-inline uint32_t bitsOf(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
-}
-
-inline std::vector<float> poisoned(size_t n) {
-  std::vector<float> v(n);
-  std::memset(v.data(), 0xFF, n * sizeof(float));
-  return v;
-}
-
-/// ||got - ref|| / ||ref|| <= tol; any non-finite element fails (the poison is NaN, so
-/// this also proves every element was written).
-inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const std::vector<double> &ref, double tol,
-                                          const std::string &what) {
-  if (got.size() != ref.size()) return ::testing::AssertionFailure() << what << ": size mismatch";
-  double num = 0, den = 0, worst = -1;
-  size_t worstAt = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i]))
-      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
-                                           << (bitsOf(got[i]) == kPoisonBits ? " (poison: never written)" : "")
-                                           << ", expected " << ref[i];
-    double d = got[i] - ref[i];
-    num += d * d;
-    den += ref[i] * ref[i];
-    if (std::fabs(d) > worst) worst = std::fabs(d), worstAt = i;
-  }
-  double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-  if (rel <= tol) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": relative error " << rel << " > " << tol << " (worst at "
-                                       << worstAt << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
 }
 
 /// A seeded generator; the fixture prints the seed of a failing test.
@@ -88,49 +54,5 @@ protected:
   uint64_t seed_ = 0;
   std::mt19937_64 gen_;
 };
-
-} // namespace tile::cputest
-
-namespace tile::cputest {
-
-/// IEEE half from float, round to nearest even (the GPU's cvt.rn.f16.f32), NaN kept NaN.
-inline uint16_t toHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t(sign | 0x7e00);
-  int exp = int((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffff;
-  if (exp >= 31) return uint16_t(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10) return uint16_t(sign);
-    mant |= 0x800000;
-    uint32_t shift = 14 - exp, half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return uint16_t(sign | half);
-  }
-  uint32_t half = uint32_t(exp) << 10 | (mant >> 13), rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
-  return uint16_t(sign | half);
-}
-
-/// bfloat16 from float, round to nearest even, NaN kept NaN.
-inline uint16_t toBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return uint16_t(x >> 16);
-}
-
-inline float halfToFloat(uint16_t h) {
-  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 31) return mant ? std::numeric_limits<float>::quiet_NaN() : ((h & 0x8000) ? -INFINITY : INFINITY);
-  float v = exp == 0 ? std::ldexp(float(mant), -24) : std::ldexp(float(mant | 0x400), exp - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
-inline bool isHalfNaN(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
-inline bool isBf16NaN(uint16_t h) { return (h & 0x7f80) == 0x7f80 && (h & 0x7f); }
 
 } // namespace tile::cputest

@@ -57,6 +57,11 @@ struct PipelineResult {
 /// TILE_PRINT_IR_AFTER_ALL=1 prints the IR after each pass to stderr.
 PipelineResult runPipeline(mlir::ModuleOp module, const PipelineOptions &opts);
 
+/// The textual IR of an operation.
+std::string printIR(mlir::Operation *op);
+/// Writes one stage to $TILE_DUMP_DIR/<kernel>.<stage> when that variable is set.
+void dumpStage(const std::string &kernel, const char *stage, const std::string &text);
+
 /// Identifies this compiler build (cache keys): git describe / build time of the library.
 std::string compilerBuildId();
 /// "22.1.8"

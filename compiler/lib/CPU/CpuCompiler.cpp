@@ -57,20 +57,6 @@ CompiledKernel::~CompiledKernel() {
 
 namespace {
 
-std::string print(mlir::Operation *op) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  op->print(os);
-  return s;
-}
-
-void dump(const std::string &kernel, const char *stage, const std::string &text) {
-  const char *dir = std::getenv("TILE_DUMP_DIR");
-  if (!dir || !*dir) return;
-  std::filesystem::create_directories(dir);
-  std::ofstream(std::string(dir) + "/" + kernel + "." + stage) << text;
-}
-
 /// bf16 arithmetic in f32, and bf16 <-> f32 conversions as integer code: LLVM would use
 /// the host's bf16 instructions where present, which flush denormals (the GPU does not).
 struct ExpandBF16Pass : mlir::PassWrapper<ExpandBF16Pass, mlir::OperationPass<mlir::ModuleOp>> {
@@ -122,13 +108,13 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
       std::string text;
       llvm::raw_string_ostream os(text);
       module->print(os, mlir::OpPrintingFlags().assumeVerified().printGenericOpForm());
-      dump(name, "cpu.failed.mlir", text);
+      compiler::dumpStage(name, "cpu.failed.mlir", text);
     }
     return fail("lowering the tile IR");
   }
   auto result = std::make_unique<CompiledKernel>();
-  std::string lowered = print(module);
-  dump(name, "cpu.mlir", lowered);
+  std::string lowered = compiler::printIR(module);
+  compiler::dumpStage(name, "cpu.mlir", lowered);
   if (opts.keepIR) result->loweredIR_ = lowered;
   if (auto sites = module->getAttrOfType<mlir::ArrayAttr>(mlir::tile::cpu::kSitesAttr))
     for (mlir::Attribute s : sites) result->sites_.push_back(mlir::cast<mlir::StringAttr>(s).str());
@@ -187,7 +173,7 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   });
   auto entry = (*engine)->lookupPacked(name);
   if (!entry) return fail("looking up the entry point: " + llvm::toString(entry.takeError()));
-  dump(name, "cpu.ll", llvmIR);
+  compiler::dumpStage(name, "cpu.ll", llvmIR);
   if (opts.keepIR) result->llvmIR_ = std::move(llvmIR);
   result->entry_ = *entry;
   std::atexit(markExiting); // after the statics this compilation created (see markExiting)

@@ -9,6 +9,7 @@
 // max/min propagate NaN (arith.maximumf/minimumf, as on the GPU); argmax/argmin return
 // the smallest index among equal values, and a NaN never wins (as the GPU's combine).
 #include "Lowering.h"
+#include "tile/Transforms/ReduceCombine.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -17,42 +18,11 @@ using namespace mlir::tile;
 using namespace mlir::tile::cpu;
 
 namespace {
-/// A partial result: values and, for argmax/argmin, their indices (vectors or scalars).
-struct Partial {
-  Value value, index;
-};
-
-/// The GPU lowering's combine function (compiler/lib/Conversion/Reduce.cpp), on vectors.
+/// A partial result: values and, for argmax/argmin, their indices (vectors or scalars),
+/// combined exactly as the GPU lowering does.
+using Partial = ReducePartial;
 Partial combine(OpBuilder &b, Location loc, ReduceKind kind, Partial x, Partial y) {
-  bool isFloat = isa<FloatType>(getElementTypeOrSelf(x.value.getType()));
-  switch (kind) {
-  case ReduceKind::Sum:
-    return {isFloat ? Value(arith::AddFOp::create(b, loc, x.value, y.value))
-                    : Value(arith::AddIOp::create(b, loc, x.value, y.value)), {}};
-  case ReduceKind::Max:
-    return {isFloat ? Value(arith::MaximumFOp::create(b, loc, x.value, y.value))
-                    : Value(arith::MaxSIOp::create(b, loc, x.value, y.value)), {}};
-  case ReduceKind::Min:
-    return {isFloat ? Value(arith::MinimumFOp::create(b, loc, x.value, y.value))
-                    : Value(arith::MinSIOp::create(b, loc, x.value, y.value)), {}};
-  case ReduceKind::ArgMax:
-  case ReduceKind::ArgMin: {
-    bool isMax = kind == ReduceKind::ArgMax;
-    Value better, equal;
-    if (isFloat) {
-      better = arith::CmpFOp::create(b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, y.value, x.value);
-      equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y.value, x.value);
-    } else {
-      better = arith::CmpIOp::create(b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, y.value, x.value);
-      equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y.value, x.value);
-    }
-    Value smaller = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y.index, x.index);
-    Value takeY = arith::OrIOp::create(b, loc, better, arith::AndIOp::create(b, loc, equal, smaller));
-    return {arith::SelectOp::create(b, loc, takeY, y.value, x.value),
-            arith::SelectOp::create(b, loc, takeY, y.index, x.index)};
-  }
-  }
-  llvm_unreachable("unknown reduce kind");
+  return combineReduce(b, loc, kind, x, y);
 }
 
 /// Lanes [from, from + n) of `v`.

@@ -4,6 +4,7 @@
 // partial results in increasing warp index through shared memory. Replicated copies
 // of an element contribute the identity, so nothing is counted twice.
 #include "TileToLLVM.h"
+#include "tile/Transforms/ReduceCombine.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -16,10 +17,7 @@ namespace {
 
 bool isArgKind(ReduceKind k) { return k == ReduceKind::ArgMax || k == ReduceKind::ArgMin; }
 
-/// A partial result: a value and, for argmax/argmin, its index.
-struct Partial {
-  Value value, index;
-};
+using Partial = ReducePartial;
 
 struct Combiner {
   OpBuilder &b;
@@ -41,37 +39,7 @@ struct Combiner {
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elem, v));
   }
 
-  Partial combine(Partial x, Partial y) const {
-    switch (kind) {
-    case ReduceKind::Sum:
-      return {isFloat() ? Value(arith::AddFOp::create(b, loc, x.value, y.value))
-                        : Value(arith::AddIOp::create(b, loc, x.value, y.value)), {}};
-    case ReduceKind::Max:
-      return {isFloat() ? Value(arith::MaximumFOp::create(b, loc, x.value, y.value))
-                        : Value(arith::MaxSIOp::create(b, loc, x.value, y.value)), {}};
-    case ReduceKind::Min:
-      return {isFloat() ? Value(arith::MinimumFOp::create(b, loc, x.value, y.value))
-                        : Value(arith::MinSIOp::create(b, loc, x.value, y.value)), {}};
-    case ReduceKind::ArgMax:
-    case ReduceKind::ArgMin: {
-      bool isMax = kind == ReduceKind::ArgMax;
-      Value better, equal;
-      if (isFloat()) {
-        better = arith::CmpFOp::create(b, loc, isMax ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::OLT, y.value, x.value);
-        equal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, y.value, x.value);
-      } else {
-        better = arith::CmpIOp::create(b, loc, isMax ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::slt, y.value, x.value);
-        equal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, y.value, x.value);
-      }
-      // Ties go to the smaller index, whatever order partials meet in.
-      Value smallerIndex = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, y.index, x.index);
-      Value takeY = arith::OrIOp::create(b, loc, better, arith::AndIOp::create(b, loc, equal, smallerIndex));
-      return {arith::SelectOp::create(b, loc, takeY, y.value, x.value),
-              arith::SelectOp::create(b, loc, takeY, y.index, x.index)};
-    }
-    }
-    llvm_unreachable("unknown reduce kind");
-  }
+  Partial combine(Partial x, Partial y) const { return combineReduce(b, loc, kind, x, y); }
 };
 
 /// shfl.sync.bfly of any scalar: 32-bit values directly, narrower ones widened,
