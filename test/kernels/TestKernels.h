@@ -6,6 +6,7 @@
 #pragma once
 
 #include "tile/tile.h"
+#include "TestKernelReferences.h"
 
 namespace tile::testing {
 

@@ -1,0 +1,32 @@
+//===- TestKernelReferences.h - float64 references of test/kernels --------===//
+// Free of the DSL: the runtime-only GPU tests include it too.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tile::testing {
+
+/// Float64 reference of rowStatsKernel: per row the sum, the max and its first index.
+struct RowStats {
+  std::vector<double> sums, maxima;
+  std::vector<int32_t> argmax;
+};
+inline RowStats rowStatsReference(const std::vector<float> &in, int m, int n) {
+  RowStats r;
+  for (int row = 0; row < m; ++row) {
+    double total = 0;
+    int best = 0;
+    for (int c = 0; c < n; ++c) {
+      total += in[size_t(row) * n + c];
+      if (in[size_t(row) * n + c] > in[size_t(row) * n + best]) best = c;
+    }
+    r.sums.push_back(total);
+    r.maxima.push_back(in[size_t(row) * n + best]);
+    r.argmax.push_back(best);
+  }
+  return r;
+}
+
+} // namespace tile::testing
