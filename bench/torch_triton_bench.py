@@ -177,9 +177,9 @@ def wall_us(fn):
     return (time.perf_counter() - t0) * 1e6
 
 
-def launch_host_us(fn, launches=10000, trials=5):
-    """Host time per cached launch: back-to-back launches without sync, median of trials (an upper bound
-    when the GPU, not the host, is the bottleneck for such tiny kernels)."""
+def launch_host_us(fn, launches=100, trials=100):
+    """Host time per cached launch: batches of back-to-back launches short enough that the launch queue
+    never fills (else the GPU's per-kernel time is measured), synchronised between batches; median."""
     fn()
     torch.cuda.synchronize()
     per = []
