@@ -71,13 +71,14 @@ int AotWriter::write(const std::string &stem, const std::string &headerInclude) 
   int count = 0;
   std::filesystem::create_directories(stem + "_ptx");
   for (const KernelEntry &e : entries_) {
-    const auto &params = e.kernel->params();
     std::string table = "k_" + e.stubName;
+    std::vector<unsigned> sharedBytes;
     for (size_t v = 0; v < e.variants.size(); ++v) {
       CompileRequest req;
       req.sm = sm_;
       req.ptxVersion = ptxVersion_;
       CompileResult r = e.kernel->compile(e.variants[v], req);
+      sharedBytes.push_back(r.sharedBytes);
       // Each PTX also as a file, for the ptxas check in the tests and for inspection.
       std::ofstream(stem + "_ptx/" + e.stubName + "_" + std::to_string(v) + ".ptx") << r.ptx;
       c << "// " << e.kernel->name() << " [" << e.variants[v].str() << "] " << r.target << ", " << r.sharedBytes
@@ -85,13 +86,8 @@ int AotWriter::write(const std::string &stem, const std::string &headerInclude) 
       ++count;
     }
     c << "const tile::rt::AotVariant " << table << "_variants[] = {\n";
-    for (size_t v = 0; v < e.variants.size(); ++v) {
-      CompileRequest req;
-      req.sm = sm_;
-      req.ptxVersion = ptxVersion_;
-      unsigned shared = e.kernel->compile(e.variants[v], req).sharedBytes; // cached: cheap
-      c << "    {" << specLiteral(e.variants[v]) << ", " << table << "_ptx" << v << ", " << shared << "},\n";
-    }
+    for (size_t v = 0; v < e.variants.size(); ++v)
+      c << "    {" << specLiteral(e.variants[v]) << ", " << table << "_ptx" << v << ", " << sharedBytes[v] << "},\n";
     c << "};\nconst tile::rt::AotKernel " << table << "{\"" << e.kernel->name() << "\", " << table << "_variants, "
       << e.variants.size() << "};\n";
   }

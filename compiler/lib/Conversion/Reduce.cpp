@@ -99,12 +99,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       if (withIndex) p.index = emitCoord(rewriter, loc, src, pos, r, axis);
       if (src.replicates(axis)) {
         // Copies beyond the tensor's extent along the axis must not count.
-        Value owner = ThreadLayout(src).replicates(axis)
-                          ? ib.ult(ib.add(ib.mul(ib.add(ib.mul(pos.warpCoord[axis], ib.c(src.tpw[axis])), pos.laneCoord[axis]),
-                                                 ib.c(src.spt[axis])),
-                                          ib.c(src.regIndex(r)[axis] % src.spt[axis])),
-                                   src.shape[axis])
-                          : Value();
+        Value owner = ib.ult(emitUnwrappedCoord(rewriter, loc, src, pos, r, axis), src.shape[axis]);
         p.value = arith::SelectOp::create(rewriter, loc, owner, p.value, comb.identity());
       }
       if (!acc[key]) {

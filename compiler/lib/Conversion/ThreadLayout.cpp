@@ -98,9 +98,9 @@ ThreadPosition mlir::tile::emitThreadPosition(OpBuilder &b, Location loc, const 
   return pos;
 }
 
-/// Coordinate before wrapping into the shape.
-static Value unwrappedCoord(IntBuilder &ib, const ThreadLayout &l, const ThreadPosition &pos,
-                            unsigned r, unsigned d) {
+Value mlir::tile::emitUnwrappedCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
+                                    unsigned r, unsigned d) {
+  IntBuilder ib{b, loc};
   unsigned rd = l.regIndex(r)[d];
   // (warp * tpw + lane) * spt + fixed part
   Value thread = ib.add(ib.mul(pos.warpCoord[d], ib.c(l.tpw[d])), pos.laneCoord[d]);
@@ -113,7 +113,7 @@ Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, c
                             unsigned r, unsigned d) {
   IntBuilder ib{b, loc};
   if (l.shape[d] == 1) return ib.c(0);
-  Value c = unwrappedCoord(ib, l, pos, r, d);
+  Value c = emitUnwrappedCoord(b, loc, l, pos, r, d);
   return l.replicates(d) ? ib.urem(c, l.shape[d]) : c;
 }
 
@@ -122,7 +122,7 @@ Value mlir::tile::emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &l,
   IntBuilder ib{b, loc};
   Value owner;
   for (unsigned d : l.tensorDims())
-    if (l.replicates(d)) owner = ib.andi(owner, ib.ult(unwrappedCoord(ib, l, pos, r, d), l.shape[d]));
+    if (l.replicates(d)) owner = ib.andi(owner, ib.ult(emitUnwrappedCoord(b, loc, l, pos, r, d), l.shape[d]));
   // A slice is held by every thread along the removed dimension: the first one owns it.
   if (l.sliceDim >= 0) {
     unsigned d = l.sliceDim;

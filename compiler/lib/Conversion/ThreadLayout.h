@@ -63,6 +63,11 @@ ThreadPosition emitThreadPosition(OpBuilder &b, Location loc, const ThreadLayout
 Value emitCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
                 unsigned r, unsigned d);
 
+/// Coordinate of register r along d before wrapping into the shape: at or past shape[d]
+/// it is a replica of the element at coord mod shape[d].
+Value emitUnwrappedCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
+                         unsigned r, unsigned d);
+
 /// i1 that is true for the one thread holding the first copy of register r's element
 /// (false for replicas); null when the layout never replicates.
 Value emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
