@@ -62,6 +62,9 @@ static mlir::Type paramType(mlir::MLIRContext *ctx, const ParamDesc &p) {
   case ArgKind::I32: return mlir::IntegerType::get(ctx, 32);
   case ArgKind::I64: return mlir::IntegerType::get(ctx, 64);
   case ArgKind::F32: return mlir::Float32Type::get(ctx);
+  case ArgKind::F16: return mlir::Float16Type::get(ctx);
+  case ArgKind::BF16: return mlir::BFloat16Type::get(ctx);
+  case ArgKind::I1: return mlir::IntegerType::get(ctx, 1);
   case ArgKind::Const: break;
   }
   return {};
@@ -97,7 +100,7 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
   for (size_t i = 0, k = 0; i < params.size(); ++i) {
     if (params[i].kind == ArgKind::Const) continue;
     // Divisibility by 16 (Triton's specialisation) lets the compiler vectorise accesses.
-    if (spec.args[i].div16 && params[i].kind != ArgKind::F32)
+    if (spec.args[i].div16 && !isFloatOrBoolScalar(params[i].kind))
       func.setArgAttr(k, mlir::tile::kDivisibilityAttr, b.getI32IntegerAttr(16));
     args[i] = wrap(entry->getArgument(k++));
   }

@@ -26,6 +26,9 @@ static const char *cppType(ArgKind k) {
   case ArgKind::I32: return "int32_t";
   case ArgKind::I64: return "int64_t";
   case ArgKind::F32: return "float";
+  case ArgKind::F16: return "uint16_t /* half bits */";
+  case ArgKind::BF16: return "uint16_t /* bfloat16 bits */";
+  case ArgKind::I1: return "uint8_t /* 0 or 1 */";
   case ArgKind::Const: return "int64_t";
   }
   return "?";
@@ -37,6 +40,9 @@ static const char *kindName(ArgKind k) {
   case ArgKind::I32: return "I32";
   case ArgKind::I64: return "I64";
   case ArgKind::F32: return "F32";
+  case ArgKind::F16: return "F16";
+  case ArgKind::BF16: return "BF16";
+  case ArgKind::I1: return "I1";
   case ArgKind::Const: return "Const";
   }
   return "?";
@@ -101,7 +107,7 @@ int AotWriter::write(const std::string &stem, const std::string &headerInclude) 
       c << (i ? ", " : "") << "{tile::ArgKind::" << kindName(params[i].kind) << ", ";
       switch (params[i].kind) {
       case ArgKind::Const: c << n << ", false}"; break;
-      case ArgKind::F32: c << "0, false}"; break;
+      case ArgKind::F32: case ArgKind::F16: case ArgKind::BF16: case ArgKind::I1: c << "0, false}"; break;
       default: c << "0, tile::isDiv16(static_cast<uint64_t>(" << n << "))}"; break;
       }
     }
@@ -137,7 +143,7 @@ std::vector<Specialization> standardVariants(const KernelBase &kernel,
         a.kind = p.kind;
         if (p.kind == ArgKind::Const) a.constValue = constChoices[c].at(k++);
         else if (p.kind == ArgKind::Ptr) a.div16 = level >= 1;
-        else if (p.kind != ArgKind::F32) a.div16 = level >= 2;
+        else if (!isFloatOrBoolScalar(p.kind)) a.div16 = level >= 2;
         s.args.push_back(a);
       }
       out.push_back(s);

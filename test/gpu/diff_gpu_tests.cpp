@@ -36,6 +36,8 @@ std::string replay(const DiffCase &c) {
   std::vector<int32_t> i32(c.args.size());
   std::vector<int64_t> i64(c.args.size());
   std::vector<float> f32(c.args.size());
+  std::vector<uint16_t> bits16(c.args.size());
+  std::vector<uint8_t> bools(c.args.size());
   std::vector<void *> params;
   for (size_t i = 0; i < c.args.size(); ++i) {
     const DiffArg &a = c.args[i];
@@ -49,6 +51,9 @@ std::string replay(const DiffCase &c) {
     case ArgKind::I32: i32[i] = static_cast<int32_t>(a.scalar), params.push_back(&i32[i]); break;
     case ArgKind::I64: i64[i] = a.scalar, params.push_back(&i64[i]); break;
     case ArgKind::F32: f32[i] = a.f32, params.push_back(&f32[i]); break;
+    case ArgKind::F16:
+    case ArgKind::BF16: bits16[i] = static_cast<uint16_t>(a.scalar), params.push_back(&bits16[i]); break;
+    case ArgKind::I1: bools[i] = static_cast<uint8_t>(a.scalar), params.push_back(&bools[i]); break;
     case ArgKind::Const: break;
     }
   }

@@ -78,6 +78,20 @@ inline const auto &halfScaleKernel() {
   return k;
 }
 
+/// Scalar parameters of every float width and a bool: out = x * h + b where flag, else
+/// x - h (h a half, b a bfloat16, both widened to float).
+inline const auto &scalarArgsKernel() {
+  static const auto k = tile::kernel("scalar_args", [](Ptr<float> x, Ptr<float> out, F16 h, BF16 b, I1 flag, I32 n,
+                                                       Const<int> BLOCK) {
+    Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    Value mask = offs < n;
+    Value xv = load(x + offs, mask);
+    Value hf = cast(h, DType::f32), bf = cast(b, DType::f32);
+    store(out + offs, where(flag, xv * hf + bf, xv - hf), mask);
+  });
+  return k;
+}
+
 /// out[i] = sum over k < reps of (i + k) if the program id is even, else -x[i]: a loop
 /// with a carried tensor and a branch on a scalar.
 inline const auto &loopBranchKernel() {

@@ -364,3 +364,21 @@ TEST_F(CpuOps, ThreadsAndExecutorSelection) {
 }
 
 } // namespace
+
+TEST_F(CpuOps, HalfBfloat16AndBoolScalarParameters) {
+  for (bool flag : {true, false}) {
+    const int n = 1000;
+    const float h = 1.3f, b = -2.7f; // rounded at launch: to half and to bfloat16
+    auto x = randomFloats(n);
+    auto out = poisoned(n);
+    tt::scalarArgsKernel().launch({cdiv(n, 256)}, cpuOptions(), x.data(), out.data(), h, b, flag, n, 256);
+    double hr = halfToFloat(toHalf(h)), br = 0;
+    uint32_t bbits = uint32_t(toBf16(b)) << 16;
+    float bf;
+    std::memcpy(&bf, &bbits, 4);
+    br = bf;
+    std::vector<double> ref(n);
+    for (int i = 0; i < n; ++i) ref[i] = flag ? x[i] * hr + br : x[i] - hr;
+    EXPECT_TRUE(closeTo(out, ref, 1e-6, flag ? "flag set" : "flag clear"));
+  }
+}

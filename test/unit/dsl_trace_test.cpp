@@ -2,6 +2,8 @@
 // specialisation and source locations.
 #include "tile/tile.h"
 
+#include "../kernels/TestKernels.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -305,4 +307,14 @@ TEST(DslTrace, RemainingOps) {
                          "tile.addptr %arg0, %arg2 : !tile.ptr<i32>, i64", "tile.num_warps = 2"})
     EXPECT_NE(ir.find(op), std::string::npos) << op << "\n" << ir;
   EXPECT_TRUE(hasReduce(ir, "min")) << ir;
+}
+
+TEST(DslTrace, HalfBfloat16AndBoolScalarParameters) {
+  Specialization spec;
+  ASSERT_TRUE(parseSpecialization("w4,p16,p16,h,b,t,i16,c256", spec));
+  EXPECT_EQ(spec.str(), "w4,p16,p16,h,b,t,i16,c256");
+  std::string ir = tile::testing::scalarArgsKernel().trace(spec);
+  EXPECT_NE(ir.find("f16"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("bf16"), std::string::npos) << ir;
+  EXPECT_NE(ir.find(": i1"), std::string::npos) << ir;
 }

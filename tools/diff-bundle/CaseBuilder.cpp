@@ -26,6 +26,8 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
   std::vector<int32_t> i32(args.size());
   std::vector<int64_t> i64(args.size());
   std::vector<float> f32(args.size());
+  std::vector<uint16_t> bits16(args.size()); // f16 / bf16 scalars
+  std::vector<uint8_t> bools(args.size());
   std::vector<void *> launchParams;
   std::vector<std::unique_ptr<cpu::ScopedBuffer>> registered;
   Specialization spec;
@@ -57,6 +59,17 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
       f32[i] = std::get<Float>(args[i]).value;
       launchParams.push_back(&f32[i]);
       break;
+    case ArgKind::F16:
+    case ArgKind::BF16: {
+      float v = std::get<Float>(args[i]).value;
+      bits16[i] = a.kind == ArgKind::F16 ? detail::halfBits(v) : detail::bf16Bits(v);
+      launchParams.push_back(&bits16[i]);
+      break;
+    }
+    case ArgKind::I1:
+      bools[i] = std::get<Scalar>(args[i]).value != 0;
+      launchParams.push_back(&bools[i]);
+      break;
     case ArgKind::Const: a.constValue = std::get<Constant>(args[i]).value; break;
     }
     spec.args.push_back(a);
@@ -86,6 +99,10 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
       if (b.output) d.expected = work[i];
     } else if (d.kind == ArgKind::F32) {
       d.f32 = f32[i];
+    } else if (d.kind == ArgKind::F16 || d.kind == ArgKind::BF16) {
+      d.scalar = bits16[i];
+    } else if (d.kind == ArgKind::I1) {
+      d.scalar = bools[i];
     } else {
       d.scalar = d.kind == ArgKind::I32 ? i32[i] : i64[i];
     }

@@ -90,6 +90,15 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                               Scalar{n}, Constant{64}, Constant{32}},
                              0));
   }
+  for (int flag : {0, 1}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    int n = 300 + int(r() % 1000);
+    out.push_back(makeCase(scalarArgsKernel(), "scalar_args " + std::to_string(n), seed, {cdiv(n, 256)}, 4,
+                           {Buffer::of(randomFloats(n, r), DiffElem::F32), Buffer::poisoned(n * 4, DiffElem::F32),
+                            Float{1.3f}, Float{-2.7f}, Scalar{flag}, Scalar{n}, Constant{256}},
+                           1e-6));
+  }
   for (int n : {1, 1000, 4097}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);

@@ -7,6 +7,7 @@
 #include "tile/Spec.h"
 
 #include <array>
+#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -140,6 +141,21 @@ template <> struct ParamTraits<F32> {
   static constexpr DType dtype = DType::f32;
   using Storage = float;
 };
+template <> struct ParamTraits<F16> {
+  static constexpr ArgKind kind = ArgKind::F16;
+  static constexpr DType dtype = DType::f16;
+  using Storage = uint16_t; ///< the IEEE half bits
+};
+template <> struct ParamTraits<BF16> {
+  static constexpr ArgKind kind = ArgKind::BF16;
+  static constexpr DType dtype = DType::bf16;
+  using Storage = uint16_t; ///< the bfloat16 bits
+};
+template <> struct ParamTraits<I1> {
+  static constexpr ArgKind kind = ArgKind::I1;
+  static constexpr DType dtype = DType::i1;
+  using Storage = uint8_t; ///< 0 or 1 (a one-byte kernel parameter)
+};
 template <class T> struct ParamTraits<Const<T>> {
   static constexpr ArgKind kind = ArgKind::Const;
   static constexpr DType dtype = DType::i64;
@@ -162,6 +178,34 @@ template <class A> uint64_t deviceAddress(const A &a) {
   else return static_cast<uint64_t>(a);
 }
 
+/// IEEE half and bfloat16 bits of a float, rounding to nearest even (as cvt.rn does).
+inline uint16_t halfBits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t(sign | 0x7e00);
+  int exp = int((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (exp >= 31) return uint16_t(sign | 0x7c00);
+  if (exp <= 0) {
+    if (exp < -10) return uint16_t(sign);
+    mant |= 0x800000;
+    uint32_t shift = 14 - exp, half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
+    if (rem > mid || (rem == mid && (half & 1))) ++half;
+    return uint16_t(sign | half);
+  }
+  uint32_t half = uint32_t(exp) << 10 | (mant >> 13), rem = mant & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
+  return uint16_t(sign | half);
+}
+inline uint16_t bf16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return uint16_t(x >> 16);
+}
+
 /// Converts launch argument `a` for parameter P: fills the spec entry and the storage.
 template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename ParamTraits<P>::Storage &out) {
   spec.kind = ParamTraits<P>::kind;
@@ -173,6 +217,11 @@ template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename Par
     spec.constValue = out;
   } else if constexpr (ParamTraits<P>::kind == ArgKind::F32) {
     out = static_cast<float>(a);
+  } else if constexpr (ParamTraits<P>::kind == ArgKind::F16 || ParamTraits<P>::kind == ArgKind::BF16) {
+    if constexpr (std::is_same_v<A, f16> || std::is_same_v<A, bf16>) out = a.bits;
+    else out = ParamTraits<P>::kind == ArgKind::F16 ? halfBits(static_cast<float>(a)) : bf16Bits(static_cast<float>(a));
+  } else if constexpr (ParamTraits<P>::kind == ArgKind::I1) {
+    out = static_cast<bool>(a) ? 1 : 0;
   } else {
     out = static_cast<typename ParamTraits<P>::Storage>(a);
     spec.div16 = out % 16 == 0;

@@ -120,6 +120,11 @@ public:
 class I32 : public Value { public: I32() = default; explicit I32(Value v) : Value(v) {} };
 class I64 : public Value { public: I64() = default; explicit I64(Value v) : Value(v) {} };
 class F32 : public Value { public: F32() = default; explicit F32(Value v) : Value(v) {} };
+/// Half-precision and boolean scalars; at launch a C++ number (rounded to nearest even)
+/// or a tile::f16 / tile::bf16 holding the bits, and a bool.
+class F16 : public Value { public: F16() = default; explicit F16(Value v) : Value(v) {} };
+class BF16 : public Value { public: BF16() = default; explicit BF16(Value v) : Value(v) {} };
+class I1 : public Value { public: I1() = default; explicit I1(Value v) : Value(v) {} };
 
 /// A compile-time constant: each distinct value compiles its own kernel variant. Usable
 /// wherever a C++ number is (shapes, loop bounds) and as a DSL operand.

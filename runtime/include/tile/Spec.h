@@ -13,7 +13,12 @@
 namespace tile {
 
 /// What a kernel parameter is, as seen by the launch ABI.
-enum class ArgKind : uint8_t { Ptr, I32, I64, F32, Const };
+enum class ArgKind : uint8_t { Ptr, I32, I64, F32, Const, F16, BF16, I1 };
+
+/// Scalar kinds that never carry a divisibility fact.
+inline bool isFloatOrBoolScalar(ArgKind k) {
+  return k == ArgKind::F32 || k == ArgKind::F16 || k == ArgKind::BF16 || k == ArgKind::I1;
+}
 
 /// One parameter's contribution to a specialisation. Constants are baked into the code;
 /// pointers and integers only contribute a divisibility fact (as Triton does: a pointer
@@ -42,6 +47,9 @@ struct Specialization {
       case ArgKind::I32: s += a.div16 ? ",i16" : ",i"; break;
       case ArgKind::I64: s += a.div16 ? ",l16" : ",l"; break;
       case ArgKind::F32: s += ",f"; break;
+      case ArgKind::F16: s += ",h"; break;
+      case ArgKind::BF16: s += ",b"; break;
+      case ArgKind::I1: s += ",t"; break;
       }
     }
     return s;
@@ -78,7 +86,10 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
     ArgSpec a;
     switch (k) {
     case 'c': a.kind = ArgKind::Const; if (!number(a.constValue)) return false; break;
-    case 'f': a.kind = ArgKind::F32; if (!rest.empty()) return false; break;
+    case 'f': case 'h': case 'b': case 't':
+      a.kind = k == 'f' ? ArgKind::F32 : k == 'h' ? ArgKind::F16 : k == 'b' ? ArgKind::BF16 : ArgKind::I1;
+      if (!rest.empty()) return false;
+      break;
     case 'p': case 'i': case 'l':
       a.kind = k == 'p' ? ArgKind::Ptr : k == 'i' ? ArgKind::I32 : ArgKind::I64;
       if (rest == "16") a.div16 = true;

@@ -20,7 +20,7 @@ enum class DiffElem : uint8_t { F32, F16, BF16, F64, I8, I32, I64 };
 struct DiffArg {
   ArgKind kind = ArgKind::I32;
   DiffElem elem = DiffElem::F32;   ///< buffers: element type
-  int64_t scalar = 0;              ///< I32/I64 value
+  int64_t scalar = 0;              ///< I32/I64 value; F16/BF16 bits; I1 0 or 1
   float f32 = 0;                   ///< F32 value
   std::vector<uint8_t> input;      ///< buffers: contents before the launch
   std::vector<uint8_t> expected;   ///< buffers the kernel writes: the CPU executor's result
