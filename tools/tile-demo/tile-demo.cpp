@@ -9,6 +9,7 @@
 #include "tile/runtime/Driver.h"
 #include "tile/runtime/Memory.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -57,6 +58,26 @@ private:
   bool gpu_;
   rt::DeviceBuffer dev_;
 };
+
+/// Host time of a cached launch through the DSL (Kernel::launch: specialisation, lookup,
+/// cuLaunchKernel): batches of 100 that never fill the launch queue, median of 100.
+void reportLaunchOverhead() {
+  const int n = 1024;
+  rt::DeviceBuffer x(n * 4), y(n * 4), z(n * 4);
+  auto launch = [&] { vectorAddKernel().launch({1}, x, y, z, n, ElementwiseConfig::block); };
+  launch();
+  rt::Context::get().synchronize();
+  std::vector<double> perLaunch;
+  for (int batch = 0; batch < 100; ++batch) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 100; ++i) launch();
+    perLaunch.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 100);
+    rt::Context::get().synchronize();
+  }
+  std::sort(perLaunch.begin(), perLaunch.end());
+  std::printf("host time per cached launch through the DSL: %.2f us (median of 100 batches of 100)\n",
+              perLaunch[perLaunch.size() / 2]);
+}
 
 /// Runs the library kernels through the DSL's launch path on `ex` and checks each
 /// against a float64 host reference.
@@ -140,6 +161,7 @@ int runKernels(Executor ex) {
   }
   std::printf("\n%s (times include the first launch's compile)\n",
               failures ? "some kernels FAILED" : "all kernels match the float64 reference");
+  if (ex == Executor::GPU) reportLaunchOverhead();
   return failures ? 1 : 0;
 }
 
