@@ -4,6 +4,8 @@
 // GPU's cvt.rn does. Header-only; depends on GoogleTest alone.
 #pragma once
 
+#include "tile/HalfBits.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,35 +55,9 @@ inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const s
 }
 
 
-/// IEEE half from float, round to nearest even (the GPU's cvt.rn.f16.f32), NaN kept NaN.
-inline uint16_t toHalf(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t(sign | 0x7e00);
-  int exp = int((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffff;
-  if (exp >= 31) return uint16_t(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10) return uint16_t(sign);
-    mant |= 0x800000;
-    uint32_t shift = 14 - exp, half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return uint16_t(sign | half);
-  }
-  uint32_t half = uint32_t(exp) << 10 | (mant >> 13), rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
-  return uint16_t(sign | half);
-}
-
-/// bfloat16 from float, round to nearest even, NaN kept NaN.
-inline uint16_t toBf16(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return uint16_t(x >> 16);
-}
+/// IEEE half and bfloat16 bits of a float, rounded to nearest even (tile/HalfBits.h).
+inline uint16_t toHalf(float f) { return tile::halfBits(f); }
+inline uint16_t toBf16(float f) { return tile::bf16Bits(f); }
 
 inline float halfToFloat(uint16_t h) {
   int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;

@@ -161,16 +161,7 @@ TEST(TestKernelsGpu, LoopWithCarriedTensorAndBranch) {
     DeviceBuffer dout = poisoned(n * 4);
     aot_test::loop_branch(grid((n + block - 1) / block), dx.ptr(), dout.ptr(), n, reps, block);
     auto out = dout.toHost<float>(n);
-    std::vector<double> ref(n);
-    for (int i = 0; i < n; ++i) {
-      if ((i / block) % 2 == 0) {
-        double acc = x[i];
-        for (int k = 0; k < reps; ++k) acc += i + k;
-        ref[i] = acc;
-      } else {
-        ref[i] = -x[i];
-      }
-    }
+    std::vector<double> ref = tile::testing::loopBranchReference(x, block, reps);
     EXPECT_TRUE(closeTo(out, ref, 1e-6, "loop_branch")) << "n " << n << " block " << block << " reps " << reps
                                                         << " seed " << seed;
   }

@@ -29,4 +29,19 @@ inline RowStats rowStatsReference(const std::vector<float> &in, int m, int n) {
   return r;
 }
 
+/// Float64 reference of loopBranchKernel.
+inline std::vector<double> loopBranchReference(const std::vector<float> &x, int block, int reps) {
+  std::vector<double> ref(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    if ((i / block) % 2 == 0) {
+      double acc = x[i];
+      for (int k = 0; k < reps; ++k) acc += double(i) + k;
+      ref[i] = acc;
+    } else {
+      ref[i] = -x[i];
+    }
+  }
+  return ref;
+}
+
 } // namespace tile::testing

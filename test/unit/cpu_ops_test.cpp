@@ -204,16 +204,7 @@ TEST_F(CpuOps, LoopWithCarriedTensorAndBranch) {
     auto x = randomFloats(n);
     auto out = poisoned(n);
     tt::loopBranchKernel().launch({cdiv(n, block)}, cpuOptions(), x.data(), out.data(), n, reps, block);
-    std::vector<double> ref(n);
-    for (int i = 0; i < n; ++i) {
-      if ((i / block) % 2 == 0) {
-        double acc = x[i];
-        for (int k = 0; k < reps; ++k) acc += i + k;
-        ref[i] = acc;
-      } else {
-        ref[i] = -x[i];
-      }
-    }
+    std::vector<double> ref = tt::loopBranchReference(x, block, reps);
     EXPECT_TRUE(closeTo(out, ref, 1e-6, "loop/branch n " + std::to_string(n) + " reps " + std::to_string(reps)));
   }
 }

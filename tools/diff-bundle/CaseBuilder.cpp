@@ -62,7 +62,7 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
     case ArgKind::F16:
     case ArgKind::BF16: {
       float v = std::get<Float>(args[i]).value;
-      bits16[i] = a.kind == ArgKind::F16 ? detail::halfBits(v) : detail::bf16Bits(v);
+      bits16[i] = a.kind == ArgKind::F16 ? tile::halfBits(v) : tile::bf16Bits(v);
       launchParams.push_back(&bits16[i]);
       break;
     }

@@ -4,10 +4,10 @@
 #ifndef TILE_KERNEL_H
 #define TILE_KERNEL_H
 
+#include "tile/HalfBits.h"
 #include "tile/Spec.h"
 
 #include <array>
-#include <cstring>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -178,34 +178,6 @@ template <class A> uint64_t deviceAddress(const A &a) {
   else return static_cast<uint64_t>(a);
 }
 
-/// IEEE half and bfloat16 bits of a float, rounding to nearest even (as cvt.rn does).
-inline uint16_t halfBits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t(sign | 0x7e00);
-  int exp = int((x >> 23) & 0xff) - 127 + 15;
-  uint32_t mant = x & 0x7fffff;
-  if (exp >= 31) return uint16_t(sign | 0x7c00);
-  if (exp <= 0) {
-    if (exp < -10) return uint16_t(sign);
-    mant |= 0x800000;
-    uint32_t shift = 14 - exp, half = mant >> shift, rem = mant & ((1u << shift) - 1), mid = 1u << (shift - 1);
-    if (rem > mid || (rem == mid && (half & 1))) ++half;
-    return uint16_t(sign | half);
-  }
-  uint32_t half = uint32_t(exp) << 10 | (mant >> 13), rem = mant & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (half & 1))) ++half;
-  return uint16_t(sign | half);
-}
-inline uint16_t bf16Bits(float f) {
-  uint32_t x;
-  std::memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return uint16_t((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return uint16_t(x >> 16);
-}
-
 /// Converts launch argument `a` for parameter P: fills the spec entry and the storage.
 template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename ParamTraits<P>::Storage &out) {
   spec.kind = ParamTraits<P>::kind;
@@ -219,7 +191,7 @@ template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename Par
     out = static_cast<float>(a);
   } else if constexpr (ParamTraits<P>::kind == ArgKind::F16 || ParamTraits<P>::kind == ArgKind::BF16) {
     if constexpr (std::is_same_v<A, f16> || std::is_same_v<A, bf16>) out = a.bits;
-    else out = ParamTraits<P>::kind == ArgKind::F16 ? halfBits(static_cast<float>(a)) : bf16Bits(static_cast<float>(a));
+    else out = ParamTraits<P>::kind == ArgKind::F16 ? tile::halfBits(static_cast<float>(a)) : tile::bf16Bits(static_cast<float>(a));
   } else if constexpr (ParamTraits<P>::kind == ArgKind::I1) {
     out = static_cast<bool>(a) ? 1 : 0;
   } else {
