@@ -15,6 +15,7 @@ MAX_BYTES=$((48 << 20))  # headroom under the 64 MiB per call for the working tr
 # .device/ is in .gitignore too; the local exclude also covers checkouts whose .gitignore predates it.
 EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude)
 case $EXCLUDE in /*) ;; *) EXCLUDE=$ROOT/$EXCLUDE ;; esac
+mkdir -p "$(dirname "$EXCLUDE")"
 grep -qxF '/.device/' "$EXCLUDE" 2>/dev/null || echo '/.device/' >>"$EXCLUDE"
 
 ninja -C "$BUILD" "${TARGETS[@]}"
@@ -42,8 +43,10 @@ for p in vector_add_0 vector_add_1 softmax_30 layernorm_fwd_36; do
 done
 # GPU == CPU executor cases: every library and test kernel plus random programs, run on the CPU
 # executor here (the GPU machine has no LLVM to run it); diff_gpu_tests replays them there.
+# The CPU code is generated for the x86-64 baseline (TILE_CPU_TARGET, default here x86-64),
+# so the GPU is compared with the executor path that every host runs.
 ninja -C "$BUILD" make-diff-bundle
-"$BUILD/tools/diff-bundle/make-diff-bundle" "$DEV/diff.bundle" "${RANDOM_PROGRAMS:-1000}" ${DIFF_SEED:-}
+TILE_CPU_TARGET=${TILE_CPU_TARGET:-x86-64} "$BUILD/tools/diff-bundle/make-diff-bundle" "$DEV/diff.bundle" "${RANDOM_PROGRAMS:-1000}" ${DIFF_SEED:-}
 staged+=("$DEV/diff.bundle")
 install -m 755 "$ROOT/tools/gpu-check.sh" "$DEV/gpu-check.sh"
 install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"

@@ -8,6 +8,14 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dsl)
   target_link_libraries(cpu_tests PRIVATE tile_kernels GTest::gtest_main)
   # -Wno-restrict: GCC 12 false positive on std::string concatenation (as in dsl/).
   target_compile_options(cpu_tests PRIVATE -Wall -Wextra -Wno-restrict)
+  # The JIT's link check (compiler/lib/CPU/HostJit.cpp) reaches into these internals.
+  target_include_directories(cpu_tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib/CPU)
+  target_link_libraries(cpu_tests PRIVATE TileCPU)
   # PRE_TEST: discover at ctest time, so building never runs the binary.
   gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
+  # Again with the code generated for the x86-64 baseline (SSE2, no F16C, no AVX-512
+  # BF16), whatever CPU runs the tests: no kernel may need the host's instruction set or
+  # a helper outside the executor's provided symbols.
+  gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST TEST_PREFIX "x86-64-baseline."
+                       PROPERTIES LABELS "cpu;cpu-baseline" ENVIRONMENT TILE_CPU_TARGET=x86-64)
 endif()

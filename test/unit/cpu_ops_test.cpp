@@ -7,6 +7,8 @@
 #include "TestKernels.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 using namespace tile;
 using namespace tile::cputest;
@@ -195,6 +197,108 @@ TEST_F(CpuOps, Float16RoundTripBitExact) {
     float expect = bf + halfToFloat(h[i]);
     if (std::isnan(expect)) ASSERT_TRUE(std::isnan(back[i]));
     else ASSERT_EQ(back[i], expect) << "element " << i;
+  }
+}
+
+/// f64 and integers to f16/bf16 round once, to nearest even, from the source value (as
+/// PTX's cvt.rn does: no detour through f32 or f64); f16/bf16 to f64 and to i32 are exact.
+const auto &wideConversionsKernel() {
+  static const auto k = tile::kernel(
+      "wide_conversions", [](Ptr<double> x, Ptr<int64_t> big, Ptr<int32_t> small, Ptr<f16> h, Ptr<bf16> bh,
+                             Ptr<f16> hBig, Ptr<bf16> bhBig, Ptr<bf16> bhSmall, Ptr<double> back, Ptr<int32_t> toInt,
+                             I32 n, Const<int> BLOCK) {
+        Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+        Value mask = offs < n;
+        Value v = load(x + offs, mask);
+        store(h + offs, cast(v, DType::f16), mask);
+        store(bh + offs, cast(v, DType::bf16), mask);
+        Value i = load(big + offs, mask);
+        store(hBig + offs, cast(i, DType::f16), mask);
+        store(bhBig + offs, cast(i, DType::bf16), mask);
+        Value s = load(small + offs, mask);
+        store(bhSmall + offs, cast(s, DType::bf16), mask);
+        store(back + offs, cast(cast(v, DType::f16), DType::f64) + cast(cast(v, DType::bf16), DType::f64), mask);
+        store(toInt + offs, cast(cast(s, DType::bf16), DType::i32) + cast(cast(s, DType::f16), DType::i32), mask);
+      });
+  return k;
+}
+
+/// The f16 (mantissa 10, exponents -14..15) or bf16 (7, -126..127) bits nearest to `v`,
+/// ties to even, computed in long double (exact for every f64 and i64).
+uint16_t nearestSmallFloat(long double v, bool half) {
+  const int mant = half ? 10 : 7, emin = half ? -14 : -126, emax = half ? 15 : 127;
+  const uint16_t sign = std::signbit(v) ? 0x8000 : 0, inf = half ? 0x7c00 : 0x7f80;
+  long double a = std::fabs(v);
+  if (a == 0) return sign;
+  int e;
+  std::frexp(a, &e);
+  e = std::max(e - 1, emin);
+  long double ulp = std::ldexp(1.0L, e - mant);
+  long double r = std::nearbyint(a / ulp) * ulp; // the default rounding mode: nearest even
+  if (r >= std::ldexp(1.0L, emax + 1)) return sign | inf;
+  return sign | (half ? toHalf(float(r)) : toBf16(float(r))); // r is exact in float
+}
+
+TEST_F(CpuOps, WideConversionsRoundOnce) {
+  std::vector<double> x = {0.0, -0.0, 65504.0, 65519.99, 65520.0, -65520.0, std::ldexp(1.0, -25),
+                           std::ldexp(1.0, -25) + std::ldexp(1.0, -60), 3 * std::ldexp(1.0, -26), 1e-300, 1e300,
+                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN()};
+  // Ties of each format, and ties plus a bit below f32's precision: rounding through f32
+  // first would see an exact tie and round to even, which is wrong.
+  for (int k = 0; k < 40; ++k) {
+    double m = std::ldexp(1.0 + double(uniformInt(0, 1023)) / 1024, int(uniformInt(-14, 15)));
+    x.push_back(m + std::ldexp(m, -11));
+    x.push_back(m + std::ldexp(m, -11) + std::ldexp(m, -40));
+    x.push_back(-(m + std::ldexp(m, -8) + std::ldexp(m, -40)));
+    x.push_back(m + std::ldexp(m, -8));
+  }
+  while (x.size() < 3000) {
+    double m = std::ldexp(std::uniform_real_distribution<double>(1, 2)(gen_), int(uniformInt(-140, 130)));
+    x.push_back(uniformInt(0, 1) ? m : -m);
+  }
+  const int n = int(x.size());
+  std::vector<int64_t> big(n);
+  std::vector<int32_t> small(n);
+  for (int i = 0; i < n; ++i) {
+    int shift = int(uniformInt(0, 62));
+    big[i] = static_cast<int64_t>(gen_() >> (63 - shift)) * (uniformInt(0, 1) ? 1 : -1);
+    small[i] = int32_t(uniformInt(-60000, 60000));
+  }
+  // i64 ties of bf16 above 2^53, exact and one above: f64 alone would lose the "one above".
+  const int64_t ties[] = {(int64_t(1) << 60) + (int64_t(1) << 52), (int64_t(1) << 60) + (int64_t(1) << 52) + 1,
+                          -((int64_t(1) << 62) + (int64_t(3) << 54) + 1), std::numeric_limits<int64_t>::min(),
+                          std::numeric_limits<int64_t>::max(), 65519, 65520, -65520};
+  for (size_t i = 0; i < std::size(ties); ++i) big[i] = ties[i];
+
+  std::vector<uint16_t> h(n, 0xdead), bh(n, 0xdead), hBig(n, 0xdead), bhBig(n, 0xdead), bhSmall(n, 0xdead);
+  std::vector<double> back(n, std::numeric_limits<double>::quiet_NaN());
+  std::vector<int32_t> toInt(n, -7);
+  auto f16p = [](std::vector<uint16_t> &v) { return reinterpret_cast<f16 *>(v.data()); };
+  auto bf16p = [](std::vector<uint16_t> &v) { return reinterpret_cast<bf16 *>(v.data()); };
+  wideConversionsKernel().launch({cdiv(n, 256)}, cpuOptions(), x.data(), big.data(), small.data(), f16p(h), bf16p(bh),
+                                 f16p(hBig), bf16p(bhBig), bf16p(bhSmall), back.data(), toInt.data(), n, 256);
+  for (int i = 0; i < n; ++i) {
+    SCOPED_TRACE("element " + std::to_string(i) + ": " + std::to_string(x[i]) + ", " + std::to_string(big[i]));
+    if (std::isnan(x[i])) {
+      ASSERT_TRUE(isHalfNaN(h[i]) && isBf16NaN(bh[i]) && std::isnan(back[i]));
+    } else {
+      ASSERT_EQ(h[i], nearestSmallFloat(x[i], true));
+      ASSERT_EQ(bh[i], nearestSmallFloat(x[i], false));
+      uint32_t b32 = uint32_t(bh[i]) << 16;
+      float bf;
+      std::memcpy(&bf, &b32, 4);
+      double expect = double(halfToFloat(h[i])) + double(bf);
+      if (std::isnan(expect)) ASSERT_TRUE(std::isnan(back[i]));
+      else ASSERT_EQ(back[i], expect);
+    }
+    ASSERT_EQ(hBig[i], nearestSmallFloat(static_cast<long double>(big[i]), true));
+    ASSERT_EQ(bhBig[i], nearestSmallFloat(static_cast<long double>(big[i]), false));
+    ASSERT_EQ(bhSmall[i], nearestSmallFloat(small[i], false));
+    uint32_t s32 = uint32_t(bhSmall[i]) << 16;
+    float sf;
+    std::memcpy(&sf, &s32, 4);
+    ASSERT_EQ(toInt[i], int32_t(sf) + int32_t(halfToFloat(nearestSmallFloat(small[i], true))));
   }
 }
 

@@ -4,6 +4,7 @@
 #include "tile/Pipeline.h"
 #include "tile/Transforms/Passes.h"
 
+#include "HostJit.h"
 #include "Lowering.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -14,17 +15,15 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
-#include "mlir/Dialect/Arith/Transforms/Passes.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,7 +38,7 @@
 using namespace tile::cpu;
 
 struct CompiledKernel::Engine {
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
 };
 
 namespace {
@@ -56,16 +55,6 @@ CompiledKernel::~CompiledKernel() {
 }
 
 namespace {
-
-/// bf16 arithmetic in f32, and bf16 <-> f32 conversions as integer code: LLVM would use
-/// the host's bf16 instructions where present, which flush denormals (the GPU does not).
-struct ExpandBF16Pass : mlir::PassWrapper<ExpandBF16Pass, mlir::OperationPass<mlir::ModuleOp>> {
-  void runOnOperation() override {
-    mlir::RewritePatternSet patterns(&getContext());
-    mlir::arith::populateExpandBFloat16Patterns(patterns);
-    if (failed(mlir::applyPatternsGreedily(getOperation(), std::move(patterns)))) signalPassFailure();
-  }
-};
 
 void initializeLLVMOnce() {
   static std::once_flag once;
@@ -122,11 +111,7 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
     result->stackBytes_ = bytes.getInt();
 
   mlir::PassManager toLLVM(ctx);
-  mlir::arith::ArithEmulateUnsupportedFloatsOptions emulate;
-  emulate.sourceTypeStrs = {"bf16"};
-  emulate.targetTypeStr = "f32";
-  toLLVM.addPass(mlir::arith::createArithEmulateUnsupportedFloats(emulate));
-  toLLVM.addPass(std::make_unique<ExpandBF16Pass>());
+  toLLVM.addPass(mlir::tile::createTileCpuExpandSmallFloats());
   toLLVM.addPass(mlir::createSCFToControlFlowPass());
   toLLVM.addPass(mlir::createConvertVectorToLLVMPass());
   toLLVM.addPass(mlir::createFinalizeMemRefToLLVMConversionPass());
@@ -143,41 +128,30 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
     mlir::registerBuiltinDialectTranslation(*ctx);
     mlir::registerLLVMDialectTranslation(*ctx);
   }
-  auto tmBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!tmBuilder) return fail("detecting the host: " + llvm::toString(tmBuilder.takeError()));
-  auto tm = tmBuilder->createTargetMachine();
-  if (!tm) return fail("creating the target machine: " + llvm::toString(tm.takeError()));
-  auto optimize = mlir::makeOptimizingTransformer(opts.optLevel, /*sizeLevel=*/0, tm->get());
-  bool wantLLVM = opts.keepIR || std::getenv("TILE_DUMP_DIR");
+  const std::string target = resolveCpuTarget(opts.target);
+  auto tm = targetMachineBuilder(target).createTargetMachine();
+  if (!tm) return fail("creating the target machine for " + target + ": " + llvm::toString(tm.takeError()));
+  auto llvmContext = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, *llvmContext, name);
+  if (!llvmModule) return fail("translating to LLVM IR");
+  llvmModule->setDataLayout((*tm)->createDataLayout());
+  llvmModule->setTargetTriple((*tm)->getTargetTriple());
+  const std::string entryName = addPackedWrapper(*llvmModule, name);
+  if (llvm::Error e = mlir::makeOptimizingTransformer(opts.optLevel, /*sizeLevel=*/0, tm->get())(llvmModule.get()))
+    return fail("optimising: " + llvm::toString(std::move(e)));
   std::string llvmIR;
-  auto transformer = [&](llvm::Module *m) -> llvm::Error {
-    if (llvm::Error e = optimize(m)) return e;
-    if (wantLLVM) {
-      llvm::raw_string_ostream os(llvmIR);
-      m->print(os, nullptr);
-    }
-    return llvm::Error::success();
-  };
-  mlir::ExecutionEngineOptions eo;
-  eo.transformer = transformer;
-  eo.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  eo.enableGDBNotificationListener = false;
-  eo.enablePerfNotificationListener = false;
-  auto engine = mlir::ExecutionEngine::create(module, eo);
-  if (!engine) return fail("JIT-compiling: " + llvm::toString(engine.takeError()));
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap symbols;
-    symbols[interner(mlir::tile::cpu::kCheckFn)] = {llvm::orc::ExecutorAddr::fromPtr(&tile_cpu_check),
-                                                   llvm::JITSymbolFlags::Exported};
-    return symbols;
-  });
-  auto entry = (*engine)->lookupPacked(name);
-  if (!entry) return fail("looking up the entry point: " + llvm::toString(entry.takeError()));
-  compiler::dumpStage(name, "cpu.ll", llvmIR);
+  if (opts.keepIR || std::getenv("TILE_DUMP_DIR")) {
+    llvm::raw_string_ostream os(llvmIR);
+    llvmModule->print(os, nullptr);
+  }
+  compiler::dumpStage(name, "cpu.ll", llvmIR); // before linking: a link failure is what one wants to see
+  JitKernel linked = linkKernel(std::move(llvmModule), std::move(llvmContext), entryName, name, target,
+                                {{mlir::tile::cpu::kCheckFn.str(), reinterpret_cast<void *>(&tile_cpu_check)}});
   if (opts.keepIR) result->llvmIR_ = std::move(llvmIR);
-  result->entry_ = *entry;
+  result->entry_ = linked.entry;
+  result->target_ = target;
   std::atexit(markExiting); // after the statics this compilation created (see markExiting)
   result->engine_ = std::make_unique<CompiledKernel::Engine>();
-  result->engine_->engine = std::move(*engine);
+  result->engine_->jit = std::move(linked.jit);
   return result;
 }

@@ -1,7 +1,7 @@
 //===- CpuCompiler.h - tile IR to native code for the CPU executor --------===//
 // MLIR-facing (used by dsl/lib/CpuLaunch.cpp and tools): lowers one traced kernel with
 // tile-lower-to-cpu and the standard conversions to the LLVM dialect, then JIT-compiles
-// it for this host through MLIR's ExecutionEngine (LLVM ORC).
+// it with LLVM ORC for the chosen x86-64 CPU (TILE_CPU_TARGET, default the host's).
 #ifndef TILE_CPU_CPUCOMPILER_H
 #define TILE_CPU_CPUCOMPILER_H
 
@@ -19,6 +19,9 @@ struct CompileOptions {
   int chunk = 16;       ///< elements per vector chunk (a power of two)
   int optLevel = 3;     ///< LLVM -O level of the JIT
   bool keepIR = false;  ///< keep the lowered MLIR and the optimised LLVM IR in the result
+  /// CPU to generate code for: host | x86-64 | x86-64-v2 | x86-64-v3 | x86-64-v4;
+  /// empty = $TILE_CPU_TARGET, else host.
+  std::string target;
 };
 
 /// A kernel compiled for this host. ABI of entry(): `void **args`, one pointer per
@@ -36,6 +39,8 @@ public:
   size_t stackBytes() const { return stackBytes_; }
   const std::string &loweredIR() const { return loweredIR_; }
   const std::string &llvmIR() const { return llvmIR_; }
+  /// The CPU the code was generated for ("host" or an x86-64 level).
+  const std::string &target() const { return target_; }
 
 private:
   friend std::unique_ptr<CompiledKernel> compile(mlir::ModuleOp, const CompileOptions &);
@@ -44,7 +49,7 @@ private:
   Entry entry_ = nullptr;
   std::vector<std::string> sites_;
   size_t stackBytes_ = 0;
-  std::string loweredIR_, llvmIR_;
+  std::string loweredIR_, llvmIR_, target_;
 };
 
 /// Lowers `module` (one kernel as traced; modified in place) and JIT-compiles it. Throws
