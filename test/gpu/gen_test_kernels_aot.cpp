@@ -21,6 +21,13 @@ int main(int argc, char **argv) {
            aot::standardVariants(transposeKernel(), {{32, 32}}, {4})});
     w.add({&rowStatsKernel(), "row_stats", {"in", "sums", "maxima", "argmaxes", "m", "n", "BM", "BN"},
            aot::standardVariants(rowStatsKernel(), {{16, 128}, {1, 1024}}, {4, 4})});
+    // Rank 3: the [4,128,4] of the reported race, every axis of [8,32,16], 8 warps on
+    // [2,4,256] and [16,16,16] (warps along the reduced axis), one warp.
+    w.add({&reduce3dKernel(), "reduce3d", {"in", "sums", "maxima", "argmaxes", "d0", "d1", "d2", "D0", "D1", "D2", "AXIS"},
+           aot::standardVariants(reduce3dKernel(),
+                                 {{4, 128, 4, 1}, {8, 32, 16, 0}, {8, 32, 16, 1}, {8, 32, 16, 2}, {2, 4, 256, 2},
+                                  {16, 16, 16, 0}, {16, 16, 16, 1}, {1, 64, 2, 1}},
+                                 {4, 4, 4, 4, 8, 8, 8, 1})});
     w.add({&colMinKernel(), "col_min", {"in", "minima", "m", "n", "BM", "BN"},
            aot::standardVariants(colMinKernel(), {{64, 32}}, {4})});
     w.add({&histogramKernel(), "histogram", {"values", "bins", "n", "BLOCK"},

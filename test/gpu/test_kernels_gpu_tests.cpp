@@ -92,6 +92,30 @@ TEST(TestKernelsGpu, RowSumMaxArgmax) {
   }
 }
 
+TEST(TestKernelsGpu, Rank3ReductionsOnEveryAxis) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  // Block shapes and warps as compiled (gen_test_kernels_aot.cpp); extents ragged too.
+  struct Case { int d0, d1, d2, b0, b1, b2, axis, warps; };
+  for (Case c : std::vector<Case>{{4, 128, 4, 4, 128, 4, 1, 4}, {8, 32, 16, 8, 32, 16, 0, 4}, {7, 30, 9, 8, 32, 16, 1, 4},
+                                  {8, 32, 16, 8, 32, 16, 2, 4}, {2, 3, 200, 2, 4, 256, 2, 8}, {16, 16, 16, 16, 16, 16, 0, 8},
+                                  {13, 16, 5, 16, 16, 16, 1, 8}, {1, 64, 2, 1, 64, 2, 1, 1}}) {
+    std::string name = std::to_string(c.d0) + "x" + std::to_string(c.d1) + "x" + std::to_string(c.d2) + " axis " +
+                       std::to_string(c.axis) + " seed " + std::to_string(seed);
+    auto in = randomFloats(size_t(c.d0) * c.d1 * c.d2, rng);
+    const int kept = (c.d0 * c.d1 * c.d2) / (c.axis == 0 ? c.d0 : c.axis == 1 ? c.d1 : c.d2);
+    auto din = DeviceBuffer::fromHost(in);
+    DeviceBuffer sums = poisoned(kept * 4), maxima = poisoned(kept * 4), arg = poisoned(kept * 4);
+    aot_test::reduce3d(AotLaunchConfig{Dim3{1, 1, 1}, c.warps, nullptr}, din.ptr(), sums.ptr(), maxima.ptr(), arg.ptr(),
+                       c.d0, c.d1, c.d2, c.b0, c.b1, c.b2, c.axis);
+    tile::testing::RowStats ref = tile::testing::reduce3dReference(in, c.d0, c.d1, c.d2, c.axis);
+    EXPECT_EQ(arg.toHost<int32_t>(kept), ref.argmax) << name;
+    EXPECT_TRUE(closeTo(sums.toHost<float>(kept), ref.sums, 1e-5, "sums")) << name;
+    EXPECT_TRUE(closeTo(maxima.toHost<float>(kept), ref.maxima, 0, "maxima")) << name;
+  }
+}
+
 TEST(TestKernelsGpu, ColumnMin) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();

@@ -29,6 +29,33 @@ inline RowStats rowStatsReference(const std::vector<float> &in, int m, int n) {
   return r;
 }
 
+/// Float64 reference of reduce3dKernel: along `axis` of a d0 x d1 x d2 row-major tensor,
+/// results row-major over the remaining two dimensions (the max's first index on ties).
+inline RowStats reduce3dReference(const std::vector<float> &in, int d0, int d1, int d2, int axis) {
+  const int dims[3] = {d0, d1, d2};
+  const int a = axis == 0 ? 1 : 0, b = axis == 2 ? 1 : 2; // the kept dimensions
+  RowStats r;
+  for (int i = 0; i < dims[a]; ++i)
+    for (int j = 0; j < dims[b]; ++j) {
+      double total = 0;
+      int best = 0;
+      float bestValue = 0;
+      for (int k = 0; k < dims[axis]; ++k) {
+        int idx[3];
+        idx[a] = i;
+        idx[b] = j;
+        idx[axis] = k;
+        float v = in[(size_t(idx[0]) * d1 + idx[1]) * d2 + idx[2]];
+        total += v;
+        if (k == 0 || v > bestValue) best = k, bestValue = v;
+      }
+      r.sums.push_back(total);
+      r.maxima.push_back(bestValue);
+      r.argmax.push_back(best);
+    }
+  return r;
+}
+
 /// Float64 reference of loopBranchKernel.
 inline std::vector<double> loopBranchReference(const std::vector<float> &x, int block, int reps) {
   std::vector<double> ref(x.size());

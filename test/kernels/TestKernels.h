@@ -40,6 +40,32 @@ inline const auto &rowStatsKernel() {
   return k;
 }
 
+/// Reductions of a rank-3 tensor: one program loads a D0 x D1 x D2 block (masked to the
+/// d0 x d1 x d2 row-major input) and stores its sum, max and argmax along AXIS, row-major
+/// over the two remaining dimensions. Warps may split the reduced axis.
+inline const auto &reduce3dKernel() {
+  static const auto k = tile::kernel("reduce3d", [](Ptr<float> in, Ptr<float> sums, Ptr<float> maxima,
+                                                    Ptr<int32_t> argmaxes, I32 d0, I32 d1, I32 d2, Const<int> D0,
+                                                    Const<int> D1, Const<int> D2, Const<int> AXIS) {
+    Value i0 = expand_dims(expand_dims(arange(0, D0), 1), 2);
+    Value i1 = expand_dims(expand_dims(arange(0, D1), 0), 2);
+    Value i2 = expand_dims(expand_dims(arange(0, D2), 0), 0);
+    Value mask = (i0 < d0) & (i1 < d1) & (i2 < d2);
+    Value x = load(in + (i0 * d1 + i1) * d2 + i2, mask, -1e30f);
+    // The kept dimensions (r, c) of the result and their extents.
+    const int axis = AXIS.value();
+    Value r = col(arange(0, axis == 0 ? int(D1) : int(D0)));
+    Value c = row(arange(0, axis == 2 ? int(D1) : int(D2)));
+    Value rows = axis == 0 ? d1 : d0, cols = axis == 2 ? d1 : d2;
+    Value offs = r * cols + c;
+    Value keep = (r < rows) & (c < cols);
+    store(sums + offs, sum(where(mask, x, 0.0f), axis), keep);
+    store(maxima + offs, max(x, axis), keep);
+    store(argmaxes + offs, argmax(x, axis), keep);
+  });
+  return k;
+}
+
 /// Per column of an M x N matrix (BM >= M): the minimum.
 inline const auto &colMinKernel() {
   static const auto k = tile::kernel("col_min", [](Ptr<float> in, Ptr<float> minima, I32 m, I32 n, Const<int> BM,

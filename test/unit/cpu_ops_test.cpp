@@ -49,6 +49,26 @@ TEST_F(CpuOps, RowSumMaxArgmax) {
   }
 }
 
+TEST_F(CpuOps, Rank3ReductionsOnEveryAxis) {
+  struct Case { int d0, d1, d2, b0, b1, b2, axis, warps; };
+  for (Case c : std::vector<Case>{{4, 128, 4, 4, 128, 4, 1, 4}, {8, 32, 16, 8, 32, 16, 0, 4}, {7, 30, 9, 8, 32, 16, 1, 4},
+                                  {8, 32, 16, 8, 32, 16, 2, 4}, {2, 3, 200, 2, 4, 256, 2, 8}, {16, 16, 16, 16, 16, 16, 0, 8},
+                                  {1, 64, 2, 1, 64, 2, 1, 1}}) {
+    SCOPED_TRACE(std::to_string(c.d0) + "x" + std::to_string(c.d1) + "x" + std::to_string(c.d2) + " axis " +
+                 std::to_string(c.axis));
+    auto in = randomFloats(size_t(c.d0) * c.d1 * c.d2);
+    const int kept = (c.d0 * c.d1 * c.d2) / (c.axis == 0 ? c.d0 : c.axis == 1 ? c.d1 : c.d2);
+    auto sums = poisoned(kept), maxima = poisoned(kept);
+    std::vector<int32_t> arg(kept, -7);
+    tt::reduce3dKernel().launch({1}, cpuOptions(c.warps), in.data(), sums.data(), maxima.data(), arg.data(), c.d0, c.d1,
+                                c.d2, c.b0, c.b1, c.b2, c.axis);
+    tt::RowStats ref = tt::reduce3dReference(in, c.d0, c.d1, c.d2, c.axis);
+    EXPECT_EQ(arg, ref.argmax);
+    EXPECT_TRUE(closeTo(sums, ref.sums, 1e-5, "sums"));
+    EXPECT_TRUE(closeTo(maxima, ref.maxima, 0, "maxima"));
+  }
+}
+
 TEST_F(CpuOps, ColumnMin) {
   for (auto [m, n] : std::vector<std::pair<int, int>>{{1, 1}, {64, 32}, {63, 33}, {17, 1000}}) {
     auto in = randomFloats(size_t(m) * n);

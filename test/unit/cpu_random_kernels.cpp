@@ -16,7 +16,8 @@ enum class Op { Input, Row, Col, Scalar, Const, Iter, Carried, Neg, Abs, Exp, Ha
                 Where, Reduce, ArgMax, Loop, If };
 enum class Red { Sum, Max, Min };
 
-/// One node of the DAG; every node is an f32 [BM, BN] tile.
+/// One node of the DAG; every node is an f32 tile of the program's shape: [BM, BN], or
+/// [BP, BM, BN] for a rank-3 program.
 struct Node {
   Op op;
   int a = -1, b = -1, c = -1, d = -1; ///< operands (Where: a < b ? c : d; Loop: init a, step b; If: a / b)
@@ -29,6 +30,7 @@ struct Node {
 };
 
 struct Program {
+  int rank = 2;
   std::vector<Node> nodes;
   int output = 0;
   std::vector<int> loopParent; ///< loop id -> enclosing loop id (or -1)
@@ -72,7 +74,7 @@ bool isLeaf(Op op) { return op == Op::Input || op == Op::Row || op == Op::Col ||
 /// Builds the DAG. Operands come from the nodes visible in the current scope.
 class Generator {
 public:
-  explicit Generator(std::mt19937_64 &rng) : rng_(rng) {}
+  Generator(std::mt19937_64 &rng, int rank) : rng_(rng) { p_.rank = rank; }
 
   Program run() {
     int numOps = pick(2, 10);
@@ -174,12 +176,12 @@ private:
     } else if (r < 77) {
       n.op = Op::Reduce;
       n.a = operand(scope);
-      n.axis = pick(0, 1);
+      n.axis = pick(0, p_.rank - 1);
       n.red = static_cast<Red>(pick(0, 2));
     } else if (r < 82) {
       n.op = Op::ArgMax;
       n.a = leafOperand(scope);
-      n.axis = pick(0, 1);
+      n.axis = pick(0, p_.rank - 1);
     } else if (r < 92 && depth < 2) {
       return loop(scope, depth);
     } else {
@@ -228,9 +230,10 @@ private:
   }
 };
 
-/// The program's tile geometry and arguments, shared by the kernel and the reference.
+/// The program's tile geometry, shared by the kernel and the reference: p x m x n
+/// elements in bp x bm x bn tiles (p = bp = 1 for rank 2).
 struct Geometry {
-  int m, n, bm, bn;
+  int p, m, n, bp, bm, bn;
 };
 
 // ---------------------------------------------------------------------------------------
@@ -247,7 +250,7 @@ struct Tracer {
   Tracer(const Program &p, std::vector<int64_t> shape) : p(p), shape(std::move(shape)) {}
   const Program &p;
   std::vector<int64_t> shape;
-  Value rows, cols, rmask, cmask, mask, idx;
+  Value rowIdx, colIdx, rmask, cmask, mask, idx; ///< row/column indices expanded to the rank
   Value in[3];
   Value rowv, colv, s, flag;
 
@@ -278,8 +281,8 @@ struct Tracer {
     auto B = [&] { return build(n.b, at); };
     switch (n.op) {
     case Op::Input: return load(in[n.input] + idx, mask, n.value);
-    case Op::Row: return broadcast_to(load(rowv + row(cols), cmask, 0.0f), shape);
-    case Op::Col: return broadcast_to(load(colv + col(rows), rmask, 0.0f), shape);
+    case Op::Row: return broadcast_to(load(rowv + colIdx, cmask, 0.0f), shape);
+    case Op::Col: return broadcast_to(load(colv + rowIdx, rmask, 0.0f), shape);
     case Op::Scalar: return broadcast_to(s, shape);
     case Op::Const: return full(shape, n.value, DType::f32);
     case Op::Iter: return broadcast_to(cast(owner(n.loop, at).iter, DType::f32), shape);
@@ -299,11 +302,11 @@ struct Tracer {
       float identity = n.red == Red::Sum ? 0.f : n.red == Red::Max ? -kInf : kInf;
       Value x = where(mask, A(), identity);
       Value r = n.red == Red::Sum ? sum(x, n.axis) : n.red == Red::Max ? max(x, n.axis) : min(x, n.axis);
-      return broadcast_to(n.axis == 1 ? col(r) : row(r), shape);
+      return broadcast_to(expand_dims(r, n.axis), shape);
     }
     case Op::ArgMax: {
       Value r = cast(argmax(where(mask, A(), -kInf), n.axis), DType::f32);
-      return broadcast_to(n.axis == 1 ? col(r) : row(r), shape);
+      return broadcast_to(expand_dims(r, n.axis), shape);
     }
     case Op::Loop: {
       Value init = A();
@@ -330,14 +333,25 @@ struct Tracer {
 
 auto makeBody(std::shared_ptr<const Program> prog) {
   return [prog](Ptr<float> in0, Ptr<float> in1, Ptr<float> in2, Ptr<float> rowv, Ptr<float> colv, Ptr<float> out,
-                Ptr<float> out2, I32 m, I32 n, I32 trips, I32 flag, F32 s, Const<int> BM, Const<int> BN) {
-    Tracer t{*prog, {BM.value(), BN.value()}};
-    t.rows = program_id(0) * BM + arange(0, BM);
-    t.cols = program_id(1) * BN + arange(0, BN);
-    t.rmask = col(t.rows) < m;
-    t.cmask = row(t.cols) < n;
+                Ptr<float> out2, I32 m, I32 n, I32 p, I32 trips, I32 flag, F32 s, Const<int> BM, Const<int> BN,
+                Const<int> BP) {
+    const bool rank3 = prog->rank == 3;
+    Tracer t{*prog, rank3 ? std::vector<int64_t>{BP.value(), BM.value(), BN.value()}
+                          : std::vector<int64_t>{BM.value(), BN.value()}};
+    Value rows = program_id(0) * BM + arange(0, BM);
+    Value cols = program_id(1) * BN + arange(0, BN);
+    Value planes = program_id(2) * BP + arange(0, BP);
+    t.rowIdx = rank3 ? row(col(rows)) : col(rows);                 // [1, BM, 1] or [BM, 1]
+    t.colIdx = rank3 ? row(row(cols)) : row(cols);                 // [1, 1, BN] or [1, BN]
+    Value planeIdx = col(col(planes));                             // [BP, 1, 1]
+    t.rmask = t.rowIdx < m;
+    t.cmask = t.colIdx < n;
     t.mask = t.rmask & t.cmask;
-    t.idx = col(t.rows) * n + row(t.cols);
+    t.idx = t.rowIdx * n + t.colIdx;
+    if (rank3) {
+      t.mask = t.mask & (planeIdx < p);
+      t.idx = t.idx + planeIdx * (m * n);
+    }
     t.in[0] = in0;
     t.in[1] = in1;
     t.in[2] = in2;
@@ -351,7 +365,11 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     Value result = t.build(prog->output, top);
     store(out + t.idx, result, t.mask);
     // Per row, the sum over the first column tile (only those programs store it).
-    store(out2 + t.rows, sum(where(t.mask, result, 0.0f), 1), (t.rows < m) & (program_id(1) == 0));
+    Value rowSums = sum(where(t.mask, result, 0.0f), t.shape.size() - 1);
+    if (rank3)
+      store(out2 + col(planes) * m + row(rows), rowSums, (col(planes) < p) & (row(rows) < m) & (program_id(1) == 0));
+    else
+      store(out2 + rows, rowSums, (rows < m) & (program_id(1) == 0));
   };
 }
 using Body = decltype(makeBody(nullptr));
@@ -380,7 +398,7 @@ struct Reference {
   float s;
   int trips, flag;
 
-  size_t size() const { return size_t(g.m) * g.n; }
+  size_t size() const { return size_t(g.p) * g.m * g.n; }
 
   const RefScope &owner(int scope, const RefScope &at) const {
     const RefScope *cur = &at;
@@ -406,40 +424,39 @@ struct Reference {
     for (size_t k = 0; k < size(); ++k) f(a.v[k], a.mag[k], b.v[k], b.mag[k], r.v[k], r.mag[k]);
     return r;
   }
-  Tile fill(const std::function<double(int, int)> &f) {
+  /// f(plane, row, column) for every element.
+  Tile fill(const std::function<double(int, int, int)> &f) {
     Tile r{std::vector<double>(size()), std::vector<double>(size())};
-    for (int i = 0; i < g.m; ++i)
-      for (int j = 0; j < g.n; ++j) {
-        r.v[size_t(i) * g.n + j] = f(i, j);
-        r.mag[size_t(i) * g.n + j] = std::fabs(r.v[size_t(i) * g.n + j]);
-      }
+    for (int q = 0; q < g.p; ++q)
+      for (int i = 0; i < g.m; ++i)
+        for (int j = 0; j < g.n; ++j) {
+          size_t k = (size_t(q) * g.m + i) * g.n + j;
+          r.v[k] = f(q, i, j);
+          r.mag[k] = std::fabs(r.v[k]);
+        }
     return r;
   }
 
-  /// Applies `f` to the elements of each tile row (axis 1) or tile column (axis 0);
-  /// f gets the element positions and fills one value/magnitude for all of them.
+  /// Applies `f` to the elements of each line of a tile along `axis` of the program's
+  /// rank; f gets the element positions and fills one value/magnitude for all of them.
   Tile perTileLine(int axis, const std::function<void(const std::vector<size_t> &, double &, double &)> &f) {
+    const int along = axis + (3 - p.rank); // the axis among (plane, row, column)
+    const int extent[3] = {g.p, g.m, g.n}, block[3] = {g.bp, g.bm, g.bn};
+    const size_t stride[3] = {size_t(g.m) * g.n, size_t(g.n), 1};
     Tile r{std::vector<double>(size()), std::vector<double>(size())};
     std::vector<size_t> line;
-    if (axis == 1) {
-      for (int i = 0; i < g.m; ++i)
-        for (int j0 = 0; j0 < g.n; j0 += g.bn) {
+    int at[3];
+    for (at[0] = 0; at[0] < g.p; ++at[0])
+      for (at[1] = 0; at[1] < g.m; ++at[1])
+        for (at[2] = 0; at[2] < g.n; ++at[2]) {
+          if (at[along] % block[along]) continue; // one line per tile start
+          size_t base = at[0] * stride[0] + at[1] * stride[1] + at[2] * stride[2];
           line.clear();
-          for (int j = j0; j < std::min(g.n, j0 + g.bn); ++j) line.push_back(size_t(i) * g.n + j);
+          for (int k = 0; k < block[along] && at[along] + k < extent[along]; ++k) line.push_back(base + k * stride[along]);
           double v, m;
           f(line, v, m);
           for (size_t k : line) r.v[k] = v, r.mag[k] = m;
         }
-    } else {
-      for (int j = 0; j < g.n; ++j)
-        for (int i0 = 0; i0 < g.m; i0 += g.bm) {
-          line.clear();
-          for (int i = i0; i < std::min(g.m, i0 + g.bm); ++i) line.push_back(size_t(i) * g.n + j);
-          double v, m;
-          f(line, v, m);
-          for (size_t k : line) r.v[k] = v, r.mag[k] = m;
-        }
-    }
     return r;
   }
 
@@ -447,12 +464,12 @@ struct Reference {
     auto A = [&]() -> const Tile & { return eval(n.a, at); };
     auto B = [&]() -> const Tile & { return eval(n.b, at); };
     switch (n.op) {
-    case Op::Input: return fill([&](int i, int j) { return inputs[n.input][size_t(i) * g.n + j]; });
-    case Op::Row: return fill([&](int, int j) { return inputs[3][j]; });
-    case Op::Col: return fill([&](int i, int) { return inputs[4][i]; });
-    case Op::Scalar: return fill([&](int, int) { return s; });
-    case Op::Const: return fill([&](int, int) { return n.value; });
-    case Op::Iter: return fill([&](int, int) { return owner(n.loop, at).iter; });
+    case Op::Input: return fill([&](int q, int i, int j) { return inputs[n.input][(size_t(q) * g.m + i) * g.n + j]; });
+    case Op::Row: return fill([&](int, int, int j) { return inputs[3][j]; });
+    case Op::Col: return fill([&](int, int i, int) { return inputs[4][i]; });
+    case Op::Scalar: return fill([&](int, int, int) { return s; });
+    case Op::Const: return fill([&](int, int, int) { return n.value; });
+    case Op::Iter: return fill([&](int, int, int) { return owner(n.loop, at).iter; });
     case Op::Carried: return owner(n.loop, at).carried;
     case Op::Neg: return unary(A(), [](double x, double m, double &v, double &r) { v = -x, r = m; });
     case Op::Abs: return unary(A(), [](double x, double m, double &v, double &r) { v = std::fabs(x), r = m; });
@@ -531,8 +548,8 @@ struct Reference {
 
 std::string RandomCase::describe() const {
   std::ostringstream os;
-  os << "m=" << m << " n=" << n << " BM=" << bm << " BN=" << bn << " trips=" << trips << " flag=" << flag
-     << " s=" << scalar << "\n";
+  os << "rank " << program->rank << ": p=" << p << " m=" << m << " n=" << n << " BP=" << bp << " BM=" << bm
+     << " BN=" << bn << " trips=" << trips << " flag=" << flag << " s=" << scalar << "\n";
   for (size_t i = 0; i < program->nodes.size(); ++i) {
     const Node &nd = program->nodes[i];
     os << "  %" << i << " = " << opName(nd.op);
@@ -552,14 +569,14 @@ std::string RandomCase::describe() const {
 
 void RandomCase::launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *rowv,
                         const void *colv, void *out, void *out2) const {
-  static_cast<const RandomKernel &>(*kernel).launch(grid, opts, in0, in1, in2, rowv, colv, out, out2, m, n, trips, flag,
-                                                    scalar, bm, bn);
+  static_cast<const RandomKernel &>(*kernel).launch(grid, opts, in0, in1, in2, rowv, colv, out, out2, m, n, p, trips,
+                                                    flag, scalar, bm, bn, bp);
 }
 
 Specialization RandomCase::specialization(int numWarps, bool alignedPointers) const {
-  const void *p = reinterpret_cast<const void *>(uintptr_t(alignedPointers ? 256 : 260));
-  return static_cast<const RandomKernel &>(*kernel).specialize(numWarps, p, p, p, p, p, p, p, m, n, trips, flag, scalar,
-                                                                bm, bn);
+  const void *a = reinterpret_cast<const void *>(uintptr_t(alignedPointers ? 256 : 260));
+  return static_cast<const RandomKernel &>(*kernel).specialize(numWarps, a, a, a, a, a, a, a, m, n, this->p, trips, flag,
+                                                                scalar, bm, bn, bp);
 }
 
 RandomCase makeRandomCase(uint64_t seed) {
@@ -567,18 +584,25 @@ RandomCase makeRandomCase(uint64_t seed) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   RandomCase c;
   c.seed = seed;
-  // Tiles of at most 1024 elements; problems from 1 x 1 to a few tiles, ragged.
+  // Tiles of at most 1024 elements; problems from 1 x 1 to a few tiles, ragged. A
+  // quarter of the programs are rank 3: [BP, BM, BN] tiles of p x m x n.
+  const int rank = pick(0, 3) == 0 ? 3 : 2;
   c.bm = 1 << pick(0, 5);
   c.bn = 1 << pick(0, 6);
-  while (c.bm * c.bn > 1024) (c.bm > c.bn ? c.bm : c.bn) /= 2;
+  c.bp = rank == 3 ? 1 << pick(0, 4) : 1;
+  while (c.bp * c.bm * c.bn > 1024) {
+    int &largest = c.bm >= c.bn && c.bm >= c.bp ? c.bm : c.bn >= c.bp ? c.bn : c.bp;
+    largest /= 2;
+  }
   c.m = pick(1, 2 * c.bm + 3);
   c.n = pick(1, 2 * c.bn + 3);
+  c.p = rank == 3 ? pick(1, 2 * c.bp + 1) : 1;
   c.trips = pick(0, 4);
   c.flag = pick(0, 1);
   c.scalar = std::round(std::uniform_real_distribution<float>(-2, 2)(rng) * 8) / 8;
-  c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn);
+  c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
 
-  auto program = std::make_shared<Program>(Generator(rng).run());
+  auto program = std::make_shared<Program>(Generator(rng, rank).run());
   c.program = program;
 
   // Inputs: in0 continuous, in1 and in2 on a coarse grid (ties for argmax and where).
@@ -588,20 +612,20 @@ RandomCase makeRandomCase(uint64_t seed) {
     for (float &x : v) x = coarse ? std::round(uni(rng) * 4) / 4 : uni(rng);
     return v;
   };
-  size_t mn = size_t(c.m) * c.n;
+  size_t mn = size_t(c.p) * c.m * c.n;
   c.inputs = {vec(mn, false), vec(mn, true), vec(mn, true), vec(size_t(c.n), false), vec(size_t(c.m), true)};
 
-  Reference ref{*program, Geometry{c.m, c.n, c.bm, c.bn}, c.inputs, c.scalar, c.trips, c.flag};
+  Reference ref{*program, Geometry{c.p, c.m, c.n, c.bp, c.bm, c.bn}, c.inputs, c.scalar, c.trips, c.flag};
   RefScope top;
   const Tile &out = ref.eval(program->output, top);
   c.expected = out.v;
   c.magnitude = out.mag;
-  c.expectedRows.assign(size_t(c.m), 0.0);
-  c.magnitudeRows.assign(size_t(c.m), 0.0);
-  for (int i = 0; i < c.m; ++i)
+  c.expectedRows.assign(size_t(c.p) * c.m, 0.0);
+  c.magnitudeRows.assign(size_t(c.p) * c.m, 0.0);
+  for (size_t row = 0; row < size_t(c.p) * c.m; ++row)
     for (int j = 0; j < std::min(c.n, c.bn); ++j) {
-      c.expectedRows[i] += out.v[size_t(i) * c.n + j];
-      c.magnitudeRows[i] += out.mag[size_t(i) * c.n + j];
+      c.expectedRows[row] += out.v[row * c.n + j];
+      c.magnitudeRows[row] += out.mag[row * c.n + j];
     }
 
   c.kernel = std::make_shared<RandomKernel>("random_" + std::to_string(seed), makeBody(program),

@@ -1,8 +1,9 @@
 //===- cpu_random_kernels.h - random valid DSL programs with references ---===//
 // makeRandomCase(seed) builds one random kernel from a seed: a DAG of f32 operations on
-// [BM, BN] tiles of an m x n problem (ragged edges masked): elementwise chains (+ - * /
-// maximum minimum exp abs neg), comparisons with where, broadcasts of [1, BN] rows and
-// [BM, 1] columns, reductions along either axis (sum, max, min, argmax) broadcast back,
+// [BM, BN] tiles of an m x n problem, or [BP, BM, BN] tiles of p x m x n (rank 3), ragged
+// edges masked: elementwise chains (+ - * / maximum minimum exp abs neg), comparisons with
+// where, broadcasts of rows (along n) and columns (along m), reductions along any axis
+// (sum, max, min, argmax) broadcast back,
 // loops with a carried tile and branches on a scalar argument. It comes with random
 // inputs and the expected outputs from a naive float64 evaluation of the same DAG, so
 // the case can run on any executor: the CPU executor here, the GPU for differential
@@ -25,13 +26,13 @@ struct RandomCase {
   uint64_t seed = 0;
   std::shared_ptr<const Program> program;
   std::shared_ptr<const KernelBase> kernel; ///< a tile::Kernel<F>; launch through launch()
-  int m = 1, n = 1, bm = 1, bn = 1, trips = 0, flag = 0;
+  int p = 1, m = 1, n = 1, bp = 1, bm = 1, bn = 1, trips = 0, flag = 0; ///< p = bp = 1: rank 2
   float scalar = 0;
   Grid grid;
-  /// in0, in1, in2 (m x n, row-major), row (n), col (m).
+  /// in0, in1, in2 (p x m x n, row-major), row (n), col (m).
   std::vector<std::vector<float>> inputs;
-  std::vector<double> expected;     ///< out: m x n
-  std::vector<double> expectedRows; ///< out2: per row, the sum of out over the first column tile
+  std::vector<double> expected;     ///< out: p x m x n
+  std::vector<double> expectedRows; ///< out2: per row (p x m), the sum of out over the first column tile
   /// Per element, the same DAG evaluated on absolute values (|a + b| -> |a| + |b|, ...):
   /// float32 rounding moves an element by at most a small multiple of 2^-24 times this,
   /// whatever cancellation the program does. Check |out - expected| <= tol * magnitude.
@@ -42,7 +43,7 @@ struct RandomCase {
   /// The specialisation a launch selects when every pointer is 16-byte aligned (or none
   /// is): to compile the same variant ahead of time for the GPU.
   Specialization specialization(int numWarps = 4, bool alignedPointers = true) const;
-  /// Launches with `opts` (any executor); `out`, `out2` are m x n and m floats (host
+  /// Launches with `opts` (any executor); `out`, `out2` are p x m x n and p x m floats (host
   /// pointers for the CPU executor, device addresses for the GPU).
   void launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *row,
               const void *col, void *out, void *out2) const;

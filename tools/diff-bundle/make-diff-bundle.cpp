@@ -90,6 +90,23 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                               Scalar{n}, Constant{64}, Constant{32}},
                              0));
   }
+  // Rank-3 reductions on every axis, warps across the reduced axis included.
+  struct R3 { int d0, d1, d2, b0, b1, b2, axis, warps; };
+  for (R3 c : std::vector<R3>{{4, 128, 4, 4, 128, 4, 1, 4}, {7, 30, 9, 8, 32, 16, 0, 4}, {8, 32, 16, 8, 32, 16, 1, 4},
+                              {8, 31, 16, 8, 32, 16, 2, 4}, {2, 3, 200, 2, 4, 256, 2, 8}, {16, 16, 16, 16, 16, 16, 0, 8}}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    const int kept = (c.d0 * c.d1 * c.d2) / (c.axis == 0 ? c.d0 : c.axis == 1 ? c.d1 : c.d2);
+    out.push_back(makeCase(reduce3dKernel(),
+                           "reduce3d " + std::to_string(c.d0) + "x" + std::to_string(c.d1) + "x" + std::to_string(c.d2) +
+                               " axis " + std::to_string(c.axis),
+                           seed, {1}, c.warps,
+                           {Buffer::of(randomFloats(size_t(c.d0) * c.d1 * c.d2, r), DiffElem::F32),
+                            Buffer::poisoned(kept * 4, DiffElem::F32), Buffer::poisoned(kept * 4, DiffElem::F32),
+                            Buffer::poisoned(kept * 4, DiffElem::I32), Scalar{c.d0}, Scalar{c.d1}, Scalar{c.d2},
+                            Constant{c.b0}, Constant{c.b1}, Constant{c.b2}, Constant{c.axis}},
+                           1e-5));
+  }
   for (int flag : {0, 1}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);
@@ -129,7 +146,8 @@ void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count
     std::vector<Arg> args = {floats(c.inputs[0]), floats(c.inputs[1]), floats(c.inputs[2]), floats(c.inputs[3]),
                              floats(c.inputs[4]), Buffer::poisoned(c.expected.size() * 4, DiffElem::F32),
                              Buffer::poisoned(c.expectedRows.size() * 4, DiffElem::F32), Scalar{c.m}, Scalar{c.n},
-                             Scalar{c.trips}, Scalar{c.flag}, Float{c.scalar}, Constant{c.bm}, Constant{c.bn}};
+                             Scalar{c.p}, Scalar{c.trips}, Scalar{c.flag}, Float{c.scalar}, Constant{c.bm},
+                             Constant{c.bn}, Constant{c.bp}};
     rt::DiffCase d = makeCase(*c.kernel, "random#" + std::to_string(i), seed, c.grid, 4, std::move(args), kBound);
     d.args[5].errorScale = c.magnitude;
     d.args[6].errorScale = c.magnitudeRows;

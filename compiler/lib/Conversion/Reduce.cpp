@@ -133,10 +133,17 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       Value indexBase = withIndex ? Value(LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
                                                               ValueRange{ib.c(indexOffset)}))
                                   : Value();
+      // The slot of a result element is its row-major index over every result dimension
+      // (a rank-3 source has two), times the warps along the axis.
       SmallVector<Value> slot(numResults);
       for (unsigned key = 0; key < numResults; ++key) {
         Value elemIndex = ib.c(0);
-        if (res) elemIndex = emitCoord(rewriter, loc, src, pos, representative[key], res->tensorDims()[0]);
+        if (res) {
+          SmallVector<unsigned> dims = res->tensorDims();
+          for (unsigned i = 0; i < dims.size(); ++i)
+            elemIndex = ib.add(ib.mul(elemIndex, ib.c(resType.getDimSize(i))),
+                               emitCoord(rewriter, loc, src, pos, representative[key], dims[i]));
+        }
         slot[key] = ib.mul(elemIndex, ib.c(warps));
       }
       NVVM::Barrier0Op::create(rewriter, loc);
