@@ -96,6 +96,13 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
   return results;
 }
 
+Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
+                SrcLoc loc) {
+  return for_range(lo, hi, step, std::vector<Value>{init}, [&](Value iv, std::vector<Value> carried) {
+    return std::vector<Value>{body(iv, carried[0])};
+  }, loc)[0];
+}
+
 void for_range(Operand lo, Operand hi, Operand step, const std::function<void(Value iv)> &body, SrcLoc loc) {
   for_range(lo, hi, step, {}, [&](Value iv, std::vector<Value>) {
     body(iv);

@@ -377,6 +377,10 @@ TEST(LinearLayout, InvalidConstructionsThrow) {
   EXPECT_THROW((void)l.getOutDimSize("e"), std::invalid_argument);
   EXPECT_THROW((void)l.compose(LL::identity1D(4, "e", "f")), std::invalid_argument);
   EXPECT_THROW((void)l.compose(LL::identity1D(2, "d", "f")), std::invalid_argument); // outer input too small
+
+  // Matrix operations pack all output bits into one 64-bit word.
+  LL wide = LL::identity1D(1 << 30, "a", "x") * LL::identity1D(1 << 30, "b", "y") * LL::zeros1D(1 << 30, "c", "z");
+  EXPECT_NE(throwMessage([&] { (void)wide.getMatrixRank(); }).find("at most 64 bits"), std::string::npos);
 }
 
 // --- Blocked and slice layouts -----------------------------------------------------------
@@ -387,7 +391,8 @@ struct BlockedParams {
 
 /// ThreadLayout::get, numRegs, regIndex, emitThreadPosition and emitCoord transcribed
 /// without MLIR: the coordinate of register r of thread (lane, warp) along each tensor
-/// dimension. This is the definition the linear layouts must reproduce.
+/// dimension, and which copy of a replicated element owns it. This is the definition
+/// the linear layouts must reproduce.
 class ThreadLayoutReference {
 public:
   ThreadLayoutReference(const BlockedParams &p, std::vector<int64_t> tensorShape, int sliceDim)
@@ -410,35 +415,63 @@ public:
     return std::accumulate(p.wpc.begin(), p.wpc.end(), int64_t(1), std::multiplies<>());
   }
 
+  /// The coordinate of register r of thread (lane, warp) per tensor dimension (emitCoord).
   std::vector<int64_t> coords(int64_t r, int64_t lane, int64_t warp) const {
-    size_t rank = p.spt.size();
-    std::vector<int64_t> idx(rank, 0), laneCoord(rank), warpCoord(rank);
-    for (unsigned d : p.order) {
-      if (int(d) == sliceDim) continue;
-      idx[d] = r % nreg[d];
-      r /= nreg[d];
-    }
-    int64_t laneStride = 1, warpStride = 1;
-    for (unsigned d : p.order) {
-      laneCoord[d] = (lane / laneStride) % p.tpw[d];
-      warpCoord[d] = (warp / warpStride) % p.wpc[d];
-      laneStride *= p.tpw[d];
-      warpStride *= p.wpc[d];
-    }
+    Position pos = position(r, lane, warp);
     std::vector<int64_t> result;
-    for (unsigned d = 0; d < rank; ++d) {
+    for (unsigned d = 0; d < p.spt.size(); ++d) {
       if (int(d) == sliceDim) continue;
       if (shape[d] == 1) {
         result.push_back(0);
         continue;
       }
-      int64_t c = (idx[d] / p.spt[d]) * tile(d) + (warpCoord[d] * p.tpw[d] + laneCoord[d]) * p.spt[d] + idx[d] % p.spt[d];
+      int64_t c = unwrappedCoord(pos, d);
       result.push_back(replicates(d) ? c % shape[d] : c);
     }
     return result;
   }
 
+  /// emitIsOwner: whether this is the first copy of a replicated element.
+  bool isOwner(int64_t r, int64_t lane, int64_t warp) const {
+    Position pos = position(r, lane, warp);
+    bool owner = true;
+    for (unsigned d = 0; d < p.spt.size(); ++d)
+      if (int(d) != sliceDim && replicates(d)) owner &= unwrappedCoord(pos, d) < shape[d];
+    if (sliceDim >= 0) owner &= pos.laneCoord[sliceDim] == 0 && pos.warpCoord[sliceDim] == 0;
+    return owner;
+  }
+
 private:
+  struct Position {
+    std::vector<int64_t> regIdx, laneCoord, warpCoord;
+  };
+
+  /// regIndex and emitThreadPosition: mixed radix over `order`, fastest first.
+  Position position(int64_t r, int64_t lane, int64_t warp) const {
+    size_t rank = p.spt.size();
+    Position pos{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank), std::vector<int64_t>(rank)};
+    for (unsigned d : p.order) {
+      if (int(d) == sliceDim) continue;
+      pos.regIdx[d] = r % nreg[d];
+      r /= nreg[d];
+    }
+    int64_t laneStride = 1, warpStride = 1;
+    for (unsigned d : p.order) {
+      pos.laneCoord[d] = (lane / laneStride) % p.tpw[d];
+      pos.warpCoord[d] = (warp / warpStride) % p.wpc[d];
+      laneStride *= p.tpw[d];
+      warpStride *= p.wpc[d];
+    }
+    return pos;
+  }
+
+  /// emitUnwrappedCoord.
+  int64_t unwrappedCoord(const Position &pos, unsigned d) const {
+    int64_t rd = pos.regIdx[d];
+    int64_t thread = pos.warpCoord[d] * p.tpw[d] + pos.laneCoord[d];
+    return (rd / p.spt[d]) * tile(d) + thread * p.spt[d] + rd % p.spt[d];
+  }
+
   BlockedParams p;
   std::vector<int64_t> shape, nreg;
   int sliceDim;
@@ -456,7 +489,8 @@ std::string describe(const BlockedParams &p, const std::vector<int64_t> &shape, 
   return s;
 }
 
-/// Compares the linear layout with the reference for every (register, lane, warp).
+/// Compares the linear layout with the reference for every (register, lane, warp), and
+/// the inputs whose free variables are zero (what pseudoinvert returns) with the owners.
 ::testing::AssertionResult matchesThreadLayout(const BlockedParams &p, const std::vector<int64_t> &shape,
                                                int sliceDim) {
   LL l = sliceDim < 0 ? LL::blocked(p.spt, p.tpw, p.wpc, p.order, shape)
@@ -472,6 +506,7 @@ std::string describe(const BlockedParams &p, const std::vector<int64_t> &shape, 
   for (size_t d = 0; d < shape.size(); ++d) expectedOuts.emplace_back("dim" + std::to_string(d), int32_t(shape[d]));
   if (l.getOutDims() != expectedOuts) return ::testing::AssertionFailure() << what << ": output dimensions\n" << l;
 
+  LL::NamedValues free = l.getFreeVariableMasks();
   for (int32_t r = 0; r < ref.numRegs(); ++r)
     for (int32_t lane = 0; lane < 32; ++lane)
       for (int32_t warp = 0; warp < ref.numWarps(); ++warp) {
@@ -480,6 +515,10 @@ std::string describe(const BlockedParams &p, const std::vector<int64_t> &shape, 
         if (!std::equal(got.begin(), got.end(), want.begin(), want.end()))
           return ::testing::AssertionFailure() << what << ": register " << r << " lane " << lane << " warp " << warp
                                                << " differs\n" << l;
+        bool canonical = !(r & free[0].second) && !(lane & free[1].second) && !(warp & free[2].second);
+        if (canonical != ref.isOwner(r, lane, warp))
+          return ::testing::AssertionFailure() << what << ": register " << r << " lane " << lane << " warp " << warp
+                                               << (canonical ? " is not the owner" : " is the owner") << "\n" << l;
       }
   return ::testing::AssertionSuccess();
 }
@@ -584,15 +623,18 @@ TEST(BlockedLayout, Rank1Exhaustive) {
         ASSERT_TRUE(blockedAndSlicesMatch({{spt}, {32}, {wpc}, {0}}, {int64_t(1) << shapeBits}));
 }
 
-/// Random blocked layouts of `rank`, every spt/tpw/wpc/order/shape choice possible;
-/// shapes up to 512 per dimension but at most 2^maxElementBits elements in all, to
-/// bound the brute force.
-void checkRandomBlocked(size_t rank, int cases, int maxElementBits, uint32_t seed) {
+/// Random blocked layouts of `rank`, any spt (up to 8), tpw, wpc, order and shape (up
+/// to 512 per dimension) possible. Cases whose brute force would exceed
+/// 2^maxWorkBits (register, lane, warp) triples are redrawn to bound the run time.
+/// Also checks that the draw covered tiles larger than the shape (replication), smaller
+/// (repeated registers) and sizePerThread alone exceeding the shape.
+void checkRandomBlocked(size_t rank, int cases, int maxWorkBits, uint32_t seed) {
+  int replicated = 0, repeated = 0, sptBeyondShape = 0;
   std::mt19937 rng(seed);
   std::vector<std::vector<unsigned>> tpws = powerSplits(5, rank), orders = permutations(rank);
   std::vector<std::vector<std::vector<unsigned>>> wpcs;
   for (int warpBits = 0; warpBits <= 3; ++warpBits) wpcs.push_back(powerSplits(warpBits, rank));
-  for (int c = 0; c < cases; ++c) {
+  for (int c = 0; c < cases;) {
     BlockedParams p;
     for (size_t d = 0; d < rank; ++d) p.spt.push_back(1u << (rng() % 4));
     p.tpw = tpws[rng() % tpws.size()];
@@ -600,23 +642,26 @@ void checkRandomBlocked(size_t rank, int cases, int maxElementBits, uint32_t see
     p.wpc = wpcChoices[rng() % wpcChoices.size()];
     p.order = orders[rng() % orders.size()];
     std::vector<int64_t> shape;
-    int bits;
-    do {
-      shape.clear();
-      bits = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        int b = int(rng() % 10);
-        shape.push_back(int64_t(1) << b);
-        bits += b;
-      }
-    } while (bits > maxElementBits);
+    for (size_t d = 0; d < rank; ++d) shape.push_back(int64_t(1) << (rng() % 10));
+    ThreadLayoutReference ref(p, shape, -1);
+    if (ref.numRegs() * 32 * ref.numWarps() > (int64_t(1) << maxWorkBits)) continue;
+    ++c;
+    for (unsigned d = 0; d < rank; ++d) {
+      int64_t tile = int64_t(p.spt[d]) * p.tpw[d] * p.wpc[d];
+      replicated += tile > shape[d];
+      repeated += tile < shape[d];
+      sptBeyondShape += p.spt[d] > shape[d];
+    }
     ASSERT_TRUE(blockedAndSlicesMatch(p, shape));
   }
+  EXPECT_GT(replicated, cases / 10);
+  EXPECT_GT(repeated, cases / 10);
+  EXPECT_GT(sptBeyondShape, cases / 20);
 }
 
 TEST(BlockedLayout, Rank2Random) { checkRandomBlocked(2, 1500, 14, 2024); }
 
-TEST(BlockedLayout, Rank3Random) { checkRandomBlocked(3, 1500, 14, 3033); }
+TEST(BlockedLayout, Rank3Random) { checkRandomBlocked(3, 800, 14, 3033); }
 
 TEST(BlockedLayout, Rank2ExhaustiveThreadShapes) {
   // Every tpw, wpc and order on shapes below, at and above the tile.

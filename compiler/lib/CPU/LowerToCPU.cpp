@@ -1,7 +1,8 @@
 //===- LowerToCPU.cpp - the tile-lower-to-cpu pass: planning and structure ===//
 // Decides which tensors are fused, recomputed or materialised (Lowering.h), and rebuilds
 // the kernel's body (scalars, shape ops, scf.for / scf.if with tensor values) as
-// chunk loops. Memory ops live in Memory.cpp, reductions in Reduce.cpp.
+// chunk loops. Memory ops live in Memory.cpp, reductions in Reduce.cpp, tile.dot in
+// Dot.cpp, tile.trans and tile.reshape in Permute.cpp.
 #include "Lowering.h"
 
 #include "tile/Transforms/Passes.h"
@@ -106,6 +107,23 @@ void KernelLowering::materializeInto(Value v, Value buffer, bool fromDefinition)
   });
 }
 
+Value KernelLowering::bufferOf(Value v, bool *fresh) {
+  if (fresh) *fresh = false;
+  if (auto it = buffers.find(v); it != buffers.end()) return it->second;
+  if (fresh) *fresh = true;
+  Value buf = allocBuffer(tensorType(v));
+  materializeInto(v, buf, /*fromDefinition=*/false);
+  return buf;
+}
+
+Value KernelLowering::flatView(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() == 1) return buffer;
+  ReassociationIndices all;
+  for (int64_t d = 0; d < type.getRank(); ++d) all.push_back(d);
+  return memref::CollapseShapeOp::create(b, loc, buffer, ArrayRef<ReassociationIndices>{all});
+}
+
 Value KernelLowering::unsupported(Operation *op, Type type) {
   op->emitOpError("is not supported by the CPU executor (tile-lower-to-cpu)");
   failed = true;
@@ -124,7 +142,7 @@ Value KernelLowering::scalar(Value v) {
 //===----------------------------------------------------------------------===//
 
 bool KernelLowering::producesBuffer(Operation *op) const {
-  if (isa<scf::ForOp, scf::IfOp, ReduceOp, AtomicAddOp>(op)) return true;
+  if (isa<scf::ForOp, scf::IfOp, ReduceOp, AtomicAddOp, DotOp, TransOp, ReshapeOp>(op)) return true;
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue())) return !dense.isSplat();
   return false;
@@ -342,6 +360,9 @@ void KernelLowering::emitOp(Operation &op) {
   if (auto s = dyn_cast<StoreOp>(op)) return emitStore(s);
   if (auto a = dyn_cast<AtomicAddOp>(op)) return emitAtomic(a);
   if (auto r = dyn_cast<ReduceOp>(op)) return emitReduce(r);
+  if (auto d = dyn_cast<DotOp>(op)) return emitDot(d);
+  if (auto t = dyn_cast<TransOp>(op)) return emitTrans(t);
+  if (auto r = dyn_cast<ReshapeOp>(op)) return emitReshape(r);
   if (auto p = dyn_cast<ProgramIdOp>(op)) return scalars.map(p.getResult(), programId[p.getAxis()]);
   if (auto n = dyn_cast<NumProgramsOp>(op)) return scalars.map(n.getResult(), numPrograms[n.getAxis()]);
   if (op.getNumResults() != 1) {

@@ -94,6 +94,16 @@ public:
   // Reductions (Reduce.cpp).
   void emitReduce(ReduceOp op);
 
+  // Matrix product (Dot.cpp); permutation and reshape (Permute.cpp).
+  void emitDot(DotOp op);
+  void emitTrans(TransOp op);
+  void emitReshape(ReshapeOp op);
+  /// A row-major buffer holding `v`: its own, or a fresh one `v` is materialised into
+  /// (`*fresh` says which; a fresh one nothing else reads or writes).
+  Value bufferOf(Value v, bool *fresh = nullptr);
+  /// The same row-major buffer as a 1-D memref (a view, no copy).
+  Value flatView(Value buffer);
+
   // Elementwise arith/math on chunks or scalars, with the CPU's fixes (LowerToCPU.cpp).
   Value emitElementwise(Operation *op, ArrayRef<Value> operands, Type resultType);
 

@@ -107,46 +107,57 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
 
 /// Through shared memory: every thread writes the elements it holds at their row-major
 /// position, then reads the ones the target layout gives it.
-struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
-  ConvertLayoutLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
-      : OpConversionPattern(tc, ctx), smem(smem) {}
+/// Row-major index of register r's element in a tensor of `shape` laid out by `l`.
+Value linearIndex(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos, unsigned r,
+                  ArrayRef<int64_t> shape) {
+  IntBuilder ib{b, loc};
+  Value index = ib.c(0);
+  int64_t stride = 1;
+  SmallVector<unsigned> dims = l.tensorDims();
+  for (int k = dims.size() - 1; k >= 0; --k) {
+    index = ib.add(index, ib.mul(emitCoord(b, loc, l, pos, r, dims[k]), ib.c(stride)));
+    stride *= shape[k];
+  }
+  return index;
+}
+
+/// Every thread writes its registers of `srcType` to shared memory at their row-major
+/// index, then reads the registers of `dstType` (same element count) at theirs: a
+/// layout conversion when the shapes agree, a reshape when they do not.
+SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Location loc, SharedMemory &smem,
+                                         RankedTensorType srcType, ValueRange srcRegs, RankedTensorType dstType,
+                                         Type elem) {
+  ThreadLayout src = ThreadLayout::get(srcType), dst = ThreadLayout::get(dstType);
+  Value base = smem.base(rewriter, loc, srcType.getNumElements() * sharedBytesOf(elem));
+  NVVM::Barrier0Op::create(rewriter, loc);
+  ThreadPosition srcPos = emitThreadPosition(rewriter, loc, src);
+  for (unsigned r = 0; r < src.numRegs(); ++r) {
+    Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, src, srcPos, r, srcType.getShape()));
+    LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, srcRegs[r]), ptr);
+  }
+  NVVM::Barrier0Op::create(rewriter, loc);
+  ThreadPosition dstPos = emitThreadPosition(rewriter, loc, dst);
+  SmallVector<Value> regs;
+  for (unsigned r = 0; r < dst.numRegs(); ++r) {
+    Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, dst, dstPos, r, dstType.getShape()));
+    Value v = LLVM::LoadOp::create(rewriter, loc, sharedStorageType(elem), ptr);
+    regs.push_back(fromShared(rewriter, loc, v, elem));
+  }
+  return regs;
+}
+
+/// convert_layout and reshape: both move elements through shared memory.
+template <class Op> struct ExchangeLowering : OpConversionPattern<Op> {
+  ExchangeLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
+      : OpConversionPattern<Op>(tc, ctx), smem(smem) {}
   SharedMemory &smem;
 
-  static Value linearIndex(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
-                           unsigned r, ArrayRef<int64_t> shape) {
-    IntBuilder ib{b, loc};
-    Value index = ib.c(0);
-    int64_t stride = 1;
-    SmallVector<unsigned> dims = l.tensorDims();
-    for (int k = dims.size() - 1; k >= 0; --k) {
-      index = ib.add(index, ib.mul(emitCoord(b, loc, l, pos, r, dims[k]), ib.c(stride)));
-      stride *= shape[k];
-    }
-    return index;
-  }
-
-  LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+  LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-    ThreadLayout src = ThreadLayout::get(srcType), dst = ThreadLayout::get(op.getType());
-    Type elem = getTypeConverter()->convertType(srcType.getElementType());
-    Value base = smem.base(rewriter, loc, srcType.getNumElements() * sharedBytesOf(elem));
-    NVVM::Barrier0Op::create(rewriter, loc);
-    ThreadPosition srcPos = emitThreadPosition(rewriter, loc, src);
-    for (unsigned r = 0; r < src.numRegs(); ++r) {
-      Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, src, srcPos, r, srcType.getShape()));
-      LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, adaptor.getSrc()[r]), ptr);
-    }
-    NVVM::Barrier0Op::create(rewriter, loc);
-    ThreadPosition dstPos = emitThreadPosition(rewriter, loc, dst);
-    SmallVector<Value> regs;
-    for (unsigned r = 0; r < dst.numRegs(); ++r) {
-      Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, dst, dstPos, r, srcType.getShape()));
-      Value v = LLVM::LoadOp::create(rewriter, loc, sharedStorageType(elem), ptr);
-      regs.push_back(fromShared(rewriter, loc, v, elem));
-    }
-    rewriter.replaceOpWithMultiple(op, {regs});
+    Type elem = this->getTypeConverter()->convertType(srcType.getElementType());
+    rewriter.replaceOpWithMultiple(op, {exchangeThroughShared(rewriter, op.getLoc(), smem, srcType, adaptor.getSrc(),
+                                                              op.getType(), elem)});
     return success();
   }
 };
@@ -158,5 +169,5 @@ void mlir::tile::populateShapeOpPatterns(TileTypeConverter &converter, RewritePa
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering, SplatLowering,
                RemapRegisters<ExpandDimsOp>, RemapRegisters<BroadcastOp>, AddPtrLowering>(converter, ctx);
-  patterns.add<ConvertLayoutLowering>(converter, ctx, smem);
+  patterns.add<ExchangeLowering<ConvertLayoutOp>, ExchangeLowering<ReshapeOp>>(converter, ctx, smem);
 }

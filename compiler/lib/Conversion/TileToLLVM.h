@@ -48,6 +48,8 @@ void populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &pa
 void populateMemoryOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
                             SharedMemory &smem);
+/// tile.dot on CUDA cores and tile.trans (a permutation of the layout).
+void populateDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 
 } // namespace mlir::tile
 

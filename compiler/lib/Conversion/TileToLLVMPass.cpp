@@ -104,6 +104,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateShapeOpPatterns(converter, patterns, smem);
     populateMemoryOpPatterns(converter, patterns);
     populateReducePatterns(converter, patterns, smem);
+    populateDotPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);

@@ -120,3 +120,44 @@ OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   if (getSrc().getType() == getType()) return getSrc();
   return {};
 }
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError("operands must be 2-D, got ranks ") << a.getRank() << ", " << b.getRank() << ", " << acc.getRank();
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError("inner dimensions differ: a is ") << a.getDimSize(0) << "x" << a.getDimSize(1) << ", b is "
+                                                         << b.getDimSize(0) << "x" << b.getDimSize(1);
+  if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
+    return emitOpError("accumulator must be ") << a.getDimSize(0) << "x" << b.getDimSize(1) << ", got "
+                                               << acc.getDimSize(0) << "x" << acc.getDimSize(1);
+  Type elem = a.getElementType();
+  if (elem != b.getElementType()) return emitOpError("a and b must have one element type");
+  if (!isa<Float16Type, BFloat16Type, Float32Type>(elem)) return emitOpError("inputs must be f16, bf16 or f32");
+  if (!acc.getElementType().isF32()) return emitOpError("accumulator must be f32");
+  if (getInputPrecision() == InputPrecision::TF32 && !elem.isF32())
+    return emitOpError("tf32 input precision needs f32 inputs");
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType();
+  ArrayRef<int32_t> order = getOrder();
+  if (int64_t(order.size()) != src.getRank()) return emitOpError("order must list ") << src.getRank() << " dimensions";
+  SmallVector<bool> seen(order.size(), false);
+  SmallVector<int64_t> expect;
+  for (int32_t d : order) {
+    if (d < 0 || d >= src.getRank() || seen[d]) return emitOpError("order must be a permutation of the dimensions");
+    seen[d] = true;
+    expect.push_back(src.getDimSize(d));
+  }
+  if (getType().getShape() != ArrayRef<int64_t>(expect)) return emitOpError("result shape does not follow the order");
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (getSrc().getType().getNumElements() != getType().getNumElements())
+    return emitOpError("element count changes from ") << getSrc().getType().getNumElements() << " to "
+                                                      << getType().getNumElements();
+  return success();
+}

@@ -30,10 +30,15 @@ int32_t log2Exact(int64_t v) {
 
 std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
+bool contains(const std::vector<std::string> &names, const std::string &name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
 template <typename Pairs> void requireUniqueNames(const Pairs &pairs, const char *what) {
   for (size_t i = 0; i < pairs.size(); ++i)
     for (size_t j = 0; j < i; ++j)
-      if (pairs[i].first == pairs[j].first) fail(std::string("duplicate ") + what + " dimension " + quoted(pairs[i].first));
+      if (pairs[i].first == pairs[j].first)
+        fail(std::string("duplicate ") + what + " dimension " + quoted(pairs[i].first));
 }
 
 /// The order of a product's dimensions: every name of both lists, each list's order
@@ -41,9 +46,6 @@ template <typename Pairs> void requireUniqueNames(const Pairs &pairs, const char
 /// name, so that e.g. {dim1} * {dim0, dim1} gives {dim0, dim1}.
 std::vector<std::string> mergeOrders(const std::vector<std::string> &x, const std::vector<std::string> &y,
                                      const char *what) {
-  auto contains = [](const std::vector<std::string> &v, const std::string &s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
   std::vector<std::string> merged;
   size_t i = 0, j = 0;
   while (i < x.size() || j < y.size()) {
@@ -116,7 +118,7 @@ std::vector<int32_t> inLog2Sizes(const LinearLayout &l) {
 /// order, low bits first): bit c of the flattened input selects column c.
 std::vector<uint64_t> matrixColumns(const LinearLayout &l) {
   std::vector<int32_t> offsets = lowFirstOffsets(outLog2Sizes(l));
-  lowFirstOffsets(inLog2Sizes(l)); // column indices must fit a 64-bit combination mask
+  (void)lowFirstOffsets(inLog2Sizes(l)); // only checks: Echelon tracks input columns in one word too
   std::vector<uint64_t> columns;
   for (const auto &[name, bases] : l.getBases())
     for (const Basis &b : bases) columns.push_back(pack(b, offsets));
@@ -182,9 +184,9 @@ void validateBlocked(const BlockedParams &p) {
   for (size_t d = 0; d < rank; ++d) {
     if (!isPowerOf2(p.spt[d]) || !isPowerOf2(p.tpw[d]) || !isPowerOf2(p.wpc[d]))
       fail("blocked layout sizes must be powers of two");
-    lanes *= p.tpw[d];
+    lanes = std::min<int64_t>(lanes * p.tpw[d], 64); // enough to tell 32 apart, never overflows
   }
-  if (lanes != 32) fail("threadsPerWarp must multiply to 32, got " + std::to_string(lanes));
+  if (lanes != 32) fail("threadsPerWarp must multiply to 32");
   std::vector<bool> seen(rank, false);
   for (unsigned o : p.order) {
     if (o >= rank || seen[o]) fail("order must be a permutation of the dimensions");
@@ -524,9 +526,6 @@ int32_t LinearLayout::getMatrixRank() const { return echelonOf(*this).rank(); }
 
 LinearLayout LinearLayout::sublayout(const std::vector<std::string> &inDimNames,
                                      const std::vector<std::string> &outDimNames) const {
-  auto contains = [](const std::vector<std::string> &v, const std::string &s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
   for (const std::string &name : inDimNames)
     if (!hasInDim(name)) fail("sublayout: no input dimension " + quoted(name));
   for (const std::string &name : outDimNames)

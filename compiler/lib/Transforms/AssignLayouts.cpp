@@ -123,7 +123,10 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
       }
       return success();
     }
-    if (isa<ReduceOp>(op)) return assignReduce(cast<ReduceOp>(op));
+    if (isa<ReduceOp>(op)) return assignReduce(b, cast<ReduceOp>(op));
+    if (auto dot = dyn_cast<DotOp>(op)) return assignDot(b, dot);
+    if (auto trans = dyn_cast<TransOp>(op)) return assignTrans(b, trans);
+    if (auto reshape = dyn_cast<ReshapeOp>(op)) return assignReshape(reshape);
     if (isa<ExpandDimsOp>(op)) return assignExpandDims(b, cast<ExpandDimsOp>(op));
     if (isa<ConvertLayoutOp>(op)) return success();
 
@@ -153,14 +156,65 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     return success();
   }
 
-  LogicalResult assignReduce(ReduceOp reduce) {
-    auto src = cast<RankedTensorType>(reduce.getSrc().getType());
+  /// A blocked layout for `v`'s rank: its own, else (a slice) the default, converted to.
+  BlockedLayoutAttr blockedOperand(OpBuilder &b, OpOperand &operand) {
+    if (auto blocked = dyn_cast<BlockedLayoutAttr>(layoutOf(operand.get().getType()))) return blocked;
+    BlockedLayoutAttr target = defaults.lookup(cast<RankedTensorType>(operand.get().getType()).getRank());
+    operand.set(convertTo(b, operand.get(), target));
+    return target;
+  }
+
+  LogicalResult assignReduce(OpBuilder &b, ReduceOp reduce) {
     auto res = dyn_cast<RankedTensorType>(reduce.getType());
     if (!res) return success(); // 1-D → scalar: every thread holds the result
-    auto parent = dyn_cast<BlockedLayoutAttr>(src.getEncoding());
-    if (!parent) return reduce.emitError("reductions of sliced tensors are not supported (rank > 2)");
+    // A slice's slice is not a layout we have: reduce a sliced operand from the default.
+    BlockedLayoutAttr parent = blockedOperand(b, reduce.getSrcMutable());
     reduce.getResult().setType(
         withLayout(res, SliceLayoutAttr::get(reduce.getContext(), reduce.getAxis(), parent)));
+    return success();
+  }
+
+  /// The FMA dot (Conversion/Dot.cpp): the result keeps the accumulator's blocked layout
+  /// C; a gets C's distribution of rows with the whole K in each thread, b likewise for
+  /// columns, so the product needs no data movement.
+  LogicalResult assignDot(OpBuilder &b, DotOp dot) {
+    BlockedLayoutAttr c = blockedOperand(b, dot.getAccMutable());
+    const unsigned k = dot.getA().getType().getDimSize(1);
+    MLIRContext *ctx = dot.getContext();
+    auto operandLayout = [&](unsigned spt0, unsigned spt1) {
+      return BlockedLayoutAttr::get(ctx, {spt0, spt1}, c.getThreadsPerWarp(), c.getWarpsPerCTA(), c.getOrder());
+    };
+    dot.getAMutable().assign(convertTo(b, dot.getA(), operandLayout(c.getSizePerThread()[0], k)));
+    dot.getBMutable().assign(convertTo(b, dot.getB(), operandLayout(k, c.getSizePerThread()[1])));
+    dot.getResult().setType(withLayout(dot.getType(), c));
+    return success();
+  }
+
+  /// The source's blocked layout with its dimensions permuted: result dimension i is
+  /// distributed as source dimension order[i], so the registers do not move.
+  LogicalResult assignTrans(OpBuilder &b, TransOp trans) {
+    BlockedLayoutAttr src = blockedOperand(b, trans.getSrcMutable());
+    ArrayRef<int32_t> order = trans.getOrder();
+    SmallVector<unsigned> spt, tpw, wpc, fastest;
+    SmallVector<unsigned> position(order.size());
+    for (unsigned i = 0; i < order.size(); ++i) {
+      spt.push_back(src.getSizePerThread()[order[i]]);
+      tpw.push_back(src.getThreadsPerWarp()[order[i]]);
+      wpc.push_back(src.getWarpsPerCTA()[order[i]]);
+      position[order[i]] = i;
+    }
+    for (unsigned d : src.getOrder()) fastest.push_back(position[d]);
+    trans.getResult().setType(
+        withLayout(trans.getType(), BlockedLayoutAttr::get(trans.getContext(), spt, tpw, wpc, fastest)));
+    return success();
+  }
+
+  /// Reshape moves elements through shared memory (Conversion/ShapeOps.cpp), so the
+  /// result simply takes its rank's default.
+  LogicalResult assignReshape(ReshapeOp reshape) {
+    BlockedLayoutAttr target = defaults.lookup(reshape.getType().getRank());
+    if (!target) return reshape.emitError("no layout for rank ") << reshape.getType().getRank();
+    reshape.getResult().setType(withLayout(reshape.getType(), target));
     return success();
   }
 

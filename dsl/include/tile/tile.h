@@ -142,6 +142,25 @@ private:
 template <class T>
 Operand::Operand(const Const<T> &c, SrcLoc l) : kind(Kind::Int), i(static_cast<int64_t>(c.value())), loc(l) {}
 
+/// Constants combine like the numbers they are (`BM * BK`, `BLOCK / 2 > 1`): without
+/// these, both the built-in operators and the DSL's are one conversion away.
+#define TILE_CONST_BINARY(op)                                                                                          \
+  template <class T, class U> constexpr auto operator op(const Const<T> &a, const Const<U> &b) {                       \
+    return a.value() op b.value();                                                                                     \
+  }
+TILE_CONST_BINARY(+)
+TILE_CONST_BINARY(-)
+TILE_CONST_BINARY(*)
+TILE_CONST_BINARY(/)
+TILE_CONST_BINARY(%)
+TILE_CONST_BINARY(<)
+TILE_CONST_BINARY(<=)
+TILE_CONST_BINARY(>)
+TILE_CONST_BINARY(>=)
+TILE_CONST_BINARY(==)
+TILE_CONST_BINARY(!=)
+#undef TILE_CONST_BINARY
+
 //===----------------------------------------------------------------------===//
 // Operations (all record the caller's location)
 //===----------------------------------------------------------------------===//
@@ -203,6 +222,21 @@ void store(Value ptr, Value value, Value mask, SrcLoc loc = SrcLoc::current());
 Value atomic_add(Value ptr, Operand value, SrcLoc loc = SrcLoc::current());
 Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc = SrcLoc::current());
 
+// Matrix product (Triton's tl.dot): a [M, K] times b [K, N] plus acc [M, N] (f32; zeros
+// when absent). a and b share one element type: f16 or bf16 (f32 accumulation), or f32,
+// multiplied exactly (Precision::IEEE, one FMA per product in increasing k) or through
+// TF32 tensor cores (Precision::TF32: inputs rounded to tf32 first).
+enum class Precision { IEEE, TF32 };
+Value dot(Value a, Value b, SrcLoc loc = SrcLoc::current());
+Value dot(Value a, Value b, Value acc, SrcLoc loc = SrcLoc::current());
+Value dot(Value a, Value b, Value acc, Precision precision, SrcLoc loc = SrcLoc::current());
+/// Permuted dimensions: result dimension i is x's dimension order[i]; no order reverses
+/// them (x.T).
+Value trans(Value x, SrcLoc loc = SrcLoc::current());
+Value trans(Value x, const std::vector<int> &order, SrcLoc loc = SrcLoc::current());
+/// The elements in row-major order with another shape (same count).
+Value reshape(Value x, const std::vector<int64_t> &shape, SrcLoc loc = SrcLoc::current());
+
 // Reductions along an axis; the result drops that axis (a scalar for 1-D input).
 Value sum(Value x, int axis = 0, SrcLoc loc = SrcLoc::current());
 Value max(Value x, int axis = 0, SrcLoc loc = SrcLoc::current());
@@ -221,6 +255,11 @@ Value argmin(Value x, int axis = 0, SrcLoc loc = SrcLoc::current());
 using LoopBody = std::function<std::vector<Value>(Value iv, std::vector<Value> carried)>;
 std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init,
                              const LoopBody &body, SrcLoc loc = SrcLoc::current());
+/// One carried value, the common K loop:
+///   Value acc = tile::for_range(0, k, BK, zeros({BM, BN}, DType::f32),
+///       [&](Value k0, Value acc) { return dot(load(a + ...), load(b + ...), acc); });
+Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
+                SrcLoc loc = SrcLoc::current());
 /// Convenience for a loop without carried values.
 void for_range(Operand lo, Operand hi, Operand step, const std::function<void(Value iv)> &body,
                SrcLoc loc = SrcLoc::current());

@@ -17,6 +17,15 @@ def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind">
   let assemblyFormat = "$value";
 }
 
+def Tile_InputPrecision : I32EnumAttr<"InputPrecision", "how tile.dot multiplies f32 inputs", [
+    I32EnumAttrCase<"IEEE", 0, "ieee">, I32EnumAttrCase<"TF32", 1, "tf32">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_InputPrecisionAttr : EnumAttr<Tile_Dialect, Tile_InputPrecision, "input_precision"> {
+  let assemblyFormat = "$value";
+}
+
 def Tile_BlockedLayout : AttrDef<Tile_Dialect, "BlockedLayout"> {
   let mnemonic = "blocked";
   let summary = "distribution of a tensor over registers, lanes and warps";

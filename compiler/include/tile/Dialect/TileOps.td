@@ -165,6 +165,56 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix product with accumulation: a [M, K] times b [K, N] plus acc [M, N]";
+  let description = [{
+    Triton's `tl.dot`. `a` and `b` have one element type: f16 or bf16 (products exact in
+    f32, accumulated in f32), or f32 with `input_precision` `ieee` (the default: one f32
+    fused multiply-add per product, in increasing k, starting from `acc`) or `tf32` (each
+    input rounded to tf32 first, to nearest with ties away from zero as `cvt.rna.tf32.f32`;
+    tensor cores may then accumulate in another order). `acc` and the result are f32.
+    ```mlir
+    %c = tile.dot %a, %b, %acc : tensor<64x32xf16> * tensor<32x128xf16> -> tensor<64x128xf32>
+    %d = tile.dot %x, %y, %acc {input_precision = #tile.input_precision<tf32>} : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
+                       DefaultValuedAttr<Tile_InputPrecisionAttr, "::mlir::tile::InputPrecision::IEEE">:$input_precision);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `*` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "permute the dimensions of a tensor";
+  let description = [{
+    Result dimension i is source dimension `order[i]` (numpy's `transpose(x, order)`).
+    On the GPU a permutation of the layout: no data moves until a consumer wants another.
+    ```mlir
+    %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<32x64xf32> -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, DenseI32ArrayAttr:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReshapeOp : Tile_Op<"reshape", [Pure, SameOperandsAndResultElementType]> {
+  let summary = "view a tensor's elements in row-major order with another shape";
+  let description = [{
+    Element i of the source in row-major order is element i of the result in row-major
+    order (numpy's `reshape`); the element count is unchanged.
+    ```mlir
+    %r = tile.reshape %x : tensor<8x16xf32> -> tensor<4x32xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResultShape,
     SameOperandsAndResultElementType]> {
   let summary = "move tensor elements between thread layouts";

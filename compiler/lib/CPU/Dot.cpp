@@ -1,0 +1,83 @@
+//===- Dot.cpp - tile.dot for the CPU executor ----------------------------===//
+// The arithmetic is the one TileOps.td documents, so that the GPU's FMA path agrees bit
+// for bit: result[m, n] = fma(a[m, K-1], b[K-1, n], ... fma(a[m, 0], b[0, n], acc[m, n])),
+// in f32, one fused multiply-add per product in increasing k. The factors are the inputs
+// widened to f32 (exact for f16/bf16) and, for input_precision tf32, rounded to tf32
+// first as cvt.rna.tf32.f32 does (nearest, ties away from zero; NaN and inf unchanged).
+//
+// Shape of the code: a and b are converted once into row-major f32 stack buffers (lazy
+// operands, such as the loads of a K loop, are fused into that conversion); then for
+// each row m and each chunk of w columns, a loop over k broadcasts a[m, k] and
+// accumulates it times the chunk b[k, n0 .. n0+w) with one vector fma.
+#include "Lowering.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::cpu;
+
+namespace {
+/// cvt.rna.tf32.f32 on a vector of f32: add half an ulp of tf32 (bit 12) to the
+/// magnitude and keep 10 explicit mantissa bits. Adding to the whole word is the same,
+/// as a finite magnitude plus 0x1000 never reaches the sign bit (it may carry into the
+/// exponent: the largest values round to infinity, as on the GPU).
+Value roundToTF32(OpBuilder &b, Location loc, Value v) {
+  auto bitsType = cast<VectorType>(v.getType()).clone(b.getI32Type());
+  auto c = [&](uint32_t x) -> Value {
+    return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(bitsType, b.getI32IntegerAttr(int32_t(x))));
+  };
+  Value bits = arith::BitcastOp::create(b, loc, bitsType, v);
+  Value magnitude = arith::AndIOp::create(b, loc, bits, c(0x7fffffffu));
+  Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude, c(0x7f800000u));
+  Value rounded = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, c(0x1000u)), c(0xffffe000u));
+  return arith::BitcastOp::create(b, loc, v.getType(), arith::SelectOp::create(b, loc, finite, rounded, bits));
+}
+} // namespace
+
+void KernelLowering::emitDot(DotOp op) {
+  const bool tf32 = op.getInputPrecision() == InputPrecision::TF32;
+  Type f32 = b.getF32Type();
+  // A row-major f32 buffer of an operand's factors: its own buffer where it has one and
+  // nothing needs converting, otherwise a fresh one filled by one chunk loop.
+  auto factors = [&](Value v) -> Value {
+    RankedTensorType t = tensorType(v);
+    bool convert = !t.getElementType().isF32() || tf32;
+    if (!convert)
+      if (auto it = buffers.find(v); it != buffers.end()) return it->second;
+    Value buf = allocBuffer(RankedTensorType::get(t.getShape(), f32));
+    int64_t w = widthFor(t.getShape().back());
+    forEachChunk(t.getShape(), w, [&](ArrayRef<Value> idx) {
+      Value c = chunk(v, idx, w);
+      if (!t.getElementType().isF32()) c = arith::ExtFOp::create(b, loc, VectorType::get({w}, f32), c); // exact
+      if (tf32) c = roundToTF32(b, loc, c);
+      storeChunk(buf, f32, c, idx);
+    });
+    return buf;
+  };
+  Value a = factors(op.getA()), bf = factors(op.getB());
+
+  RankedTensorType resultType = tensorType(op.getResult());
+  const int64_t k = tensorType(op.getA()).getShape()[1];
+  const int64_t w = widthFor(resultType.getShape()[1]);
+  auto vt = VectorType::get({w}, f32);
+  Value result = allocBuffer(resultType);
+  forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
+    Value m = idx[0], n0 = idx[1];
+    auto loop = scf::ForOp::create(b, loc, cIndex(0), cIndex(k), cIndex(1), ValueRange{chunk(op.getAcc(), idx, w)});
+    {
+      OpBuilder::InsertionGuard guard(b);
+      Block *body = loop.getBody();
+      if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>()) body->back().erase();
+      b.setInsertionPointToEnd(body);
+      Value kk = loop.getInductionVar();
+      Value x = vector::BroadcastOp::create(b, loc, vt, memref::LoadOp::create(b, loc, a, ValueRange{m, kk}));
+      Value y = vector::LoadOp::create(b, loc, vt, bf, ValueRange{kk, n0});
+      scf::YieldOp::create(b, loc, Value(math::FmaOp::create(b, loc, x, y, loop.getRegionIterArgs()[0])));
+    }
+    storeChunk(result, f32, loop.getResult(0), idx);
+  });
+  buffers[op.getResult()] = result;
+}
