@@ -110,6 +110,7 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     return mlir::success();
   });
   dumpStage(name, "tile.mlir", printIR(module));
+  module->setAttr(mlir::tile::kTargetAttr, mlir::StringAttr::get(ctx, "sm_" + std::to_string(opts.target.sm)));
 
   mlir::PassManager pm(ctx);
   if (const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL"); p && *p == '1') {

@@ -3,6 +3,7 @@
 #include "AotWriter.h"
 
 #include "../kernels/TestKernels.h"
+#include "tile/kernels/Matmul.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,17 @@ int main(int argc, char **argv) {
                                  {{4, 128, 4, 1}, {8, 32, 16, 0}, {8, 32, 16, 1}, {8, 32, 16, 2}, {2, 4, 256, 2},
                                   {16, 16, 16, 0}, {16, 16, 16, 1}, {1, 64, 2, 1}},
                                  {4, 4, 4, 4, 8, 8, 8, 1})});
+    // The library matmul (FMA path) for each input type, with and without epilogues.
+    const std::vector<std::string> mm = {"a", "b", "c", "bias", "m", "n", "k", "strideAm", "strideAk", "strideBk",
+                                         "strideBn", "strideCm", "strideCn", "BM", "BN", "BK", "GROUP_M", "EPILOGUE",
+                                         "TF32"};
+    w.add({&kernels::matmulKernel<float>(), "matmul_f32", mm,
+           aot::standardVariants(kernels::matmulKernel<float>(),
+                                 {{32, 32, 8, 4, 0, 0}, {32, 32, 8, 4, 2, 0}, {32, 32, 8, 4, 0, 1}}, {4, 4, 4})});
+    w.add({&kernels::matmulKernel<f16>(), "matmul_f16", mm,
+           aot::standardVariants(kernels::matmulKernel<f16>(), {{64, 64, 16, 8, 1, 0}, {16, 16, 16, 1, 0, 0}}, {4, 1})});
+    w.add({&kernels::matmulKernel<bf16>(), "matmul_bf16", mm,
+           aot::standardVariants(kernels::matmulKernel<bf16>(), {{64, 64, 16, 8, 2, 0}}, {4})});
     w.add({&colMinKernel(), "col_min", {"in", "minima", "m", "n", "BM", "BN"},
            aot::standardVariants(colMinKernel(), {{64, 32}}, {4})});
     w.add({&histogramKernel(), "histogram", {"values", "bins", "n", "BLOCK"},

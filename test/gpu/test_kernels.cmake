@@ -2,7 +2,7 @@
 # half precision, loops and branches), compiled ahead of time like the library.
 if(TARGET tile_aot_writer)
   add_executable(gen_test_kernels_aot ${CMAKE_CURRENT_LIST_DIR}/gen_test_kernels_aot.cpp)
-  target_link_libraries(gen_test_kernels_aot PRIVATE tile_aot_writer)
+  target_link_libraries(gen_test_kernels_aot PRIVATE tile_aot_writer tile_kernels)
   set(TEST_AOT_DIR ${CMAKE_CURRENT_BINARY_DIR}/test_aot)
   add_custom_command(
     OUTPUT ${TEST_AOT_DIR}/test_kernels_aot.h ${TEST_AOT_DIR}/test_kernels_aot.cpp

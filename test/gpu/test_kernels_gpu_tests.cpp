@@ -116,6 +116,116 @@ TEST(TestKernelsGpu, Rank3ReductionsOnEveryAxis) {
   }
 }
 
+/// One matmul problem: shapes, strides (B transposed when `transB`), the kernel's blocks.
+struct MatmulCase {
+  int m, n, k;
+  bool transB;
+  int lda; ///< A's row stride (>= k)
+};
+
+enum class MatmulType { F32, TF32, F16, BF16 };
+
+/// Runs the library matmul (FMA path) against float64 on inputs rounded as the kernel
+/// sees them; TF32 also against the unrounded inputs.
+void checkMatmul(MatmulType type, const MatmulCase &p, int bm, int bn, int bk, int group, int epilogue, int warps,
+                 std::mt19937_64 &rng, uint64_t seed) {
+  std::string name = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
+                     (p.transB ? " B^T" : "") + " lda " + std::to_string(p.lda) + " epilogue " +
+                     std::to_string(epilogue) + " seed " + std::to_string(seed);
+  const size_t aElems = size_t(p.m) * p.lda, bElems = size_t(p.k) * p.n;
+  const int sbk = p.transB ? 1 : p.n, sbn = p.transB ? p.k : 1;
+  std::vector<float> af(aElems), bf(bElems), bias(p.n);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (float &x : af) x = d(rng);
+  for (float &x : bf) x = d(rng);
+  for (float &x : bias) x = d(rng);
+  // What the kernel multiplies: f16/bf16 roundings of the inputs, or tf32 roundings.
+  std::vector<double> ar(aElems), br(bElems), aExact(af.begin(), af.end()), bExact(bf.begin(), bf.end());
+  std::vector<uint16_t> ah(aElems), bh(bElems);
+  auto round = [&](float x, uint16_t &bits) -> double {
+    switch (type) {
+    case MatmulType::F16: bits = toHalf(x); return halfToFloat(bits);
+    case MatmulType::BF16: {
+      bits = toBf16(x);
+      uint32_t w = uint32_t(bits) << 16;
+      float f;
+      std::memcpy(&f, &w, 4);
+      return f;
+    }
+    case MatmulType::TF32: {
+      uint32_t w;
+      std::memcpy(&w, &x, 4);
+      w = tile::testing::tf32Bits(w);
+      float f;
+      std::memcpy(&f, &w, 4);
+      return f;
+    }
+    case MatmulType::F32: return x;
+    }
+    return x;
+  };
+  for (size_t i = 0; i < aElems; ++i) ar[i] = round(af[i], ah[i]);
+  for (size_t i = 0; i < bElems; ++i) br[i] = round(bf[i], bh[i]);
+  std::vector<double> biasD(bias.begin(), bias.end());
+  auto ref = tile::testing::matmulReference(ar, br, biasD, p.m, p.n, p.k, p.lda, 1, sbk, sbn, epilogue);
+
+  const bool half = type == MatmulType::F16 || type == MatmulType::BF16;
+  auto da = half ? DeviceBuffer::fromHost(ah) : DeviceBuffer::fromHost(af);
+  auto db = half ? DeviceBuffer::fromHost(bh) : DeviceBuffer::fromHost(bf);
+  auto dbias = DeviceBuffer::fromHost(bias);
+  DeviceBuffer dc = poisoned(size_t(p.m) * p.n * 4);
+  AotLaunchConfig cfg{Dim3{unsigned(((p.m + bm - 1) / bm) * ((p.n + bn - 1) / bn)), 1, 1}, warps, nullptr};
+  const int tf32 = type == MatmulType::TF32;
+  switch (type) {
+  case MatmulType::F32:
+  case MatmulType::TF32:
+    aot_test::matmul_f32(cfg, da.ptr(), db.ptr(), dc.ptr(), dbias.ptr(), p.m, p.n, p.k, p.lda, 1, sbk, sbn, p.n, 1, bm,
+                         bn, bk, group, epilogue, tf32);
+    break;
+  case MatmulType::F16:
+    aot_test::matmul_f16(cfg, da.ptr(), db.ptr(), dc.ptr(), dbias.ptr(), p.m, p.n, p.k, p.lda, 1, sbk, sbn, p.n, 1, bm,
+                         bn, bk, group, epilogue, 0);
+    break;
+  case MatmulType::BF16:
+    aot_test::matmul_bf16(cfg, da.ptr(), db.ptr(), dc.ptr(), dbias.ptr(), p.m, p.n, p.k, p.lda, 1, sbk, sbn, p.n, 1, bm,
+                          bn, bk, group, epilogue, 0);
+    break;
+  }
+  auto got = dc.toHost<float>(size_t(p.m) * p.n);
+  // Exact products accumulated in f32: about sqrt(k) * 2^-24 relative; 1e-6 leaves room.
+  EXPECT_TRUE(closeTo(got, ref, 1e-6, "matmul vs float64 of the rounded inputs")) << name;
+  if (type == MatmulType::TF32) {
+    auto exact = tile::testing::matmulReference(aExact, bExact, biasD, p.m, p.n, p.k, p.lda, 1, sbk, sbn, epilogue);
+    EXPECT_TRUE(closeTo(got, exact, 2e-3, "tf32 matmul vs float64 of the f32 inputs")) << name;
+  }
+}
+
+const std::vector<MatmulCase> kMatmulShapes = {{1000, 999, 77, false, 77},  {1, 1, 1, false, 1},  {1, 256, 64, true, 64},
+                                               {256, 1, 64, false, 80},     {64, 64, 64, true, 64}, {129, 65, 3, false, 3},
+                                               {33, 200, 130, true, 131}};
+
+TEST(TestKernelsGpu, MatmulF32AndTF32) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (const MatmulCase &p : kMatmulShapes) {
+    checkMatmul(MatmulType::F32, p, 32, 32, 8, 4, 0, 4, rng, seed);
+    checkMatmul(MatmulType::F32, p, 32, 32, 8, 4, 2, 4, rng, seed);
+    checkMatmul(MatmulType::TF32, p, 32, 32, 8, 4, 0, 4, rng, seed);
+  }
+}
+
+TEST(TestKernelsGpu, MatmulF16AndBF16) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (const MatmulCase &p : kMatmulShapes) {
+    checkMatmul(MatmulType::F16, p, 64, 64, 16, 8, 1, 4, rng, seed);
+    checkMatmul(MatmulType::F16, p, 16, 16, 16, 1, 0, 1, rng, seed);
+    checkMatmul(MatmulType::BF16, p, 64, 64, 16, 8, 2, 4, rng, seed);
+  }
+}
+
 TEST(TestKernelsGpu, ColumnMin) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();

@@ -56,6 +56,29 @@ inline RowStats reduce3dReference(const std::vector<float> &in, int d0, int d1, 
   return r;
 }
 
+/// Float64 reference of matmulKernel on inputs already rounded to what the kernel sees:
+/// c[i * ldc + j] = sum_k a[i * sam + k * sak] * b[k * sbk + j * sbn] (+ bias[j], relu).
+inline std::vector<double> matmulReference(const std::vector<double> &a, const std::vector<double> &b,
+                                           const std::vector<double> &bias, int m, int n, int k, int sam, int sak,
+                                           int sbk, int sbn, int epilogue) {
+  std::vector<double> c(size_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int kk = 0; kk < k; ++kk) acc += a[size_t(i) * sam + size_t(kk) * sak] * b[size_t(kk) * sbk + size_t(j) * sbn];
+      if (epilogue >= 1) acc += bias[j];
+      if (epilogue == 2) acc = acc > 0 ? acc : 0;
+      c[size_t(i) * n + j] = acc;
+    }
+  return c;
+}
+
+/// The bits of cvt.rna.tf32.f32: nearest, ties away from zero (NaN and inf unchanged).
+inline uint32_t tf32Bits(uint32_t bits) {
+  if ((bits & 0x7f800000u) == 0x7f800000u) return bits;
+  return (bits + 0x1000u) & ~0x1fffu;
+}
+
 /// Float64 reference of loopBranchKernel.
 inline std::vector<double> loopBranchReference(const std::vector<float> &x, int block, int reps) {
   std::vector<double> ref(x.size());

@@ -254,3 +254,128 @@ TEST(DslErrors, OpOutsideKernel) {
   }
   expectError(msg, line, "tile::arange called outside a kernel");
 }
+
+// ---- dot, trans, reshape, constants ---------------------------------------------------
+
+TEST(DslErrors, DotInnerDimensionsDiffer) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 32}, DType::f16), b = zeros({16, 16}, DType::f16);
+    gLine = __LINE__; Value c = dot(a, b);
+    store(p + col(arange(0, 16)) * 16 + row(arange(0, 16)), c);
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "inner dimensions differ");
+  EXPECT_NE(msg.find("[16, 32]"), std::string::npos) << msg;
+}
+
+TEST(DslErrors, DotNeedsMatrices) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16}, DType::f32), b = zeros({16, 16}, DType::f32);
+    gLine = __LINE__; Value c = dot(a, b);
+    (void)c;
+    (void)p;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "must be 2-D");
+}
+
+TEST(DslErrors, DotMixedInputTypes) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 16}, DType::f16), b = zeros({16, 16}, DType::bf16);
+    gLine = __LINE__; Value c = dot(a, b);
+    (void)c;
+    (void)p;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "one element type");
+}
+
+TEST(DslErrors, DotIntegerInputs) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 16}, DType::i32);
+    gLine = __LINE__; Value c = dot(a, a);
+    (void)c;
+    (void)p;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "must be f16, bf16 or f32");
+}
+
+TEST(DslErrors, DotTF32NeedsF32) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 16}, DType::f16);
+    gLine = __LINE__; Value c = dot(a, a, zeros({16, 16}, DType::f32), Precision::TF32);
+    (void)c;
+    (void)p;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "TF32 needs f32 inputs");
+}
+
+TEST(DslErrors, DotAccumulatorShapeAndType) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 32}, DType::f32), b = zeros({32, 8}, DType::f32);
+    gLine = __LINE__; Value c = dot(a, b, zeros({16, 16}, DType::f32));
+    (void)c;
+    (void)p;
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "accumulator must be f32[16, 8]");
+  auto k2 = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 16}, DType::f32);
+    gLine = __LINE__; Value c = dot(a, a, zeros({16, 16}, DType::f16));
+    (void)c;
+    (void)p;
+  });
+  expectError(traceError(k2, k2.specialize(4, kAligned)), &gLine, "accumulator must be f32");
+}
+
+TEST(DslErrors, TransOrderNotAPermutation) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 32, 4}, DType::f32);
+    gLine = __LINE__; Value t = trans(a, {0, 0, 1});
+    (void)t;
+    (void)p;
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "is not a permutation");
+  EXPECT_NE(msg.find("[0, 0, 1]"), std::string::npos) << msg;
+}
+
+TEST(DslErrors, TransOfAScalar) {
+  auto k = kernel("bad", [](Ptr<float> p, F32 x) {
+    gLine = __LINE__; Value t = trans(x);
+    (void)t;
+    (void)p;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned, 1.0f)), &gLine, "needs a tensor");
+}
+
+TEST(DslErrors, ReshapeChangesElementCount) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 32}, DType::f32);
+    gLine = __LINE__; Value r = reshape(a, {16, 16});
+    (void)r;
+    (void)p;
+  });
+  std::string msg = traceError(k, k.specialize(4, kAligned));
+  expectError(msg, gLine, "has 512 elements");
+}
+
+TEST(DslErrors, ReshapeToANonPowerOfTwo) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value a = zeros({16, 32}, DType::f32);
+    gLine = __LINE__; Value r = reshape(a, {3, 8});
+    (void)r;
+    (void)p;
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), &gLine, "positive power of two");
+}
+
+// Two compile-time constants multiply as numbers (not an ambiguous overload), so shapes
+// can be computed from them.
+TEST(DslConstants, CombineLikeNumbers) {
+  auto k = kernel("consts", [](Ptr<float> p, Const<int> A, Const<int> B) {
+    static_assert(std::is_same_v<decltype(A * B), int>);
+    Value r = arange(0, A * B);
+    store(p + r, cast(r, DType::f32), r < A + B);
+    EXPECT_TRUE(A * B == 32 && A / B == 2 && A % B == 0 && A - B == 4 && A > B);
+  });
+  EXPECT_EQ(traceError(k, k.specialize(4, kAligned, 8, 4)), "");
+}

@@ -5,8 +5,8 @@
 // lanes along N hold copies), and b [K, N] the full K extent of its columns. So result
 // register (i, j) needs only this thread's registers a(i, k) and b(k, j): no data moves.
 // The accumulation is the documented one: fma in increasing k, starting from acc, which
-// is what the CPU executor does too. (The tensor-core path replaces this where shapes
-// and types allow.)
+// is what the CPU executor does too. Where layout assignment chose tensor cores (f16 and
+// bf16 on sm_80+), lowerMma issues mma.sync instead.
 #include "TileToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -27,10 +27,56 @@ Value factor(OpBuilder &b, Location loc, Value v, InputPrecision precision) {
   return LLVM::BitcastOp::create(b, loc, f32, bits);
 }
 
+/// Two 16-bit elements as one mma.sync operand register: vector<2xf16>, or an i32 for bf16.
+Value packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  auto pair = VectorType::get({2}, lo.getType());
+  Value v = LLVM::UndefOp::create(b, loc, pair);
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
+  v = LLVM::InsertElementOp::create(b, loc, v, hi, LLVM::ConstantOp::create(b, loc, b.getI32Type(), 1));
+  if (lo.getType().isF16()) return v;
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+}
+
+/// The tensor-core dot: operands in #tile.dot_operand, result in #tile.mma. Register
+/// numbering (tile/Layout/MmaLayouts.h): a = 8 per 16x16 fragment, then K, then M
+/// repetitions; b = 4 per 16x8 fragment, then K, then N; c = 4 per 16x8, then N, then M.
+/// For each (m, n) tile, one mma.sync m16n8k16 per K step, in increasing k.
+LogicalResult lowerMma(DotOp op, ValueRange aRegs, ValueRange bRegs, ValueRange accRegs,
+                       ConversionPatternRewriter &rewriter) {
+  Location loc = op.getLoc();
+  auto mma = cast<MmaLayoutAttr>(op.getType().getEncoding());
+  const int64_t m = op.getType().getDimSize(0), n = op.getType().getDimSize(1), k = op.getA().getType().getDimSize(1);
+  const int64_t mReps = m / (16 * mma.getWarpsPerCTA()[0]), nReps = n / (8 * mma.getWarpsPerCTA()[1]), kReps = k / 16;
+  Type elem = op.getA().getType().getElementType();
+  auto ptx = elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  Type f32 = rewriter.getF32Type();
+  auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {f32, f32, f32, f32});
+  SmallVector<Value> acc(accRegs.begin(), accRegs.end());
+  for (int64_t mi = 0; mi < mReps; ++mi)
+    for (int64_t ni = 0; ni < nReps; ++ni) {
+      const int64_t c0 = 4 * (ni + nReps * mi);
+      for (int64_t ki = 0; ki < kReps; ++ki) {
+        const int64_t a0 = 8 * (ki + kReps * mi), b0 = 4 * (ki + kReps * ni);
+        SmallVector<Value> a, b;
+        for (int p = 0; p < 4; ++p) a.push_back(packPair(rewriter, loc, aRegs[a0 + 2 * p], aRegs[a0 + 2 * p + 1]));
+        for (int p = 0; p < 2; ++p) b.push_back(packPair(rewriter, loc, bRegs[b0 + 2 * p], bRegs[b0 + 2 * p + 1]));
+        SmallVector<Value> c(acc.begin() + c0, acc.begin() + c0 + 4);
+        auto d = NVVM::MmaOp::create(rewriter, loc, resultType, a, b, c, {16, 8, 16}, std::nullopt, std::nullopt,
+                                     std::array<NVVM::MMATypes, 2>{ptx, ptx},
+                                     std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int i = 0; i < 4; ++i) acc[c0 + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
+      }
+    }
+  rewriter.replaceOpWithMultiple(op, {acc});
+  return success();
+}
+
 struct DotLowering : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+    if (isa<MmaLayoutAttr>(op.getType().getEncoding()))
+      return lowerMma(op, adaptor.getA(), adaptor.getB(), adaptor.getAcc(), rewriter);
     Location loc = op.getLoc();
     ThreadLayout a = ThreadLayout::get(op.getA().getType()), b = ThreadLayout::get(op.getB().getType());
     ThreadLayout c = ThreadLayout::get(op.getType());

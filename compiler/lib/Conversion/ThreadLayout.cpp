@@ -1,6 +1,8 @@
 //===- ThreadLayout.cpp ---------------------------------------------------===//
 #include "ThreadLayout.h"
 
+#include "tile/Layout/MmaLayouts.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -9,6 +11,18 @@ using namespace mlir::tile;
 
 ThreadLayout ThreadLayout::get(RankedTensorType type) {
   ThreadLayout l;
+  // mma.sync fragments: only the linear layout (coordinates, register count) exists.
+  if (auto mma = dyn_cast<MmaLayoutAttr>(type.getEncoding())) {
+    l.shape.assign(type.getShape().begin(), type.getShape().end());
+    l.linear = ::tile::layout::mmaV2Accumulator(mma.getWarpsPerCTA()[0], mma.getWarpsPerCTA()[1], l.shape[0], l.shape[1]);
+    return l;
+  }
+  if (auto operand = dyn_cast<DotOperandLayoutAttr>(type.getEncoding())) {
+    ArrayRef<unsigned> warps = operand.getParent().getWarpsPerCTA();
+    l.shape.assign(type.getShape().begin(), type.getShape().end());
+    l.linear = ::tile::layout::mmaV2Operand(operand.getOpIdx(), warps[0], warps[1], l.shape[0], l.shape[1]);
+    return l;
+  }
   BlockedLayoutAttr blocked;
   SmallVector<int64_t> shape(type.getShape());
   if (auto slice = dyn_cast<SliceLayoutAttr>(type.getEncoding())) {
@@ -25,15 +39,15 @@ ThreadLayout ThreadLayout::get(RankedTensorType type) {
   l.shape = shape;
   for (unsigned d = 0; d < l.spt.size(); ++d)
     l.nreg.push_back(l.spt[d] * std::max<int64_t>(1, shape[d] / l.tile(d)));
+  std::vector<unsigned> spt(l.spt.begin(), l.spt.end()), tpw(l.tpw.begin(), l.tpw.end()),
+      wpc(l.wpc.begin(), l.wpc.end()), order(l.order.begin(), l.order.end());
+  std::vector<int64_t> own(type.getShape().begin(), type.getShape().end());
+  l.linear = l.sliceDim >= 0 ? ::tile::layout::LinearLayout::slice(l.sliceDim, spt, tpw, wpc, order, own)
+                             : ::tile::layout::LinearLayout::blocked(spt, tpw, wpc, order, own);
   return l;
 }
 
-unsigned ThreadLayout::numRegs() const {
-  unsigned n = 1;
-  for (unsigned d = 0; d < nreg.size(); ++d)
-    if (int(d) != sliceDim) n *= nreg[d];
-  return n;
-}
+unsigned ThreadLayout::numRegs() const { return linear.getInDimSize("register"); }
 
 SmallVector<unsigned> ThreadLayout::regIndex(unsigned r) const {
   SmallVector<unsigned> idx(nreg.size(), 0);
@@ -57,7 +71,7 @@ unsigned ThreadLayout::regNumber(ArrayRef<unsigned> idx) const {
 
 SmallVector<unsigned> ThreadLayout::tensorDims() const {
   SmallVector<unsigned> dims;
-  for (unsigned d = 0; d < spt.size(); ++d)
+  for (unsigned d = 0; d < shape.size(); ++d)
     if (int(d) != sliceDim) dims.push_back(d);
   return dims;
 }
@@ -95,7 +109,30 @@ ThreadPosition mlir::tile::emitThreadPosition(OpBuilder &b, Location loc, const 
     laneStride *= layout.tpw[d];
     warpStride *= layout.wpc[d];
   }
+  // The lane's and warp's part of every coordinate: XOR of ((index >> bit) & 1) * basis.
+  const auto &ll = layout.linear;
+  for (int t = 0; t < ll.getNumOutDims(); ++t) {
+    Value part = ib.c(0);
+    for (auto [name, index] : {std::pair<const char *, Value>{"lane", pos.lane}, {"warp", pos.warp}}) {
+      if (!ll.hasInDim(name)) continue;
+      for (int bit = 0; bit < ll.getInDimSizeLog2(name); ++bit) {
+        int32_t basis = ll.getBasis(name, bit)[t];
+        if (basis == 0) continue;
+        Value set = arith::AndIOp::create(b, loc, ib.udiv(index, int64_t(1) << bit), ib.c(1));
+        part = arith::XOrIOp::create(b, loc, part, ib.mul(set, ib.c(basis)));
+      }
+    }
+    pos.threadPart.push_back(part);
+  }
   return pos;
+}
+
+/// The register's own part of its coordinate along tensor dimension t.
+static int32_t registerPart(const ThreadLayout &l, unsigned r, unsigned t) {
+  int32_t part = 0;
+  for (int bit = 0; bit < l.linear.getInDimSizeLog2("register"); ++bit)
+    if (r & (1u << bit)) part ^= l.linear.getBasis("register", bit)[t];
+  return part;
 }
 
 Value mlir::tile::emitUnwrappedCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
@@ -112,9 +149,10 @@ Value mlir::tile::emitUnwrappedCoord(OpBuilder &b, Location loc, const ThreadLay
 Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
                             unsigned r, unsigned d) {
   IntBuilder ib{b, loc};
-  if (l.shape[d] == 1) return ib.c(0);
-  Value c = emitUnwrappedCoord(b, loc, l, pos, r, d);
-  return l.replicates(d) ? ib.urem(c, l.shape[d]) : c;
+  if (int(d) == l.sliceDim || l.shape[d] == 1) return ib.c(0);
+  unsigned t = l.sliceDim >= 0 && int(d) > l.sliceDim ? d - 1 : d; // tensor dimension of parent dimension d
+  int32_t own = registerPart(l, r, t);
+  return own ? Value(arith::XOrIOp::create(b, loc, pos.threadPart[t], ib.c(own))) : pos.threadPart[t];
 }
 
 Value mlir::tile::emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,

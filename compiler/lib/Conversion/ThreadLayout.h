@@ -4,10 +4,14 @@
 // layout's fastest dimension first; register r sits at coordinate
 //   coord[d] = (r_d / spt[d]) * tile[d] + (warp_d * tpw[d] + lane_d) * spt[d] + r_d % spt[d]
 // (mod shape[d] when the layout's tile is larger than the tensor: replication).
+// The same map as a linear layout over GF(2) (tile/Layout/LinearLayout.h) is what the
+// coordinates are emitted from: a coordinate is the XOR of the bases of the set bits of
+// (register, lane, warp), so any layout expressed that way lowers the same way.
 #ifndef TILE_CONVERSION_THREADLAYOUT_H
 #define TILE_CONVERSION_THREADLAYOUT_H
 
 #include "tile/Dialect/Tile.h"
+#include "tile/Layout/LinearLayout.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -15,10 +19,13 @@ namespace mlir::tile {
 
 class ThreadLayout {
 public:
-  /// For a tensor type whose encoding is a blocked or slice layout.
+  /// For a tensor type whose encoding is a blocked, slice, mma or dot-operand layout.
+  /// Only blocked and slice layouts fill the per-dimension fields below (spt, ...,
+  /// regIndex, regNumber); every layout has `linear`, `shape` and numRegs().
   static ThreadLayout get(RankedTensorType type);
+  bool isBlocked() const { return !spt.empty(); }
 
-  unsigned parentRank() const { return spt.size(); }
+  unsigned parentRank() const { return shape.size(); }
   /// Registers per thread.
   unsigned numRegs() const;
   /// Per parent dimension register index of register r (0 along the sliced dimension).
@@ -35,12 +42,17 @@ public:
   SmallVector<int64_t> shape; ///< parent rank; 1 along the sliced dimension
   SmallVector<unsigned> nreg; ///< registers per parent dimension
   int sliceDim = -1;
+  /// (register, lane, warp) -> the tensor's own dimensions.
+  ::tile::layout::LinearLayout linear;
 };
 
 /// Thread position within the block, per parent dimension of a layout.
 struct ThreadPosition {
   Value lane, warp;
   SmallVector<Value> laneCoord, warpCoord; ///< per parent dimension
+  /// Per tensor dimension, the XOR of the lane's and the warp's bases: a register's
+  /// coordinate is this XOR the register's own (constant) part.
+  SmallVector<Value> threadPart;
 };
 
 /// Small helpers for i32 arithmetic emitted by the lowering (arith dialect, lowered later).

@@ -31,6 +31,14 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "slice";
       return AliasResult::FinalAlias;
     }
+    if (isa<MmaLayoutAttr>(attr)) {
+      os << "mma";
+      return AliasResult::FinalAlias;
+    }
+    if (isa<DotOperandLayoutAttr>(attr)) {
+      os << "dot_op";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };
@@ -59,6 +67,13 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
 }
 
 static bool isPowerOf2(unsigned v) { return v && !(v & (v - 1)); }
+
+LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2) return emitError() << "mma layout needs two warp counts (M, N)";
+  if (!isPowerOf2(warpsPerCTA[0]) || !isPowerOf2(warpsPerCTA[1]))
+    return emitError() << "mma warp counts must be powers of two";
+  return success();
+}
 
 LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                         ArrayRef<unsigned> sizePerThread,

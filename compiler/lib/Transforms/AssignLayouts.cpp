@@ -10,6 +10,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include <numeric>
+#include <optional>
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
@@ -174,13 +175,74 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     return success();
   }
 
-  /// The FMA dot (Conversion/Dot.cpp): the result keeps the accumulator's blocked layout
-  /// C; a gets C's distribution of rows with the whole K in each thread, b likewise for
-  /// columns, so the product needs no data movement.
+  /// Warps for an mma.sync tile of M x N (each warp at least one 16 x 8 instruction
+  /// tile, warps split along the longer side first), or nullopt when M x N is too small
+  /// for `warps` warps.
+  static std::optional<std::pair<unsigned, unsigned>> mmaWarps(int64_t m, int64_t n, unsigned warps) {
+    unsigned wm = 1, wn = 1;
+    while (wm * wn < warps) {
+      bool canM = m % (16 * wm * 2) == 0, canN = n % (8 * wn * 2) == 0;
+      if (canM && (!canN || m / (16 * wm) >= n / (8 * wn))) wm *= 2;
+      else if (canN) wn *= 2;
+      else return std::nullopt;
+    }
+    return std::make_pair(wm, wn);
+  }
+
+  /// tensor cores (mma.sync m16n8k16) for f16/bf16 on sm_80+ when the tile holds whole
+  /// instruction tiles for every warp; else the FMA dot.
+  std::optional<MmaLayoutAttr> mmaLayoutFor(DotOp dot) {
+    auto a = dot.getA().getType(), b = dot.getB().getType();
+    if (targetComputeCapability(dot) < 80 || !isa<Float16Type, BFloat16Type>(a.getElementType())) return std::nullopt;
+    int64_t m = a.getDimSize(0), n = b.getDimSize(1), k = a.getDimSize(1);
+    if (m % 16 || n % 8 || k % 16) return std::nullopt;
+    auto func = dot->getParentOfType<func::FuncOp>();
+    auto warps = mmaWarps(m, n, warpsOf(func));
+    if (!warps) return std::nullopt;
+    return MmaLayoutAttr::get(dot.getContext(), {warps->first, warps->second});
+  }
+
+  /// A K loop's accumulator: the dot's accumulator is a loop-carried value used only by
+  /// the dot, and the dot's result is what the loop carries on. Such a loop carries the
+  /// dot's layout instead, so no iteration converts (the initial value converts once).
+  static bool isCarriedAccumulator(DotOp dot) {
+    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+    auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+    if (!loop || arg.getArgNumber() == 0 || !arg.hasOneUse() || !dot->hasOneUse()) return false;
+    unsigned index = arg.getArgNumber() - 1;
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    return yield.getOperand(index) == dot.getResult();
+  }
+
+  void carryInLayout(OpBuilder &b, DotOp dot, Attribute layout) {
+    auto arg = cast<BlockArgument>(dot.getAcc());
+    auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    unsigned index = arg.getArgNumber() - 1;
+    auto type = withLayout(arg.getType(), layout);
+    OpBuilder before(loop);
+    loop.getInitArgsMutable()[index].assign(convertTo(before, loop.getInitArgs()[index], layout));
+    arg.setType(type);
+    loop.getResult(index).setType(type);
+  }
+
+  /// The dot's layouts. Tensor cores: the result in #tile.mma, the operands in
+  /// #tile.dot_operand (converted through shared memory). CUDA cores (Conversion/Dot.cpp):
+  /// the result keeps the accumulator's blocked layout C; a gets C's distribution of rows
+  /// with the whole K in each thread, b likewise for columns, so the product needs no
+  /// data movement.
   LogicalResult assignDot(OpBuilder &b, DotOp dot) {
+    MLIRContext *ctx = dot.getContext();
+    if (std::optional<MmaLayoutAttr> mma = mmaLayoutFor(dot)) {
+      auto operand = [&](unsigned idx) { return DotOperandLayoutAttr::get(ctx, idx, *mma); };
+      if (isCarriedAccumulator(dot)) carryInLayout(b, dot, *mma);
+      else dot.getAccMutable().assign(convertTo(b, dot.getAcc(), *mma));
+      dot.getAMutable().assign(convertTo(b, dot.getA(), operand(0)));
+      dot.getBMutable().assign(convertTo(b, dot.getB(), operand(1)));
+      dot.getResult().setType(withLayout(dot.getType(), *mma));
+      return success();
+    }
     BlockedLayoutAttr c = blockedOperand(b, dot.getAccMutable());
     const unsigned k = dot.getA().getType().getDimSize(1);
-    MLIRContext *ctx = dot.getContext();
     auto operandLayout = [&](unsigned spt0, unsigned spt1) {
       return BlockedLayoutAttr::get(ctx, {spt0, spt1}, c.getThreadsPerWarp(), c.getWarpsPerCTA(), c.getOrder());
     };

@@ -85,3 +85,83 @@ func.func @other_without_mask(%p: !tile.ptr<f32>, %o: f32) {
 func.func @bad_layout(%x: tensor<64xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [16], warpsPerCTA = [4], order = [0]>>) {
   return
 }
+
+// -----
+
+func.func @dot_inner_dims(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{inner dimensions differ: a is 16x32, b is 16x16}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{accumulator must be 16x8, got 16x16}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_mixed_types(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{a and b must have one element type}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf16> * tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_int_inputs(%a: tensor<16x16xi32>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{inputs must be f16, bf16 or f32}}
+  %d = tile.dot %a, %a, %c : tensor<16x16xi32> * tensor<16x16xi32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_f16_acc(%a: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{accumulator must be f32}}
+  %d = tile.dot %a, %a, %c : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @dot_tf32_of_f16(%a: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{tf32 input precision needs f32 inputs}}
+  %d = tile.dot %a, %a, %c {input_precision = #tile.input_precision<TF32>} : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank3(%a: tensor<2x16x16xf32>, %c: tensor<2x16x16xf32>) {
+  // expected-error @+1 {{operands must be 2-D, got ranks 3, 3, 3}}
+  %d = tile.dot %a, %a, %c : tensor<2x16x16xf32> * tensor<2x16x16xf32> -> tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
+func.func @trans_not_permutation(%x: tensor<16x32xf32>) {
+  // expected-error @+1 {{order must be a permutation of the dimensions}}
+  %t = tile.trans %x {order = array<i32: 0, 0>} : tensor<16x32xf32> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @trans_shape(%x: tensor<16x32xf32>) {
+  // expected-error @+1 {{result shape does not follow the order}}
+  %t = tile.trans %x {order = array<i32: 1, 0>} : tensor<16x32xf32> -> tensor<16x32xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%x: tensor<16x32xf32>) {
+  // expected-error @+1 {{element count changes from 512 to 256}}
+  %r = tile.reshape %x : tensor<16x32xf32> -> tensor<16x16xf32>
+  return
+}

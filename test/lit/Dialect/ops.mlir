@@ -46,3 +46,16 @@ func.func @layouts(%x: tensor<512xf32, #tile.blocked<sizePerThread = [4], thread
   %c = tile.convert_layout %x : tensor<512xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>> -> tensor<512xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>>
   return
 }
+
+// CHECK-LABEL: func.func @matrix_ops
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x8xf32>
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {input_precision = #tile.input_precision<TF32>} : tensor<8x8xf32> * tensor<8x8xf32> -> tensor<8x8xf32>
+// CHECK: tile.trans %{{.*}} {order = array<i32: 2, 0, 1>} : tensor<2x4x8xf32> -> tensor<8x2x4xf32>
+// CHECK: tile.reshape %{{.*}} : tensor<2x4x8xf32> -> tensor<64xf32>
+func.func @matrix_ops(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf32>, %x: tensor<8x8xf32>, %y: tensor<2x4x8xf32>) {
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x8xf32>
+  %e = tile.dot %x, %x, %x {input_precision = #tile.input_precision<TF32>} : tensor<8x8xf32> * tensor<8x8xf32> -> tensor<8x8xf32>
+  %t = tile.trans %y {order = array<i32: 2, 0, 1>} : tensor<2x4x8xf32> -> tensor<8x2x4xf32>
+  %r = tile.reshape %y : tensor<2x4x8xf32> -> tensor<64xf32>
+  return
+}

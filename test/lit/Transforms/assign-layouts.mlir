@@ -112,3 +112,31 @@ func.func @remat_index_math(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) a
   tile.store %p, %v : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
   return
 }
+
+// -----
+
+// dot: the result keeps the accumulator's blocked layout; a gets its rows with the whole
+// K (sizePerThread [1, 16]) and b its columns with the whole K ([16, 1]), same lanes and
+// warps, so the FMA lowering needs no data movement. trans permutes the layout; reshape
+// takes its rank's default.
+// CHECK-DAG: #[[C:.*]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[A:.*]] = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[B:.*]] = #tile.blocked<sizePerThread = [16, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[T:.*]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-LABEL: func.func @dot_trans_reshape
+// CHECK: tile.trans %{{.*}} : tensor<16x32xf16, #[[C]]> -> tensor<32x16xf16, #[[T]]>
+// CHECK-DAG: tile.convert_layout %{{.*}} : tensor<32x16xf16, #[[T]]> -> tensor<32x16xf16, #[[A]]>
+// CHECK-DAG: tile.convert_layout %{{.*}} : tensor<16x32xf16, #[[C]]> -> tensor<16x32xf16, #[[B]]>
+// CHECK: tile.dot %{{.*}} : tensor<32x16xf16, #[[A]]> * tensor<16x32xf16, #[[B]]> -> tensor<32x32xf32, #[[C]]>
+// CHECK: tile.reshape %{{.*}} : tensor<32x32xf32, #[[C]]> -> tensor<1024xf32, #
+func.func @dot_trans_reshape(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<16x32x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<16x32x!tile.ptr<f16>> -> tensor<16x32xf16>
+  %vt = tile.trans %va {order = array<i32: 1, 0>} : tensor<16x32xf16> -> tensor<32x16xf16>
+  %acc = arith.constant dense<0.0> : tensor<32x32xf32>
+  %d = tile.dot %vt, %va, %acc : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
+  %dr = tile.reshape %d : tensor<32x32xf32> -> tensor<1024xf32>
+  %pc = tile.splat %c : tensor<1024x!tile.ptr<f32>>
+  tile.store %pc, %dr : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
+  return
+}

@@ -30,6 +30,18 @@ namespace mlir::tile {
 /// Attribute names shared by the front end, passes and lowering.
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// On the module: the GPU the code is for, "sm_80", "sm_90", ... (absent: no tensor
+/// cores are assumed). Set by the pipeline; passes that choose instructions read it.
+inline constexpr llvm::StringLiteral kTargetAttr = "tile.target";
+/// The compute capability of kTargetAttr (80 for "sm_80"), or 0 when absent.
+inline int targetComputeCapability(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module) module = dyn_cast<ModuleOp>(op);
+  auto attr = module ? module->getAttrOfType<StringAttr>(kTargetAttr) : StringAttr();
+  int sm = 0;
+  if (attr && attr.getValue().starts_with("sm_")) (void)attr.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
+  return sm;
+}
 /// On a kernel argument: the value (pointer address or integer) is a multiple of this.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 /// On the module after lowering: dynamic shared memory the kernel needs at launch, in bytes.

@@ -18,12 +18,12 @@ def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind">
 }
 
 def Tile_InputPrecision : I32EnumAttr<"InputPrecision", "how tile.dot multiplies f32 inputs", [
-    I32EnumAttrCase<"IEEE", 0, "ieee">, I32EnumAttrCase<"TF32", 1, "tf32">]> {
+    I32EnumAttrCase<"IEEE", 0, "IEEE">, I32EnumAttrCase<"TF32", 1, "TF32">]> {
   let cppNamespace = "::mlir::tile";
   let genSpecializedAttr = 0;
 }
 def Tile_InputPrecisionAttr : EnumAttr<Tile_Dialect, Tile_InputPrecision, "input_precision"> {
-  let assemblyFormat = "$value";
+  let assemblyFormat = "`<` $value `>`";
 }
 
 def Tile_BlockedLayout : AttrDef<Tile_Dialect, "BlockedLayout"> {
@@ -61,6 +61,37 @@ def Tile_SliceLayout : AttrDef<Tile_Dialect, "SliceLayout"> {
   }];
   let parameters = (ins "unsigned":$dim, "BlockedLayoutAttr":$parent);
   let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
+}
+
+def Tile_MmaLayout : AttrDef<Tile_Dialect, "MmaLayout"> {
+  let mnemonic = "mma";
+  let summary = "accumulator fragments of mma.sync m16n8k16 (version 2) tiled over warps";
+  let description = [{
+    A 2-D f32 tensor held as mma.sync's accumulators: `warpsPerCTA = [wm, wn]` warps tile
+    it in 16 x 8 instruction tiles (warp w covers M tile w % wm and N tile w / wm), each
+    repeated to cover the shape (tile/Layout/MmaLayouts.h gives the exact fragment map).
+    Chosen by layout assignment for a `tile.dot` of f16/bf16 on sm_80 and newer.
+    `#tile.mma<warpsPerCTA = [2, 2]>`
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumWarps() const { return getWarpsPerCTA()[0] * getWarpsPerCTA()[1]; }
+  }];
+}
+
+def Tile_DotOperandLayout : AttrDef<Tile_Dialect, "DotOperandLayout"> {
+  let mnemonic = "dot_operand";
+  let summary = "mma.sync's operand fragments for the accumulator layout `parent`";
+  let description = [{
+    Operand `opIdx` (0: a [M, K], 1: b [K, N]) of a dot whose result has layout `parent`,
+    in the registers mma.sync m16n8k16 takes them (two 16-bit elements per 32-bit
+    register); warps along the other dimension hold copies.
+    `#tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>>`
+  }];
+  let parameters = (ins "unsigned":$opIdx, "MmaLayoutAttr":$parent);
+  let assemblyFormat = "`<` `opIdx` `=` $opIdx `,` `parent` `=` $parent `>`";
 }
 
 #endif

@@ -169,13 +169,13 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix product with accumulation: a [M, K] times b [K, N] plus acc [M, N]";
   let description = [{
     Triton's `tl.dot`. `a` and `b` have one element type: f16 or bf16 (products exact in
-    f32, accumulated in f32), or f32 with `input_precision` `ieee` (the default: one f32
-    fused multiply-add per product, in increasing k, starting from `acc`) or `tf32` (each
+    f32, accumulated in f32), or f32 with `input_precision` `IEEE` (the default: one f32
+    fused multiply-add per product, in increasing k, starting from `acc`) or `TF32` (each
     input rounded to tf32 first, to nearest with ties away from zero as `cvt.rna.tf32.f32`;
     tensor cores may then accumulate in another order). `acc` and the result are f32.
     ```mlir
     %c = tile.dot %a, %b, %acc : tensor<64x32xf16> * tensor<32x128xf16> -> tensor<64x128xf32>
-    %d = tile.dot %x, %y, %acc {input_precision = #tile.input_precision<tf32>} : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+    %d = tile.dot %x, %y, %acc {input_precision = #tile.input_precision<TF32>} : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
     ```
   }];
   let arguments = (ins Tile_Tensor:$a, Tile_Tensor:$b, Tile_Tensor:$acc,
