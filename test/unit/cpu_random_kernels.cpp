@@ -2,6 +2,8 @@
 // traces a program, and the float64 reference with a rounding-error scale per element.
 #include "cpu_random_kernels.h"
 
+#include "tile/HalfBits.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -13,7 +15,7 @@
 namespace tile::randomkernels {
 
 enum class Op { Input, Row, Col, Scalar, Const, Iter, Carried, Neg, Abs, Exp, Half, Add, Sub, Mul, Div, Max, Min,
-                Where, Reduce, ArgMax, Loop, If };
+                Where, Reduce, ArgMax, Loop, If, Dot, Transpose };
 enum class Red { Sum, Max, Min };
 
 /// One node of the DAG; every node is an f32 tile of the program's shape: [BM, BN], or
@@ -27,6 +29,7 @@ struct Node {
   Red red = Red::Sum;  ///< Reduce
   int scope = -1;      ///< the loop (its id) whose body this node belongs to; -1: top level
   int loop = -1;       ///< Loop/Iter/Carried: the loop's id
+  bool f16 = false;    ///< Dot: inputs rounded to f16 (tensor cores where the tile allows)
 };
 
 struct Program {
@@ -65,8 +68,17 @@ const char *opName(Op op) {
   case Op::ArgMax: return "argmax";
   case Op::Loop: return "loop";
   case Op::If: return "if(flag, a * 2, b - 1)";
+  case Op::Dot: return "dot(where(mask, a, 0), W) with W[k][j] = k == j ? 1 : 0.25";
+  case Op::Transpose: return "trans(reshape(where(mask, a, 0), [.., BN, BM]))";
   }
   return "?";
+}
+
+/// The value of IEEE half bits (exact in double).
+double halfValue(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(1024 + m, e - 25);
+  return h & 0x8000 ? -v : v;
 }
 
 bool isLeaf(Op op) { return op == Op::Input || op == Op::Row || op == Op::Col || op == Op::Scalar || op == Op::Const; }
@@ -182,8 +194,15 @@ private:
       n.op = Op::ArgMax;
       n.a = leafOperand(scope);
       n.axis = pick(0, p_.rank - 1);
-    } else if (r < 92 && depth < 2) {
+    } else if (r < 86 && depth < 2) {
       return loop(scope, depth);
+    } else if (r < 89 && p_.rank == 2) {
+      n.op = Op::Dot;
+      n.a = operand(scope);
+      n.f16 = chance(0.5);
+    } else if (r < 92) {
+      n.op = Op::Transpose;
+      n.a = operand(scope);
     } else {
       n.op = Op::If;
       n.a = operand(scope);
@@ -319,6 +338,18 @@ struct Tracer {
                buildScope(n.b, inner);
                return std::vector<Value>{build(n.b, inner)};
              })[0];
+    }
+    case Op::Dot: {
+      const int64_t bn = shape.back();
+      Value w = where(col(arange(0, bn)) == row(arange(0, bn)), 1.0f, 0.25f);
+      Value a = where(mask, A(), 0.0f);
+      if (n.f16) return dot(cast(minimum(maximum(a, -1e4f), 1e4f), DType::f16), cast(w, DType::f16));
+      return dot(a, w);
+    }
+    case Op::Transpose: {
+      Value x = where(mask, A(), 0.0f);
+      if (shape.size() == 2) return trans(reshape(x, {shape[1], shape[0]}));
+      return trans(reshape(x, {shape[0], shape[2], shape[1]}), {0, 2, 1});
     }
     case Op::If: {
       Value x = A(), y = B(); // built outside: the branches only transform them
@@ -535,6 +566,48 @@ struct Reference {
       }
       return acc;
     }
+    case Op::Dot: {
+      // Within each tile row: out[i][j] = sum over the tile's valid columns k of a[i][k] * W.
+      const Tile &x = A();
+      Tile t{std::vector<double>(size()), std::vector<double>(size())};
+      for (int q = 0; q < g.p; ++q)
+        for (int i = 0; i < g.m; ++i)
+          for (int j = 0; j < g.n; ++j) {
+            const int j0 = j - j % g.bn;
+            double v = 0, mag = 0;
+            for (int k = j0; k < std::min(g.n, j0 + g.bn); ++k) {
+              size_t at = (size_t(q) * g.m + i) * g.n + k;
+              double a = n.f16 ? halfValue(tile::halfBits(float(std::clamp(x.v[at], -1e4, 1e4)))) : x.v[at];
+              double w = k == j ? 1.0 : 0.25;
+              v += a * w;
+              mag += (x.mag[at] + std::fabs(a)) * w; // f16 rounding is relative to |a|
+            }
+            size_t out = (size_t(q) * g.m + i) * g.n + j;
+            t.v[out] = v;
+            // An input one f32 rounding away from a tie may round to the other f16: 2^-11
+            // of |a| against the 2^-24 scale of the bound.
+            t.mag[out] = n.f16 ? mag * 8192 : mag;
+          }
+      return t;
+    }
+    case Op::Transpose: {
+      // Tile-local: out[li][lj] = in_flat[lj * BM + li] of the [BM, BN] tile (per plane).
+      const Tile &x = A();
+      Tile t{std::vector<double>(size()), std::vector<double>(size())};
+      for (int q = 0; q < g.p; ++q)
+        for (int i = 0; i < g.m; ++i)
+          for (int j = 0; j < g.n; ++j) {
+            const int li = i % g.bm, lj = j % g.bn, f = lj * g.bm + li;
+            const int si = i - li + f / g.bn, sj = j - lj + f % g.bn;
+            size_t out = (size_t(q) * g.m + i) * g.n + j;
+            if (si < g.m && sj < g.n) {
+              size_t at = (size_t(q) * g.m + si) * g.n + sj;
+              t.v[out] = x.v[at];
+              t.mag[out] = x.mag[at];
+            }
+          }
+      return t;
+    }
     case Op::If: {
       if (flag) return unary(A(), [](double x, double m, double &v, double &r) { v = x * 2, r = m * 2; });
       return unary(B(), [](double x, double m, double &v, double &r) { v = x - 1, r = m + 1; });
@@ -557,6 +630,7 @@ std::string RandomCase::describe() const {
     if (nd.op == Op::Const) os << " " << nd.value;
     if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
+    if (nd.op == Op::Dot) os << (nd.f16 ? " f16" : " f32");
     for (int c : {nd.a, nd.b, nd.c, nd.d})
       if (c >= 0) os << " %" << c;
     if (nd.loop >= 0) os << " [loop " << nd.loop << "]";

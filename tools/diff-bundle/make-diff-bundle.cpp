@@ -6,6 +6,7 @@
 
 #include "../../test/kernels/TestKernels.h"
 #include "../../test/unit/cpu_random_kernels.h"
+#include "tile/kernels/Matmul.h"
 #include "tile/kernels/Policy.h"
 #include "tile/kernels/Registry.h"
 
@@ -106,6 +107,38 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                             Buffer::poisoned(kept * 4, DiffElem::I32), Scalar{c.d0}, Scalar{c.d1}, Scalar{c.d2},
                             Constant{c.b0}, Constant{c.b1}, Constant{c.b2}, Constant{c.axis}},
                            1e-5));
+  }
+  // The library matmul: f32 (exact FMA and TF32), f16 and bf16 (tensor cores on sm_80+),
+  // ragged shapes, B transposed through strides, fused epilogues.
+  struct Mm { int m, n, k, bm, bn, bk, group, epilogue, tf32, warps; bool transB; };
+  for (Mm c : std::vector<Mm>{{100, 77, 45, 32, 32, 8, 4, 0, 0, 4, false}, {64, 64, 64, 32, 32, 8, 4, 2, 1, 4, true},
+                              {130, 70, 33, 64, 64, 16, 8, 1, 0, 4, false}, {16, 300, 100, 16, 16, 16, 1, 2, 0, 1, true}}) {
+    for (int type = 0; type < 3; ++type) { // f32, f16, bf16
+      if (type == 0 && c.bk == 16) continue;
+      uint64_t seed = rng();
+      std::mt19937_64 r(seed);
+      auto a = randomFloats(size_t(c.m) * c.k, r), b = randomFloats(size_t(c.k) * c.n, r), bias = randomFloats(c.n, r);
+      auto elem = type == 0 ? DiffElem::F32 : type == 1 ? DiffElem::F16 : DiffElem::BF16;
+      auto input = [&](const std::vector<float> &v) {
+        if (type == 0) return Buffer::of(v, elem);
+        std::vector<uint16_t> bits;
+        for (float x : v) bits.push_back(type == 1 ? halfBits(x) : bf16Bits(x));
+        return Buffer::of(bits, elem);
+      };
+      const int sbk = c.transB ? 1 : c.n, sbn = c.transB ? c.k : 1;
+      std::vector<Arg> args = {input(a), input(b), Buffer::poisoned(size_t(c.m) * c.n * 4, DiffElem::F32),
+                               Buffer::of(bias, DiffElem::F32), Scalar{c.m}, Scalar{c.n}, Scalar{c.k}, Scalar{c.k},
+                               Scalar{1}, Scalar{sbk}, Scalar{sbn}, Scalar{c.n}, Scalar{1}, Constant{c.bm},
+                               Constant{c.bn}, Constant{c.bk}, Constant{c.group}, Constant{c.epilogue},
+                               Constant{type == 0 ? c.tf32 : 0}};
+      const KernelBase &kernel = type == 0   ? static_cast<const KernelBase &>(kernels::matmulKernel<float>())
+                                 : type == 1 ? static_cast<const KernelBase &>(kernels::matmulKernel<f16>())
+                                             : static_cast<const KernelBase &>(kernels::matmulKernel<bf16>());
+      std::string name = std::string("matmul_") + (type == 0 ? (c.tf32 ? "tf32 " : "f32 ") : type == 1 ? "f16 " : "bf16 ") +
+                         std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
+      // Tensor cores accumulate in another order than the CPU's fma chain.
+      out.push_back(makeCase(kernel, name, seed, {cdiv(c.m, c.bm) * cdiv(c.n, c.bn)}, c.warps, std::move(args), 1e-5));
+    }
   }
   for (int flag : {0, 1}) {
     uint64_t seed = rng();
