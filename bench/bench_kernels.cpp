@@ -9,6 +9,7 @@
 #include "tile/runtime/Driver.h"
 #include "tile/runtime/Memory.h"
 #include "tile/runtime/Stream.h"
+#include "tile/HalfBits.h"
 
 #include <algorithm>
 #include <chrono>
@@ -53,7 +54,8 @@ class Flusher {
 
 struct Row {
   std::string name, shape;
-  double us, gbps;
+  double us, gbps; ///< gbps holds TFLOP/s for matmul rows (flops)
+  bool flops = false;
 };
 
 class Bench {
@@ -81,6 +83,9 @@ class Bench {
     rows_.push_back({name, shape, us, bytes / (us * 1e-6) / 1e9});
   }
   void note(const std::string &name, const std::string &shape, double us) { rows_.push_back({name, shape, us, 0}); }
+  void addFlops(const std::string &name, const std::string &shape, double flops, double us) {
+    rows_.push_back({name, shape, us, flops / (us * 1e-6) / 1e12, true});
+  }
 
   void print() const {
     double copy = 0;
@@ -88,7 +93,9 @@ class Bench {
       if (r.name == "tile_copy") copy = r.gbps;
     std::printf("\n%-22s %-12s %12s %10s %8s\n", "kernel", "shape", "time (us)", "GB/s", "% copy");
     for (const Row &r : rows_) {
-      if (r.gbps > 0)
+      if (r.flops)
+        std::printf("%-22s %-12s %12.2f %10.1f TFLOP/s\n", r.name.c_str(), r.shape.c_str(), r.us, r.gbps);
+      else if (r.gbps > 0)
         std::printf("%-22s %-12s %12.2f %10.1f %7.1f%%\n", r.name.c_str(), r.shape.c_str(), r.us, r.gbps,
                     copy > 0 ? 100.0 * r.gbps / copy : 0.0);
       else
@@ -167,6 +174,46 @@ void benchLayerNorm(Bench &b, int64_t rows, int64_t cols) {
         2.0 * bytes + 2.0 * cols * 4 + 2.0 * rows * 4, us);
 }
 
+// Device buffers of n elements drawn uniformly from [-1, 1) (16-bit patterns when `half`): matmul
+// timing is checked on random data, not on constant bytes (tensor cores run faster on zeros).
+DeviceBuffer randomMatrix(size_t n, int kind, uint64_t seed) {
+  std::vector<float> v(n);
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
+  for (float &f : v) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    f = float(int64_t(x >> 40) - (int64_t(1) << 23)) / float(1 << 23);
+  }
+  if (kind == 0) return DeviceBuffer::fromHost(v);
+  std::vector<uint16_t> h(n);
+  for (size_t i = 0; i < n; ++i) h[i] = kind == 1 ? tile::halfBits(v[i]) : tile::bf16Bits(v[i]);
+  return DeviceBuffer::fromHost(h);
+}
+
+// C = A·B, square n, f32 C; kind 0 f32 (CUDA cores, exact), 1 f16, 2 bf16 (tensor cores), 3 tf32 inputs on CUDA cores.
+void benchMatmul(Bench &b, int64_t n, int kind) {
+  static const char *names[] = {"tile_matmul_f32", "tile_matmul_f16", "tile_matmul_bf16", "tile_matmul_tf32"};
+  const int input = kind == 3 ? 0 : kind;
+  DeviceBuffer a = randomMatrix(size_t(n * n), input, 1), bm = randomMatrix(size_t(n * n), input, 2);
+  DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
+  const auto &tc = tile::kernels::kMatmulTensorCore, &cc = tile::kernels::kMatmulCudaCore;
+  const auto &cfg = kind == 1 || kind == 2 ? tc : cc;
+  AotLaunchConfig launch{Dim3{unsigned(((n + cfg.bm - 1) / cfg.bm) * ((n + cfg.bn - 1) / cfg.bn)), 1, 1}, cfg.numWarps,
+                         nullptr};
+  const int m32 = int(n);
+  double us = b.medianUs([&](int) {
+    if (kind == 1)
+      tile::aot::matmul_f16(launch, a.ptr(), bm.ptr(), c.ptr(), bias.ptr(), m32, m32, m32, m32, 1, m32, 1, m32, 1,
+                            cfg.bm, cfg.bn, cfg.bk, 8, 0, 0);
+    else if (kind == 2)
+      tile::aot::matmul_bf16(launch, a.ptr(), bm.ptr(), c.ptr(), bias.ptr(), m32, m32, m32, m32, 1, m32, 1, m32, 1,
+                             cfg.bm, cfg.bn, cfg.bk, 8, 0, 0);
+    else
+      tile::aot::matmul_f32(launch, a.ptr(), bm.ptr(), c.ptr(), bias.ptr(), m32, m32, m32, m32, 1, m32, 1, m32, 1,
+                            cfg.bm, cfg.bn, cfg.bk, 8, 0, kind == 3 ? 1 : 0);
+  });
+  b.addFlops(names[kind], std::to_string(n), 2.0 * double(n) * n * n, us);
+}
+
 // Host cost of one cached launch: 10000 back-to-back launches without sync, median of 5 trials. A tiny
 // kernel runs for a few µs, so if launching is faster than that the launch queue fills and this measures
 // the GPU instead: read it as an upper bound on the host cost.
@@ -226,6 +273,8 @@ int main(int argc, char **argv) {
     for (auto [rows, cols] : rowShapes) benchSoftmax(b, rows, cols);
     for (auto [rows, cols] : rowShapes) benchLayerNorm(b, rows, cols);
     b.note("tile_launch_host", "1024", launchHostUs());
+    for (int64_t n : {1024, 2048, 4096})
+      for (int kind : {1, 2, 0, 3}) benchMatmul(b, n, kind);
     b.print();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_kernels: %s\n", e.what());

@@ -40,6 +40,9 @@ N_COPY = 1 << 28
 RESULTS = []
 
 
+MATMUL_SIZES = (1024, 2048, 4096)
+
+
 def next_pow2(v):
     p = 1
     while p < v:
@@ -98,6 +101,38 @@ if HAVE_TRITON:
             mask = cols < N
             x = tl.load(X + cols, mask=mask, other=0.0)
             tl.store(Y + cols, (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask), mask=mask)
+
+    @triton.jit
+    def matmul_kernel(A, B, C, M, N, K, sam, sak, sbk, sbn, scm, scn, BM: tl.constexpr, BN: tl.constexpr,
+                      BK: tl.constexpr, GROUP_M: tl.constexpr):
+        # Triton tutorial 03: grouped ordering, f32 accumulation, output in C's dtype.
+        pid = tl.program_id(0)
+        tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
+        per_group = GROUP_M * tiles_n
+        first_m = (pid // per_group) * GROUP_M
+        rows = min(tiles_m - first_m, GROUP_M)
+        pid_m = first_m + (pid % per_group) % rows
+        pid_n = (pid % per_group) // rows
+        rm = pid_m * BM + tl.arange(0, BM)
+        rn = pid_n * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k0 in range(0, K, BK):
+            ks = k0 + rk
+            a = tl.load(A + rm[:, None] * sam + ks[None, :] * sak, mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
+            b = tl.load(B + ks[:, None] * sbk + rn[None, :] * sbn, mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
+            acc = tl.dot(a, b, acc)
+        tl.store(C + rm[:, None] * scm + rn[None, :] * scn, acc.to(C.dtype.element_ty),
+                 mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+    def triton_matmul(a, b, c):
+        m, k = a.shape
+        n = b.shape[1]
+        # The tutorial's best fp16 configuration on Hopper-class parts.
+        bm, bn, bk, warps, stages = 128, 256, 64, 8, 3
+        grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+        matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
+                            c.stride(1), BM=bm, BN=bn, BK=bk, GROUP_M=8, num_warps=warps, num_stages=stages)
 
     def triton_add(x, y, z):
         n = x.numel()
@@ -251,6 +286,31 @@ def bench_layernorm(rows, cols):
         record("triton_layernorm", shape, nbytes, median_us(lambda: triton_layernorm(x, y, w, b, mean, rstd)))
 
 
+def record_flops(name, shape, flops, us):
+    """Matmul rows: the GB/s column of RESULT lines holds TFLOP/s."""
+    tflops = flops / (us * 1e-6) / 1e12
+    RESULTS.append((name, shape, us, tflops))
+    print(f"  {name:<22} {shape:<12} {us:12.2f} us {tflops:10.1f} TFLOP/s")
+
+
+def bench_matmul(n):
+    flops = 2.0 * n * n * n
+    for dtype, tag in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
+        a, b = torch.randn(n, n, device="cuda", dtype=dtype), torch.randn(n, n, device="cuda", dtype=dtype)
+        record_flops(f"torch_matmul_{tag}", str(n), flops, median_us(lambda: torch.matmul(a, b)))
+        if HAVE_TRITON and dtype == torch.float16:
+            c = torch.empty(n, n, device="cuda", dtype=dtype)
+            triton_matmul(a, b, c)
+            check_close("triton_matmul", c.float(), (a.double() @ b.double()).float(), 1e-2)
+            record_flops("triton_matmul_f16", str(n), flops, median_us(lambda: triton_matmul(a, b, c)))
+    a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+    torch.backends.cuda.matmul.allow_tf32 = False
+    record_flops("torch_matmul_f32", str(n), flops, median_us(lambda: torch.matmul(a, b)))
+    torch.backends.cuda.matmul.allow_tf32 = True
+    record_flops("torch_matmul_tf32", str(n), flops, median_us(lambda: torch.matmul(a, b)))
+    torch.backends.cuda.matmul.allow_tf32 = False
+
+
 def bench_launch_host():
     x = torch.randn(1024, device="cuda")
     z = torch.empty_like(x)
@@ -275,6 +335,8 @@ def main():
     for rows, cols in ROW_SHAPES:
         attempt(f"layernorm {rows}x{cols}", lambda: bench_layernorm(rows, cols))
     attempt("launch host", bench_launch_host)
+    for n in MATMUL_SIZES:
+        attempt(f"matmul {n}", lambda: bench_matmul(n))
     print()
     for name, shape, us, gbps in RESULTS:
         print(f"RESULT {name} {shape} {gbps:.1f} {us:.3f}")

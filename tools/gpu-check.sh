@@ -88,7 +88,8 @@ if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" 
       "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$SASS_DIR/$name.sass" 2>&1
       ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
       local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
-      sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s LDL/STL; ' "$name" "$ldg" "$stg" "$local_mem")"
+      hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass")
+      sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s HMMA, %s LDL/STL; ' "$name" "$ldg" "$stg" "$hmma" "$local_mem")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi
@@ -135,6 +136,7 @@ cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep 
       seen[k] = 1; order[++n] = k
     }
     if (impl == "tile" && op == "copy") copy = $4
+    if (op ~ /^matmul_/ && !(k in seenmm)) { seenmm[k] = 1; mm[++nmm] = k }
   }
   function cell(impl, k) { return ((impl, k) in gb) ? sprintf("%9.1f", gb[impl, k]) : sprintf("%9s", "-") }
   function t(impl, op, scale) {
@@ -148,6 +150,13 @@ cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep 
       pct = ((("tile", order[i]) in gb) && copy > 0) ? sprintf("%8.1f%%", 100 * gb["tile", order[i]] / copy) : sprintf("%9s", "-")
       printf "%-10s %-12s %s %9s %s %s %s\n", p[1], p[2], cell("tile", order[i]), (copy ? sprintf("%9.1f", copy) : "-"), \
         cell("torch", order[i]), cell("triton", order[i]), pct
+    }
+    printf "%-12s %-6s %9s %9s %9s %9s\n", "TFLOP/s", "n", "tile", "torch", "triton", "tile/torch"
+    for (i = 1; i <= nmm; i++) {
+      split(mm[i], p, SUBSEP)
+      pct = ((("tile", mm[i]) in gb) && (("torch", mm[i]) in gb) && gb["torch", mm[i]] > 0) ? \
+        sprintf("%8.1f%%", 100 * gb["tile", mm[i]] / gb["torch", mm[i]]) : sprintf("%9s", "-")
+      printf "%-12s %-6s %s %s %s %s\n", p[1], p[2], cell("tile", mm[i]), cell("torch", mm[i]), cell("triton", mm[i]), pct
     }
     printf "host us per cached launch:  tile %s  torch %s  triton %s\n", t("tile", "launch_host", 1), \
       t("torch", "launch_host", 1), t("triton", "launch_host", 1)

@@ -6,6 +6,7 @@
 
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
+#include "tile/kernels/Matmul.h"
 #include "tile/kernels/Policy.h"
 #include "tile/kernels/Softmax.h"
 
@@ -45,6 +46,21 @@ int main(int argc, char **argv) {
     writer.add({&layerNormForwardKernel(), "layernorm_fwd",
                 {"x", "y", "w", "b", "mean", "rstd", "row_stride", "n", "eps", "BLOCK"},
                 aot::standardVariants(layerNormForwardKernel(), layerNormBlocks, layerNormWarps)});
+
+    // Matmul (bench/ and the model): (BM, BN, BK, GROUP_M, EPILOGUE, TF32) per input type.
+    const std::vector<std::string> mm = {"a", "b", "c", "bias", "m", "n", "k", "strideAm", "strideAk", "strideBk",
+                                         "strideBn", "strideCm", "strideCn", "BM", "BN", "BK", "GROUP_M", "EPILOGUE",
+                                         "TF32"};
+    for (const auto &[kernel, name] : std::vector<std::pair<const KernelBase *, const char *>>{
+             {&matmulKernel<f16>(), "matmul_f16"}, {&matmulKernel<bf16>(), "matmul_bf16"}})
+      writer.add({kernel, name, mm, aot::standardVariants(*kernel, {{kMatmulTensorCore.bm, kMatmulTensorCore.bn,
+                                                                       kMatmulTensorCore.bk, 8, 0, 0}},
+                                                          {kMatmulTensorCore.numWarps})});
+    writer.add({&matmulKernel<float>(), "matmul_f32", mm,
+                aot::standardVariants(matmulKernel<float>(),
+                                      {{kMatmulCudaCore.bm, kMatmulCudaCore.bn, kMatmulCudaCore.bk, 8, 0, 0},
+                                       {kMatmulCudaCore.bm, kMatmulCudaCore.bn, kMatmulCudaCore.bk, 8, 0, 1}},
+                                      {kMatmulCudaCore.numWarps, kMatmulCudaCore.numWarps})});
 
     int count = writer.write(argv[1], "kernels_aot.h");
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

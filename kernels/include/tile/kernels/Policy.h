@@ -42,4 +42,11 @@ constexpr RowConfig layerNormConfig(int64_t nCols) {
   return {static_cast<int>(block), warps};
 }
 
+/// Matmul tiles: f16/bf16 on tensor cores (mma.sync), f32 on CUDA cores (FMA).
+struct MatmulConfig {
+  int bm, bn, bk, numWarps;
+};
+constexpr MatmulConfig kMatmulTensorCore{64, 64, 16, 4}; // no spills until operands load through ldmatrix
+constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
+
 } // namespace tile::kernels
