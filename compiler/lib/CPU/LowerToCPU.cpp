@@ -116,12 +116,16 @@ Value KernelLowering::bufferOf(Value v, bool *fresh) {
   return buf;
 }
 
-Value KernelLowering::flatView(Value buffer) {
+Value KernelLowering::viewAs(Value buffer, ArrayRef<int64_t> shape) {
+  if (auto view = buffer.getDefiningOp<memref::ReinterpretCastOp>()) buffer = view.getSource(); // views of views
   auto type = cast<MemRefType>(buffer.getType());
-  if (type.getRank() == 1) return buffer;
-  ReassociationIndices all;
-  for (int64_t d = 0; d < type.getRank(); ++d) all.push_back(d);
-  return memref::CollapseShapeOp::create(b, loc, buffer, ArrayRef<ReassociationIndices>{all});
+  if (type.getShape() == shape) return buffer;
+  // A reinterpret_cast, not collapse/expand_shape: those need expand-strided-metadata
+  // before the LLVM conversion; this lowers directly and keeps the identity layout.
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  return memref::ReinterpretCastOp::create(b, loc, MemRefType::get(shape, type.getElementType()), buffer, 0, shape,
+                                           strides);
 }
 
 Value KernelLowering::unsupported(Operation *op, Type type) {

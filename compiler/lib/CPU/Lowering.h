@@ -101,8 +101,8 @@ public:
   /// A row-major buffer holding `v`: its own, or a fresh one `v` is materialised into
   /// (`*fresh` says which; a fresh one nothing else reads or writes).
   Value bufferOf(Value v, bool *fresh = nullptr);
-  /// The same row-major buffer as a 1-D memref (a view, no copy).
-  Value flatView(Value buffer);
+  /// The same row-major buffer seen with another shape of as many elements (a view, no copy).
+  Value viewAs(Value buffer, ArrayRef<int64_t> shape);
 
   // Elementwise arith/math on chunks or scalars, with the CPU's fixes (LowerToCPU.cpp).
   Value emitElementwise(Operation *op, ArrayRef<Value> operands, Type resultType);

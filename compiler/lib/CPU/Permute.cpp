@@ -6,10 +6,9 @@
 //    source is materialised and each result chunk gathers its elements at the source
 //    dimension's stride.
 //  - reshape: the same elements in row-major order, so the result is the materialised
-//    source read through a 1-D view with the result's shape.
+//    source seen through a view with the result's shape (memref.reinterpret_cast).
 #include "Lowering.h"
 
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 using namespace mlir;
@@ -43,7 +42,7 @@ void KernelLowering::emitTrans(TransOp op) {
     return;
   }
 
-  Value flat = flatView(bufferOf(op.getSrc()));
+  Value flat = viewAs(bufferOf(op.getSrc()), {srcType.getNumElements()});
   SmallVector<int64_t> srcStrides = stridesOf(srcType.getShape());
   const int64_t laneStride = srcStrides[order.back()];
   Type mem = memElem(elem);
@@ -59,7 +58,8 @@ void KernelLowering::emitTrans(TransOp op) {
       v = loadChunk(flat, elem, first, 1);
     } else {
       auto offsetsType = VectorType::get({w}, b.getI32Type());
-      Value offsets = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(offsetsType, ArrayRef<int32_t>(laneOffsets)));
+      Value offsets =
+          arith::ConstantOp::create(b, loc, DenseElementsAttr::get(offsetsType, ArrayRef<int32_t>(laneOffsets)));
       Value all = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(VectorType::get({w}, b.getI1Type()), true));
       Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(memVec, b.getZeroAttr(mem)));
       v = vector::GatherOp::create(b, loc, memVec, flat, ValueRange{first}, offsets, all, zeros);
@@ -75,27 +75,19 @@ void KernelLowering::emitReshape(ReshapeOp op) {
   RankedTensorType resultType = tensorType(op.getResult());
   Type elem = resultType.getElementType();
   bool fresh = false;
-  Value flat = flatView(bufferOf(op.getSrc(), &fresh));
+  Value src = bufferOf(op.getSrc(), &fresh);
   if (fresh) {
     // Nothing else writes a fresh buffer, so the result can be a view of it. (A buffer
     // the source already had may be a loop-carried one, overwritten while the result lives.)
-    Value view = flat;
-    if (resultType.getRank() > 1) {
-      ReassociationIndices all;
-      for (int64_t d = 0; d < resultType.getRank(); ++d) all.push_back(d);
-      view = memref::ExpandShapeOp::create(b, loc, resultType.getShape(), flat, ArrayRef<ReassociationIndices>{all});
-    }
-    buffers[op.getResult()] = view;
+    buffers[op.getResult()] = viewAs(src, resultType.getShape());
     return;
   }
+  // Otherwise a copy, read through a view of the source with the result's shape.
+  Value view = viewAs(src, resultType.getShape());
   Value result = allocBuffer(resultType);
-  SmallVector<int64_t> strides = stridesOf(resultType.getShape());
   int64_t w = widthFor(resultType.getShape().back());
   forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
-    Value first = cIndex(0);
-    for (size_t d = 0; d < idx.size(); ++d)
-      first = arith::AddIOp::create(b, loc, first, arith::MulIOp::create(b, loc, idx[d], cIndex(strides[d])));
-    storeChunk(result, elem, loadChunk(flat, elem, first, w), idx);
+    storeChunk(result, elem, loadChunk(view, elem, idx, w), idx);
   });
   buffers[op.getResult()] = result;
 }

@@ -57,7 +57,10 @@ def TileLowerToCPU : Pass<"tile-lower-to-cpu", "mlir::ModuleOp"> {
     tensor is materialised in a stack buffer (`memref.alloca`). Loads and stores whose
     addresses the axis analysis proves contiguous along the last dimension become
     `llvm.intr.masked.load/store`, others masked gather/scatter; atomics become one
-    `llvm.atomicrmw` per active element. Reductions: see TileOps.td and the CPU executor
+    `llvm.atomicrmw` per active element. `tile.dot`: operands converted once to f32 row-major
+    buffers (tf32 rounding there), then per row and column chunk a k loop of vector fmas in
+    increasing k from the accumulator (the GPU FMA path's order, bit for bit); `tile.trans`:
+    permuted chunk indices or gathers; `tile.reshape`: a view of a row-major buffer. Reductions: see TileOps.td and the CPU executor
     notes (lane-parallel partials, then a halving tree). With `check`, every active
     memory access first calls `tile_cpu_check` (the checking mode's runtime).
     ```mlir
