@@ -23,7 +23,7 @@ void split(int r, int fragmentRegs, int innerReps, int &frag, int &inner, int &o
 }
 
 /// PTX ISA, "Matrix fragments for mma.m16n8k16 with floating point type".
-Coord accumulator(int r, int lane, int warp, int wm, int wn, int m, int n) {
+Coord accumulator(int r, int lane, int warp, int wm, int wn, int n) {
   int frag, nRep, mRep;
   split(r, 4, n / (8 * wn), frag, nRep, mRep);
   int group = lane >> 2, inGroup = lane % 4;
@@ -32,13 +32,12 @@ Coord accumulator(int r, int lane, int warp, int wm, int wn, int m, int n) {
   return {row + 16 * warpM + 16 * wm * mRep, col + 8 * warpN + 8 * wn * nRep};
 }
 
-Coord operandA(int r, int lane, int warp, int wm, int k, int m) {
+Coord operandA(int r, int lane, int warp, int wm, int k) {
   int frag, kRep, mRep;
   split(r, 8, k / 16, frag, kRep, mRep);
   int group = lane >> 2, inGroup = lane % 4;
   // a0,a1: (g, 2t + i); a2,a3: (g + 8, ..); a4,a5: (g, 2t + 8 + i); a6,a7: (g + 8, 2t + 8 + i)
   int row = group + ((frag >> 1) & 1) * 8, col = inGroup * 2 + (frag & 1) + (frag >> 2) * 8;
-  (void)m;
   return {row + 16 * (warp % wm) + 16 * wm * mRep, col + 16 * kRep};
 }
 
@@ -66,7 +65,7 @@ TEST(MmaLayouts, AccumulatorMatchesThePtxFragments) {
       for (int lane = 0; lane < 32; ++lane)
         for (int r = 0; r < l.getInDimSize("register"); ++r) {
           auto got = l.applyFlat({r, lane, w});
-          Coord want = accumulator(r, lane, w, c.wm, c.wn, c.m, c.n);
+          Coord want = accumulator(r, lane, w, c.wm, c.wn, c.n);
           ASSERT_EQ(got[0], want.row) << "r " << r << " lane " << lane << " warp " << w;
           ASSERT_EQ(got[1], want.col) << "r " << r << " lane " << lane << " warp " << w;
           seen.insert({got[0], got[1]});
@@ -83,7 +82,7 @@ TEST(MmaLayouts, OperandsMatchThePtxFragments) {
       for (int lane = 0; lane < 32; ++lane) {
         for (int r = 0; r < a.getInDimSize("register"); ++r) {
           auto got = a.applyFlat({r, lane, w});
-          Coord want = operandA(r, lane, w, c.wm, c.k, c.m);
+          Coord want = operandA(r, lane, w, c.wm, c.k);
           ASSERT_EQ(got[0], want.row) << "a: r " << r << " lane " << lane << " warp " << w;
           ASSERT_EQ(got[1], want.col) << "a: r " << r << " lane " << lane << " warp " << w;
         }

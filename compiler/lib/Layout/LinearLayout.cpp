@@ -524,6 +524,24 @@ int32_t LinearLayout::getMatrixRank() const { return echelonOf(*this).rank(); }
 
 // --- Restructuring ----------------------------------------------------------------------
 
+/// Every basis reduced to the output coordinates `outs` (in that order), keeping the
+/// input dimensions named in `inDims` (all when null).
+static LinearLayout::BasesT selectOuts(const LinearLayout::BasesT &bases, const std::vector<int32_t> &outs,
+                                       const std::vector<std::string> *inDims) {
+  LinearLayout::BasesT result;
+  for (const auto &[name, list] : bases) {
+    if (inDims && std::find(inDims->begin(), inDims->end(), name) == inDims->end()) continue;
+    std::vector<LinearLayout::Basis> selected;
+    for (const LinearLayout::Basis &b : list) {
+      LinearLayout::Basis p;
+      for (int32_t k : outs) p.push_back(b[k]);
+      selected.push_back(std::move(p));
+    }
+    result.emplace_back(name, std::move(selected));
+  }
+  return result;
+}
+
 LinearLayout LinearLayout::sublayout(const std::vector<std::string> &inDimNames,
                                      const std::vector<std::string> &outDimNames) const {
   for (const std::string &name : inDimNames)
@@ -531,25 +549,14 @@ LinearLayout LinearLayout::sublayout(const std::vector<std::string> &inDimNames,
   for (const std::string &name : outDimNames)
     if (!hasOutDim(name)) fail("sublayout: no output dimension " + quoted(name));
 
-  std::vector<size_t> kept;
+  std::vector<int32_t> kept;
   NamedValues keptOuts;
   for (size_t k = 0; k < outDims.size(); ++k)
     if (contains(outDimNames, outDims[k].first)) {
-      kept.push_back(k);
+      kept.push_back(int32_t(k));
       keptOuts.push_back(outDims[k]);
     }
-  BasesT sub;
-  for (const auto &[name, list] : bases) {
-    if (!contains(inDimNames, name)) continue;
-    std::vector<Basis> projected;
-    for (const Basis &b : list) {
-      Basis p;
-      for (size_t k : kept) p.push_back(b[k]);
-      projected.push_back(std::move(p));
-    }
-    sub.emplace_back(name, std::move(projected));
-  }
-  return LinearLayout(std::move(sub), std::move(keptOuts));
+  return LinearLayout(selectOuts(bases, kept, &inDimNames), std::move(keptOuts));
 }
 
 LinearLayout LinearLayout::transposeOuts(const std::vector<std::string> &newOrder) const {
@@ -562,18 +569,8 @@ LinearLayout LinearLayout::transposeOuts(const std::vector<std::string> &newOrde
     source.push_back(k);
     reordered.push_back(outDims[k]);
   }
-  BasesT transposed;
-  for (const auto &[name, list] : bases) {
-    std::vector<Basis> permuted;
-    for (const Basis &b : list) {
-      Basis p;
-      for (int32_t k : source) p.push_back(b[k]);
-      permuted.push_back(std::move(p));
-    }
-    transposed.emplace_back(name, std::move(permuted));
-  }
   // The constructor rejects a repeated name, the one way a same-size list can fail.
-  return LinearLayout(std::move(transposed), std::move(reordered));
+  return LinearLayout(selectOuts(bases, source, nullptr), std::move(reordered));
 }
 
 LinearLayout LinearLayout::reshapeOuts(const NamedValues &newOutDims) const {
