@@ -121,27 +121,70 @@ Value linearIndex(OpBuilder &b, Location loc, const ThreadLayout &l, const Threa
   return index;
 }
 
+/// Elements one shared-memory access of `l` can move: the largest v (a power of two,
+/// at most 16 bytes) such that register bits 0 .. log2(v)-1 step the last dimension by
+/// 1, 2, 4, ... and no other basis touches those low bits of it. Then registers r .. r+v-1
+/// (r a multiple of v) are v consecutive, v-aligned elements in row-major order.
+unsigned sharedVectorWidth(const ThreadLayout &l, Type elem) {
+  if (!elem.isIntOrFloat()) return 1;
+  const auto &ll = l.linear;
+  const int last = ll.getNumOutDims() - 1;
+  const int regBits = ll.getInDimSizeLog2("register");
+  const unsigned maxWidth = std::max(1u, 16 / sharedBytesOf(elem));
+  unsigned bits = 0;
+  while ((2u << bits) <= maxWidth && int(bits) < regBits) {
+    const auto &basis = ll.getBasis("register", bits);
+    bool stepsLast = true;
+    for (int d = 0; d < ll.getNumOutDims(); ++d) stepsLast &= basis[d] == (d == last ? (1 << bits) : 0);
+    if (!stepsLast) break;
+    ++bits;
+  }
+  const int32_t lowMask = (1 << bits) - 1;
+  for (const auto &[name, list] : ll.getBases())
+    for (size_t i = 0; i < list.size(); ++i)
+      if (!(name == "register" && i < bits) && (list[i][last] & lowMask)) return 1;
+  return 1u << bits;
+}
+
 /// Every thread writes its registers of `srcType` to shared memory at their row-major
 /// index, then reads the registers of `dstType` (same element count) at theirs: a
-/// layout conversion when the shapes agree, a reshape when they do not.
+/// layout conversion when the shapes agree, a reshape when they do not. Registers that
+/// are consecutive in memory move as one vector access.
 SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Location loc, SharedMemory &smem,
                                          RankedTensorType srcType, ValueRange srcRegs, RankedTensorType dstType,
                                          Type elem) {
   ThreadLayout src = ThreadLayout::get(srcType), dst = ThreadLayout::get(dstType);
-  Value base = smem.base(rewriter, loc, srcType.getNumElements() * sharedBytesOf(elem));
+  Type storage = sharedStorageType(elem);
+  const unsigned bytes = sharedBytesOf(elem);
+  Value base = smem.base(rewriter, loc, srcType.getNumElements() * bytes);
+  auto c32 = [&](int64_t v) { return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), v); };
   NVVM::Barrier0Op::create(rewriter, loc);
   ThreadPosition srcPos = emitThreadPosition(rewriter, loc, src);
-  for (unsigned r = 0; r < src.numRegs(); ++r) {
+  const unsigned vs = sharedVectorWidth(src, elem);
+  for (unsigned r = 0; r < src.numRegs(); r += vs) {
     Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, src, srcPos, r, srcType.getShape()));
-    LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, srcRegs[r]), ptr);
+    if (vs == 1) {
+      LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, srcRegs[r]), ptr);
+      continue;
+    }
+    Value v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vs}, storage));
+    for (unsigned i = 0; i < vs; ++i)
+      v = LLVM::InsertElementOp::create(rewriter, loc, v, toShared(rewriter, loc, srcRegs[r + i]), c32(i));
+    LLVM::StoreOp::create(rewriter, loc, v, ptr, vs * bytes);
   }
   NVVM::Barrier0Op::create(rewriter, loc);
   ThreadPosition dstPos = emitThreadPosition(rewriter, loc, dst);
+  const unsigned vd = sharedVectorWidth(dst, elem);
   SmallVector<Value> regs;
-  for (unsigned r = 0; r < dst.numRegs(); ++r) {
+  for (unsigned r = 0; r < dst.numRegs(); r += vd) {
     Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, dst, dstPos, r, dstType.getShape()));
-    Value v = LLVM::LoadOp::create(rewriter, loc, sharedStorageType(elem), ptr);
-    regs.push_back(fromShared(rewriter, loc, v, elem));
+    if (vd == 1) {
+      regs.push_back(fromShared(rewriter, loc, LLVM::LoadOp::create(rewriter, loc, storage, ptr), elem));
+      continue;
+    }
+    Value v = LLVM::LoadOp::create(rewriter, loc, VectorType::get({vd}, storage), ptr, vd * bytes);
+    for (unsigned i = 0; i < vd; ++i)
+      regs.push_back(fromShared(rewriter, loc, LLVM::ExtractElementOp::create(rewriter, loc, v, c32(i)), elem));
   }
   return regs;
 }
