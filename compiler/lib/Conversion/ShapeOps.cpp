@@ -107,19 +107,43 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
 
 /// Through shared memory: every thread writes the elements it holds at their row-major
 /// position, then reads the ones the target layout gives it.
-/// Row-major index of register r's element in a tensor of `shape` laid out by `l`.
-Value linearIndex(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos, unsigned r,
-                  ArrayRef<int64_t> shape) {
-  IntBuilder ib{b, loc};
-  Value index = ib.c(0);
-  int64_t stride = 1;
-  SmallVector<unsigned> dims = l.tensorDims();
-  for (int k = dims.size() - 1; k >= 0; --k) {
-    index = ib.add(index, ib.mul(emitCoord(b, loc, l, pos, r, dims[k]), ib.c(stride)));
-    stride *= shape[k];
+/// Row-major indices of a layout's registers in a tensor of its shape, from the layout
+/// flattened to one dimension: the lane's and warp's part is computed once per thread,
+/// each register adds a constant. Where those bits cannot overlap (every layout but a
+/// swizzled one) the constant is added, so it folds into the access's immediate offset.
+class RowMajorIndexer {
+public:
+  RowMajorIndexer(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos)
+      : flat(l.linear.flattenOuts()) {
+    IntBuilder ib{b, loc};
+    base = ib.c(0);
+    for (auto [name, index] : {std::pair<const char *, Value>{"lane", pos.lane}, {"warp", pos.warp}}) {
+      if (!flat.hasInDim(name)) continue;
+      for (int bit = 0; bit < flat.getInDimSizeLog2(name); ++bit) {
+        int32_t basis = flat.getBasis(name, bit)[0];
+        if (!basis) continue;
+        threadBits |= basis;
+        Value set = arith::AndIOp::create(b, loc, ib.udiv(index, int64_t(1) << bit), ib.c(1));
+        base = arith::XOrIOp::create(b, loc, base, ib.mul(set, ib.c(basis)));
+      }
+    }
   }
-  return index;
-}
+
+  Value index(OpBuilder &b, Location loc, unsigned r) const {
+    IntBuilder ib{b, loc};
+    int32_t own = 0;
+    for (int bit = 0; bit < flat.getInDimSizeLog2("register"); ++bit)
+      if (r & (1u << bit)) own ^= flat.getBasis("register", bit)[0];
+    if (!own) return base;
+    if (own & threadBits) return arith::XOrIOp::create(b, loc, base, ib.c(own));
+    return ib.add(base, ib.c(own));
+  }
+
+private:
+  ::tile::layout::LinearLayout flat;
+  Value base;
+  int32_t threadBits = 0;
+};
 
 /// Elements one shared-memory access of `l` can move: the largest v (a power of two,
 /// at most 16 bytes) such that register bits 0 .. log2(v)-1 step the last dimension by
@@ -159,10 +183,10 @@ SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Lo
   Value base = smem.base(rewriter, loc, srcType.getNumElements() * bytes);
   auto c32 = [&](int64_t v) { return LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), v); };
   NVVM::Barrier0Op::create(rewriter, loc);
-  ThreadPosition srcPos = emitThreadPosition(rewriter, loc, src);
+  RowMajorIndexer srcIndex(rewriter, loc, src, emitThreadPosition(rewriter, loc, src));
   const unsigned vs = sharedVectorWidth(src, elem);
   for (unsigned r = 0; r < src.numRegs(); r += vs) {
-    Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, src, srcPos, r, srcType.getShape()));
+    Value ptr = sharedElementPtr(rewriter, loc, base, elem, srcIndex.index(rewriter, loc, r));
     if (vs == 1) {
       LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, srcRegs[r]), ptr);
       continue;
@@ -173,11 +197,11 @@ SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Lo
     LLVM::StoreOp::create(rewriter, loc, v, ptr, vs * bytes);
   }
   NVVM::Barrier0Op::create(rewriter, loc);
-  ThreadPosition dstPos = emitThreadPosition(rewriter, loc, dst);
+  RowMajorIndexer dstIndex(rewriter, loc, dst, emitThreadPosition(rewriter, loc, dst));
   const unsigned vd = sharedVectorWidth(dst, elem);
   SmallVector<Value> regs;
   for (unsigned r = 0; r < dst.numRegs(); r += vd) {
-    Value ptr = sharedElementPtr(rewriter, loc, base, elem, linearIndex(rewriter, loc, dst, dstPos, r, dstType.getShape()));
+    Value ptr = sharedElementPtr(rewriter, loc, base, elem, dstIndex.index(rewriter, loc, r));
     if (vd == 1) {
       regs.push_back(fromShared(rewriter, loc, LLVM::LoadOp::create(rewriter, loc, storage, ptr), elem));
       continue;
