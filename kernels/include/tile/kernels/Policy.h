@@ -46,7 +46,7 @@ constexpr RowConfig layerNormConfig(int64_t nCols) {
 struct MatmulConfig {
   int bm, bn, bk, numWarps;
 };
-constexpr MatmulConfig kMatmulTensorCore{64, 64, 16, 8}; // no spills (ptxas test) until ldmatrix staging
+constexpr MatmulConfig kMatmulTensorCore{64, 64, 64, 4}; // best of a sweep without spills (bench/NOTES.md)
 constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
 
 } // namespace tile::kernels
