@@ -52,6 +52,11 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
   }
 
   LogicalResult processKernel(func::FuncOp func) {
+    // Layouts start at the ops that make tensors; a tensor argument has no producer.
+    for (BlockArgument arg : func.getArguments())
+      if (isa<RankedTensorType>(arg.getType()))
+        return func.emitError("kernel arguments must be scalars or pointers, argument ")
+               << arg.getArgNumber() << " is " << arg.getType();
     unsigned warps = warpsOf(func);
     func->setAttr(kNumWarpsAttr, IntegerAttr::get(IntegerType::get(func.getContext(), 32), warps));
     chooseDefaults(func, warps);

@@ -140,3 +140,21 @@ func.func @dot_trans_reshape(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes 
   tile.store %pc, %dr : tensor<1024x!tile.ptr<f32>>, tensor<1024xf32>
   return
 }
+
+// -----
+
+// A reduction of a reduction: the sliced operand is converted to the default blocked
+// layout of its rank first (a slice of a slice is not a layout we have).
+// CHECK-LABEL: func.func @reduce_of_reduce
+// CHECK: %[[R1:.*]] = tile.reduce sum %{{.*}} {axis = 0 : i32} : tensor<4x8x16xf32, #{{.*}}> -> tensor<8x16xf32, #[[S:slice[0-9]*]]>
+// CHECK: %[[C:.*]] = tile.convert_layout %[[R1]] : tensor<8x16xf32, #[[S]]> -> tensor<8x16xf32, #[[P2:blocked[0-9]*]]>
+// CHECK: tile.reduce sum %[[C]] {axis = 1 : i32} : tensor<8x16xf32, #[[P2]]> -> tensor<8xf32, #
+func.func @reduce_of_reduce(%a: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %p = tile.splat %a : tensor<4x8x16x!tile.ptr<f32>>
+  %x = tile.load %p : tensor<4x8x16x!tile.ptr<f32>> -> tensor<4x8x16xf32>
+  %r1 = tile.reduce sum %x {axis = 0 : i32} : tensor<4x8x16xf32> -> tensor<8x16xf32>
+  %r2 = tile.reduce sum %r1 {axis = 1 : i32} : tensor<8x16xf32> -> tensor<8xf32>
+  %q = tile.splat %a : tensor<8x!tile.ptr<f32>>
+  tile.store %q, %r2 : tensor<8x!tile.ptr<f32>>, tensor<8xf32>
+  return
+}

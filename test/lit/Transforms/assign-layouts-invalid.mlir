@@ -1,0 +1,8 @@
+// tile-assign-layouts refuses what it cannot lay out, with a diagnostic instead of a crash.
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts -verify-diagnostics
+
+// expected-error @+1 {{kernel arguments must be scalars or pointers, argument 0 is 'tensor<4x8xf32>'}}
+func.func @tensor_argument(%x: tensor<4x8xf32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.reduce sum %x {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
+  return
+}
