@@ -5,8 +5,6 @@ namespace tile {
 
 using namespace detail;
 
-static std::string dimsStr(llvm::ArrayRef<int64_t> shape) { return shapeStr(shape); }
-
 Value dot(Value a, Value b, Value acc, Precision precision, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "dot");
   mlir::Location l = toLoc(s.ctx, loc);
@@ -15,7 +13,7 @@ Value dot(Value a, Value b, Value acc, Precision precision, SrcLoc loc) {
   if (sa.size() != 2 || sb.size() != 2)
     fail(loc, "tile::dot: a and b must be 2-D tensors, got " + typeStr(va.getType()) + " and " + typeStr(vb.getType()));
   if (sa[1] != sb[0])
-    fail(loc, "tile::dot: the inner dimensions differ: a is " + dimsStr(sa) + ", b is " + dimsStr(sb));
+    fail(loc, "tile::dot: the inner dimensions differ: a is " + shapeStr(sa) + ", b is " + shapeStr(sb));
   mlir::Type ea = mlir::getElementTypeOrSelf(va.getType()), eb = mlir::getElementTypeOrSelf(vb.getType());
   if (ea != eb)
     fail(loc, "tile::dot: a and b must have one element type, got " + typeStr(va.getType()) + " and " +
@@ -31,7 +29,7 @@ Value dot(Value a, Value b, Value acc, Precision precision, SrcLoc loc) {
     vacc = use(s, acc, loc, "tile::dot");
     auto sc = shapeOf(vacc.getType());
     if (sc.size() != 2 || sc[0] != out[0] || sc[1] != out[1] || !mlir::getElementTypeOrSelf(vacc.getType()).isF32())
-      fail(loc, "tile::dot: the accumulator must be f32" + dimsStr(out) + ", got " + typeStr(vacc.getType()));
+      fail(loc, "tile::dot: the accumulator must be f32" + shapeStr(out) + ", got " + typeStr(vacc.getType()));
   } else {
     vacc = materialize(s, l, Operand(0.0, loc), f32, out, "tile::dot");
   }
@@ -52,9 +50,6 @@ Value trans(Value x, const std::vector<int> &order, SrcLoc loc) {
   std::vector<int> perm = order;
   if (perm.empty())
     for (int d = rank - 1; d >= 0; --d) perm.push_back(d); // reverse, as numpy's x.T
-  std::string orderText = "[";
-  for (size_t i = 0; i < perm.size(); ++i) orderText += (i ? ", " : "") + std::to_string(perm[i]);
-  orderText += "]";
   std::vector<bool> seen(rank, false);
   bool valid = int(perm.size()) == rank;
   for (int d : perm) {
@@ -62,8 +57,8 @@ Value trans(Value x, const std::vector<int> &order, SrcLoc loc) {
     else seen[d] = true;
   }
   if (!valid)
-    fail(loc, "tile::trans: order " + orderText + " is not a permutation of the " + std::to_string(rank) +
-                  " dimensions of " + typeStr(v.getType()));
+    fail(loc, "tile::trans: order " + shapeStr(llvm::SmallVector<int64_t>(perm.begin(), perm.end())) +
+                  " is not a permutation of the " + std::to_string(rank) + " dimensions of " + typeStr(v.getType()));
   llvm::SmallVector<int64_t> out;
   llvm::SmallVector<int32_t> attr;
   for (int d : perm) out.push_back(shape[d]), attr.push_back(d);

@@ -129,7 +129,9 @@ enum class MatmulType { F32, TF32, F16, BF16 };
 /// sees them; TF32 also against the unrounded inputs.
 void checkMatmul(MatmulType type, const MatmulCase &p, int bm, int bn, int bk, int group, int epilogue, int warps,
                  std::mt19937_64 &rng, uint64_t seed) {
-  std::string name = std::to_string(p.m) + "x" + std::to_string(p.n) + "x" + std::to_string(p.k) +
+  static const char *typeNames[] = {"f32", "tf32", "f16", "bf16"};
+  std::string name = std::string(typeNames[int(type)]) + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
+                     std::to_string(p.k) +
                      (p.transB ? " B^T" : "") + " lda " + std::to_string(p.lda) + " epilogue " +
                      std::to_string(epilogue) + " seed " + std::to_string(seed);
   const size_t aElems = size_t(p.m) * p.lda, bElems = size_t(p.k) * p.n;
@@ -204,26 +206,23 @@ const std::vector<MatmulCase> kMatmulShapes = {{1000, 999, 77, false, 77},  {1, 
                                                {256, 1, 64, false, 80},     {64, 64, 64, true, 64}, {129, 65, 3, false, 3},
                                                {33, 200, 130, true, 131}};
 
-TEST(TestKernelsGpu, MatmulF32AndTF32) {
-  REQUIRE_GPU();
-  uint64_t seed = seedForTest();
-  std::mt19937_64 rng(seed);
-  for (const MatmulCase &p : kMatmulShapes) {
-    checkMatmul(MatmulType::F32, p, 32, 32, 8, 4, 0, 4, rng, seed);
-    checkMatmul(MatmulType::F32, p, 32, 32, 8, 4, 2, 4, rng, seed);
-    checkMatmul(MatmulType::TF32, p, 32, 32, 8, 4, 0, 4, rng, seed);
-  }
-}
+/// The variants gen_test_kernels_aot.cpp compiles: input type, BM, BN, BK, GROUP_M, epilogue, warps.
+struct MatmulVariant {
+  MatmulType type;
+  int bm, bn, bk, group, epilogue, warps;
+};
+const MatmulVariant kMatmulVariants[] = {
+    {MatmulType::F32, 32, 32, 8, 4, 0, 4},   {MatmulType::F32, 32, 32, 8, 4, 2, 4},
+    {MatmulType::TF32, 32, 32, 8, 4, 0, 4},  {MatmulType::F16, 64, 64, 16, 8, 1, 4},
+    {MatmulType::F16, 16, 16, 16, 1, 0, 1},  {MatmulType::BF16, 64, 64, 16, 8, 2, 4}};
 
-TEST(TestKernelsGpu, MatmulF16AndBF16) {
+TEST(TestKernelsGpu, MatmulEveryInputType) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();
   std::mt19937_64 rng(seed);
-  for (const MatmulCase &p : kMatmulShapes) {
-    checkMatmul(MatmulType::F16, p, 64, 64, 16, 8, 1, 4, rng, seed);
-    checkMatmul(MatmulType::F16, p, 16, 16, 16, 1, 0, 1, rng, seed);
-    checkMatmul(MatmulType::BF16, p, 64, 64, 16, 8, 2, 4, rng, seed);
-  }
+  for (const MatmulCase &p : kMatmulShapes)
+    for (const MatmulVariant &v : kMatmulVariants)
+      checkMatmul(v.type, p, v.bm, v.bn, v.bk, v.group, v.epilogue, v.warps, rng, seed);
 }
 
 TEST(TestKernelsGpu, ColumnMin) {

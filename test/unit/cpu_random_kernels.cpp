@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -17,6 +18,8 @@ namespace tile::randomkernels {
 enum class Op { Input, Row, Col, Scalar, Const, Iter, Carried, Neg, Abs, Exp, Half, Add, Sub, Mul, Div, Max, Min,
                 Where, Reduce, ArgMax, Loop, If, Dot, Transpose };
 enum class Red { Sum, Max, Min };
+/// Dot inputs: f32 exact and TF32 (CUDA cores), f16 and bf16 (tensor cores where the tile allows).
+enum class DotInput { F32, TF32, F16, BF16 };
 
 /// One node of the DAG; every node is an f32 tile of the program's shape: [BM, BN], or
 /// [BP, BM, BN] for a rank-3 program.
@@ -29,7 +32,7 @@ struct Node {
   Red red = Red::Sum;  ///< Reduce
   int scope = -1;      ///< the loop (its id) whose body this node belongs to; -1: top level
   int loop = -1;       ///< Loop/Iter/Carried: the loop's id
-  bool f16 = false;    ///< Dot: inputs rounded to f16 (tensor cores where the tile allows)
+  DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
 };
 
 struct Program {
@@ -79,6 +82,33 @@ double halfValue(uint16_t h) {
   const int e = (h >> 10) & 31, m = h & 1023;
   double v = e == 0 ? std::ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : std::ldexp(1024 + m, e - 25);
   return h & 0x8000 ? -v : v;
+}
+
+/// x as the kernel's dot multiplies it: f32, or rounded to tf32 (cvt.rna), f16 or bf16
+/// (nearest even, after the kernel's clamp to +-1e4).
+double roundedDotInput(double x, DotInput input) {
+  float f = float(input == DotInput::F32 || input == DotInput::TF32 ? x : std::clamp(x, -1e4, 1e4));
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  switch (input) {
+  case DotInput::F32: return f;
+  case DotInput::TF32: bits = (bits + 0x1000u) & ~0x1fffu; break; // finite inputs only (clamped DAG)
+  case DotInput::F16: return halfValue(tile::halfBits(f));
+  case DotInput::BF16: bits = uint32_t(tile::bf16Bits(f)) << 16; break;
+  }
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+/// One ulp of the dot's input type over the 2^-24 scale of the error bound.
+double inputUlpScale(DotInput input) {
+  switch (input) {
+  case DotInput::F32: return 1;
+  case DotInput::TF32:
+  case DotInput::F16: return 1 << 13;
+  case DotInput::BF16: return 1 << 16;
+  }
+  return 1;
 }
 
 bool isLeaf(Op op) { return op == Op::Input || op == Op::Row || op == Op::Col || op == Op::Scalar || op == Op::Const; }
@@ -199,7 +229,7 @@ private:
     } else if (r < 89 && p_.rank == 2) {
       n.op = Op::Dot;
       n.a = operand(scope);
-      n.f16 = chance(0.5);
+      n.dotInput = static_cast<DotInput>(pick(0, 3));
     } else if (r < 92) {
       n.op = Op::Transpose;
       n.a = operand(scope);
@@ -343,8 +373,16 @@ struct Tracer {
       const int64_t bn = shape.back();
       Value w = where(col(arange(0, bn)) == row(arange(0, bn)), 1.0f, 0.25f);
       Value a = where(mask, A(), 0.0f);
-      if (n.f16) return dot(cast(minimum(maximum(a, -1e4f), 1e4f), DType::f16), cast(w, DType::f16));
-      return dot(a, w);
+      switch (n.dotInput) {
+      case DotInput::F32: return dot(a, w);
+      case DotInput::TF32: return dot(a, w, zeros({shape[0], bn}, DType::f32), Precision::TF32);
+      case DotInput::F16:
+      case DotInput::BF16: {
+        DType t = n.dotInput == DotInput::F16 ? DType::f16 : DType::bf16;
+        return dot(cast(minimum(maximum(a, -1e4f), 1e4f), t), cast(w, t));
+      }
+      }
+      return {};
     }
     case Op::Transpose: {
       Value x = where(mask, A(), 0.0f);
@@ -577,16 +615,16 @@ struct Reference {
             double v = 0, mag = 0;
             for (int k = j0; k < std::min(g.n, j0 + g.bn); ++k) {
               size_t at = (size_t(q) * g.m + i) * g.n + k;
-              double a = n.f16 ? halfValue(tile::halfBits(float(std::clamp(x.v[at], -1e4, 1e4)))) : x.v[at];
+              double a = roundedDotInput(x.v[at], n.dotInput);
               double w = k == j ? 1.0 : 0.25;
               v += a * w;
               mag += (x.mag[at] + std::fabs(a)) * w; // f16 rounding is relative to |a|
             }
             size_t out = (size_t(q) * g.m + i) * g.n + j;
             t.v[out] = v;
-            // An input one f32 rounding away from a tie may round to the other f16: 2^-11
-            // of |a| against the 2^-24 scale of the bound.
-            t.mag[out] = n.f16 ? mag * 8192 : mag;
+            // An input one f32 rounding away from a tie may round the other way: one ulp
+            // of the input type relative to |a|, against the 2^-24 scale of the bound.
+            t.mag[out] = mag * inputUlpScale(n.dotInput);
           }
       return t;
     }
@@ -630,7 +668,10 @@ std::string RandomCase::describe() const {
     if (nd.op == Op::Const) os << " " << nd.value;
     if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
-    if (nd.op == Op::Dot) os << (nd.f16 ? " f16" : " f32");
+    if (nd.op == Op::Dot) {
+      static const char *names[] = {" f32", " tf32", " f16", " bf16"};
+      os << names[static_cast<int>(nd.dotInput)];
+    }
     for (int c : {nd.a, nd.b, nd.c, nd.d})
       if (c >= 0) os << " %" << c;
     if (nd.loop >= 0) os << " [loop " << nd.loop << "]";

@@ -117,10 +117,10 @@ JitKernel linkKernel(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm:
                      const std::vector<std::pair<std::string, void *>> &extraSymbols) {
   // Symbols the code asked for that are not provided: the error names them.
   auto refused = std::make_shared<std::vector<std::string>>();
-  auto refusedMutex = std::make_shared<std::mutex>();
-  auto allow = [refused, refusedMutex](const llvm::orc::SymbolStringPtr &name) {
+  auto linkMutex = std::make_shared<std::mutex>();
+  auto allow = [refused, linkMutex](const llvm::orc::SymbolStringPtr &name) {
     if (isProvidedSymbol(*name)) return true;
-    std::lock_guard<std::mutex> lock(*refusedMutex);
+    std::lock_guard<std::mutex> lock(*linkMutex);
     refused->push_back((*name).str());
     return false;
   };
@@ -145,8 +145,8 @@ JitKernel linkKernel(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm:
 
   // Link errors also go to the session's reporter (stderr by default); keep them instead.
   auto reported = std::make_shared<std::string>();
-  (*jit)->getExecutionSession().setErrorReporter([reported, refusedMutex](llvm::Error e) {
-    std::lock_guard<std::mutex> lock(*refusedMutex);
+  (*jit)->getExecutionSession().setErrorReporter([reported, linkMutex](llvm::Error e) {
+    std::lock_guard<std::mutex> lock(*linkMutex);
     *reported += llvm::toString(std::move(e));
   });
 
@@ -155,7 +155,7 @@ JitKernel linkKernel(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm:
   auto address = (*jit)->lookup(entryName);
   if (!address) {
     std::string error = llvm::toString(address.takeError());
-    std::lock_guard<std::mutex> lock(*refusedMutex);
+    std::lock_guard<std::mutex> lock(*linkMutex);
     if (!refused->empty())
       fail("tile: the CPU executor's code for kernel '" + kernel + "' (target " + target + ") calls '" +
            refused->front() + "', which the executor does not provide (this is a bug)");

@@ -1,4 +1,4 @@
-//===- Dot.cpp - tile.dot on CUDA cores: one FMA per product -----------------===//
+//===- Dot.cpp - tile.dot: mma.sync on tensor cores, or one FMA per product ===//
 // Layout assignment gives the operands blocked layouts derived from the result's: a
 // [M, K] holds, in each thread, the full K extent of the rows the thread's result
 // registers cover (sizePerThread = [spt0, K], lanes and warps as the result's, so the
@@ -51,18 +51,23 @@ LogicalResult lowerMma(DotOp op, ValueRange aRegs, ValueRange bRegs, ValueRange 
   auto ptx = elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
   Type f32 = rewriter.getF32Type();
   auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {f32, f32, f32, f32});
+  // Operand registers packed once: a per (M, K) fragment, b per (K, N) fragment.
+  auto pack = [&](ValueRange regs, int64_t first, int count) {
+    SmallVector<Value> packed;
+    for (int p = 0; p < count; ++p) packed.push_back(packPair(rewriter, loc, regs[first + 2 * p], regs[first + 2 * p + 1]));
+    return packed;
+  };
+  SmallVector<SmallVector<Value>> a, b;
+  for (int64_t f = 0; f < mReps * kReps; ++f) a.push_back(pack(aRegs, 8 * f, 4));
+  for (int64_t f = 0; f < nReps * kReps; ++f) b.push_back(pack(bRegs, 4 * f, 2));
   SmallVector<Value> acc(accRegs.begin(), accRegs.end());
   for (int64_t mi = 0; mi < mReps; ++mi)
     for (int64_t ni = 0; ni < nReps; ++ni) {
       const int64_t c0 = 4 * (ni + nReps * mi);
       for (int64_t ki = 0; ki < kReps; ++ki) {
-        const int64_t a0 = 8 * (ki + kReps * mi), b0 = 4 * (ki + kReps * ni);
-        SmallVector<Value> a, b;
-        for (int p = 0; p < 4; ++p) a.push_back(packPair(rewriter, loc, aRegs[a0 + 2 * p], aRegs[a0 + 2 * p + 1]));
-        for (int p = 0; p < 2; ++p) b.push_back(packPair(rewriter, loc, bRegs[b0 + 2 * p], bRegs[b0 + 2 * p + 1]));
         SmallVector<Value> c(acc.begin() + c0, acc.begin() + c0 + 4);
-        auto d = NVVM::MmaOp::create(rewriter, loc, resultType, a, b, c, {16, 8, 16}, std::nullopt, std::nullopt,
-                                     std::array<NVVM::MMATypes, 2>{ptx, ptx},
+        auto d = NVVM::MmaOp::create(rewriter, loc, resultType, a[ki + kReps * mi], b[ki + kReps * ni], c, {16, 8, 16},
+                                     std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
                                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
         for (int i = 0; i < 4; ++i) acc[c0 + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }

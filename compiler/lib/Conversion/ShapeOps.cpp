@@ -105,8 +105,6 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
   }
 };
 
-/// Through shared memory: every thread writes the elements it holds at their row-major
-/// position, then reads the ones the target layout gives it.
 /// Row-major indices of a layout's registers in a tensor of its shape, from the layout
 /// flattened to one dimension: the lane's and warp's part is computed once per thread,
 /// each register adds a constant. Where those bits cannot overlap (every layout but a
@@ -114,26 +112,11 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
 class RowMajorIndexer {
 public:
   RowMajorIndexer(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos)
-      : flat(l.linear.flattenOuts()) {
-    IntBuilder ib{b, loc};
-    base = ib.c(0);
-    for (auto [name, index] : {std::pair<const char *, Value>{"lane", pos.lane}, {"warp", pos.warp}}) {
-      if (!flat.hasInDim(name)) continue;
-      for (int bit = 0; bit < flat.getInDimSizeLog2(name); ++bit) {
-        int32_t basis = flat.getBasis(name, bit)[0];
-        if (!basis) continue;
-        threadBits |= basis;
-        Value set = arith::AndIOp::create(b, loc, ib.udiv(index, int64_t(1) << bit), ib.c(1));
-        base = arith::XOrIOp::create(b, loc, base, ib.mul(set, ib.c(basis)));
-      }
-    }
-  }
+      : flat(l.linear.flattenOuts()), base(emitThreadPart(b, loc, flat, pos.lane, pos.warp, 0, &threadBits)) {}
 
   Value index(OpBuilder &b, Location loc, unsigned r) const {
     IntBuilder ib{b, loc};
-    int32_t own = 0;
-    for (int bit = 0; bit < flat.getInDimSizeLog2("register"); ++bit)
-      if (r & (1u << bit)) own ^= flat.getBasis("register", bit)[0];
+    int32_t own = registerPart(flat, r, 0);
     if (!own) return base;
     if (own & threadBits) return arith::XOrIOp::create(b, loc, base, ib.c(own));
     return ib.add(base, ib.c(own));
@@ -141,8 +124,8 @@ public:
 
 private:
   ::tile::layout::LinearLayout flat;
-  Value base;
   int32_t threadBits = 0;
+  Value base;
 };
 
 /// Elements one shared-memory access of `l` can move: the largest v (a power of two,

@@ -109,29 +109,34 @@ ThreadPosition mlir::tile::emitThreadPosition(OpBuilder &b, Location loc, const 
     laneStride *= layout.tpw[d];
     warpStride *= layout.wpc[d];
   }
-  // The lane's and warp's part of every coordinate: XOR of ((index >> bit) & 1) * basis.
-  const auto &ll = layout.linear;
-  for (int t = 0; t < ll.getNumOutDims(); ++t) {
-    Value part = ib.c(0);
-    for (auto [name, index] : {std::pair<const char *, Value>{"lane", pos.lane}, {"warp", pos.warp}}) {
-      if (!ll.hasInDim(name)) continue;
-      for (int bit = 0; bit < ll.getInDimSizeLog2(name); ++bit) {
-        int32_t basis = ll.getBasis(name, bit)[t];
-        if (basis == 0) continue;
-        Value set = arith::AndIOp::create(b, loc, ib.udiv(index, int64_t(1) << bit), ib.c(1));
-        part = arith::XOrIOp::create(b, loc, part, ib.mul(set, ib.c(basis)));
-      }
-    }
-    pos.threadPart.push_back(part);
-  }
+  for (int t = 0; t < layout.linear.getNumOutDims(); ++t)
+    pos.threadPart.push_back(emitThreadPart(b, loc, layout.linear, pos.lane, pos.warp, t));
   return pos;
 }
 
-/// The register's own part of its coordinate along tensor dimension t.
-static int32_t registerPart(const ThreadLayout &l, unsigned r, unsigned t) {
+Value mlir::tile::emitThreadPart(OpBuilder &b, Location loc, const ::tile::layout::LinearLayout &ll, Value lane,
+                                 Value warp, unsigned outDim, int32_t *usedBits) {
+  IntBuilder ib{b, loc};
+  Value part = ib.c(0);
+  int32_t used = 0;
+  for (auto [name, index] : {std::pair<const char *, Value>{"lane", lane}, {"warp", warp}}) {
+    if (!ll.hasInDim(name)) continue;
+    for (int bit = 0; bit < ll.getInDimSizeLog2(name); ++bit) {
+      int32_t basis = ll.getBasis(name, bit)[outDim];
+      if (basis == 0) continue;
+      used |= basis;
+      Value set = arith::AndIOp::create(b, loc, ib.udiv(index, int64_t(1) << bit), ib.c(1));
+      part = arith::XOrIOp::create(b, loc, part, ib.mul(set, ib.c(basis)));
+    }
+  }
+  if (usedBits) *usedBits = used;
+  return part;
+}
+
+int32_t mlir::tile::registerPart(const ::tile::layout::LinearLayout &ll, unsigned r, unsigned outDim) {
   int32_t part = 0;
-  for (int bit = 0; bit < l.linear.getInDimSizeLog2("register"); ++bit)
-    if (r & (1u << bit)) part ^= l.linear.getBasis("register", bit)[t];
+  for (int bit = 0; bit < ll.getInDimSizeLog2("register"); ++bit)
+    if (r & (1u << bit)) part ^= ll.getBasis("register", bit)[outDim];
   return part;
 }
 
@@ -151,7 +156,7 @@ Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, c
   IntBuilder ib{b, loc};
   if (int(d) == l.sliceDim || l.shape[d] == 1) return ib.c(0);
   unsigned t = l.sliceDim >= 0 && int(d) > l.sliceDim ? d - 1 : d; // tensor dimension of parent dimension d
-  int32_t own = registerPart(l, r, t);
+  int32_t own = registerPart(l.linear, r, t);
   return own ? Value(arith::XOrIOp::create(b, loc, pos.threadPart[t], ib.c(own))) : pos.threadPart[t];
 }
 

@@ -23,7 +23,6 @@ public:
   /// Only blocked and slice layouts fill the per-dimension fields below (spt, ...,
   /// regIndex, regNumber); every layout has `linear`, `shape` and numRegs().
   static ThreadLayout get(RankedTensorType type);
-  bool isBlocked() const { return !spt.empty(); }
 
   unsigned parentRank() const { return shape.size(); }
   /// Registers per thread.
@@ -70,6 +69,14 @@ struct IntBuilder {
 };
 
 ThreadPosition emitThreadPosition(OpBuilder &b, Location loc, const ThreadLayout &layout);
+
+/// The lane's and warp's part of output dimension `outDim` of `ll`: the XOR of the bases
+/// of the set bits of `lane` and `warp`, emitted once per thread. `usedBits`, if given,
+/// receives the OR of those bases (the output bits the part can touch).
+Value emitThreadPart(OpBuilder &b, Location loc, const ::tile::layout::LinearLayout &ll, Value lane, Value warp,
+                     unsigned outDim, int32_t *usedBits = nullptr);
+/// Register r's own (constant) part of output dimension `outDim`: the XOR of its bits' bases.
+int32_t registerPart(const ::tile::layout::LinearLayout &ll, unsigned r, unsigned outDim);
 
 /// Coordinate (i32) of register r along parent dimension d, wrapped into the shape.
 Value emitCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,

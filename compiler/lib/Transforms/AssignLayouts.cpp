@@ -219,7 +219,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     return yield.getOperand(index) == dot.getResult();
   }
 
-  void carryInLayout(OpBuilder &b, DotOp dot, Attribute layout) {
+  void carryInLayout(DotOp dot, Attribute layout) {
     auto arg = cast<BlockArgument>(dot.getAcc());
     auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
     unsigned index = arg.getArgNumber() - 1;
@@ -239,7 +239,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     MLIRContext *ctx = dot.getContext();
     if (std::optional<MmaLayoutAttr> mma = mmaLayoutFor(dot)) {
       auto operand = [&](unsigned idx) { return DotOperandLayoutAttr::get(ctx, idx, *mma); };
-      if (isCarriedAccumulator(dot)) carryInLayout(b, dot, *mma);
+      if (isCarriedAccumulator(dot)) carryInLayout(dot, *mma);
       else dot.getAccMutable().assign(convertTo(b, dot.getAcc(), *mma));
       dot.getAMutable().assign(convertTo(b, dot.getA(), operand(0)));
       dot.getBMutable().assign(convertTo(b, dot.getB(), operand(1)));
