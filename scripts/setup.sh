@@ -27,6 +27,7 @@ if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.
 fi
 
 scripts/fetch-mnist.sh
+scripts/fetch-fashion-mnist.sh
 
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
