@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 #include "llvm/Config/llvm-config.h"
@@ -28,7 +29,29 @@ void tile::compiler::registerDialects(mlir::DialectRegistry &registry) {
                   mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
 }
 
-void tile::compiler::registerPasses() { mlir::tile::registerTilePasses(); }
+void tile::compiler::addTileGpuPasses(mlir::OpPassManager &pm) {
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::tile::createTileAssignLayouts());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::tile::createTileCoalesce());
+  pm.addPass(mlir::tile::createTileOptimizeDotOperands());
+  pm.addPass(mlir::tile::createTilePipeline());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  // Last: nothing may move, add or remove a shared-memory access after these two.
+  pm.addPass(mlir::tile::createTileAllocateShared());
+  pm.addPass(mlir::tile::createTileInsertBarriers());
+}
+
+void tile::compiler::registerPasses() {
+  mlir::tile::registerTilePasses();
+  mlir::PassPipelineRegistration<>("tile-gpu-passes",
+                                   "The tile passes of the GPU pipeline, from traced tile IR to laid-out IR with "
+                                   "shared memory placed and fenced (what convert-tile-to-llvm takes)",
+                                   [](mlir::OpPassManager &pm) { addTileGpuPasses(pm); });
+}
 
 mlir::MLIRContext &tile::compiler::context() {
   static mlir::MLIRContext *ctx = [] {
@@ -117,12 +140,7 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     pm.getContext()->disableMultithreading();
     pm.enableIRPrinting();
   }
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::tile::createTileAssignLayouts());
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::tile::createTileCoalesce());
+  addTileGpuPasses(pm);
   if (failed(pm.run(module)))
     throw InternalError("tile: internal compiler error in the tile passes for kernel '" + name + "' (this is a bug):\n" + diagnostics);
 

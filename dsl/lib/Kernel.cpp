@@ -106,6 +106,13 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
   }
 
   b.setInsertionPointToEnd(entry);
+  // An integer specialised as equal to 1 is the constant 1 in the body (Triton does the
+  // same): unit strides make addresses provably contiguous. The argument stays in the
+  // signature, so the launch ABI does not change.
+  for (size_t i = 0; i < params.size(); ++i)
+    if (spec.args[i].one && (params[i].kind == ArgKind::I32 || params[i].kind == ArgKind::I64))
+      args[i] = wrap(mlir::arith::ConstantOp::create(
+          b, defLoc, b.getIntegerAttr(paramType(&ctx, params[i]), 1)));
   {
     TraceScope scope(state);
     body(args, spec);

@@ -242,6 +242,35 @@ TEST(DslTrace, SpecialisationChangesIR) {
       << aligned;
 }
 
+// An integer equal to 1 is specialised as the constant 1 (Triton's equal-to-1 facts):
+// a unit stride makes the access contiguous, so the coalesce pass can vectorise it.
+TEST(DslTrace, UnitIntegerIsTracedAsConstant) {
+  auto k = tile::kernel("unit", [](Ptr<float> p, I32 stride, Const<int> BLOCK) {
+    Value offs = arange(0, BLOCK) * stride;
+    store(p + offs, load(p + offs) + 1.0f);
+  });
+  Specialization unit = k.specialize(4, kAligned, 1, 512), other = k.specialize(4, kAligned, 2, 512);
+  EXPECT_TRUE(unit.args[1].one);
+  EXPECT_FALSE(other.args[1].one);
+  EXPECT_EQ(unit.str(), "w4,p16,i=1,c512");
+  Specialization parsed;
+  ASSERT_TRUE(parseSpecialization(unit.str(), parsed));
+  EXPECT_EQ(parsed, unit);
+  EXPECT_FALSE(parseSpecialization("w4,p=1,i,c128", parsed)) << "pointers carry no unit fact";
+  // Code for a unit stride is only correct for a unit stride.
+  EXPECT_TRUE(isSafeFor(other, unit));
+  EXPECT_FALSE(isSafeFor(unit, other));
+  std::string ir = k.trace(unit);
+  EXPECT_NE(ir.find("arith.constant 1 : i32"), std::string::npos) << ir;
+  // After the tile passes the unit-stride access is 16 bytes wide, the general one scalar.
+  CompileRequest req;
+  req.useDiskCache = false;
+  req.keepStages = true;
+  std::string fast = k.compile(unit, req).optimizedIR, slow = k.compile(other, req).optimizedIR;
+  EXPECT_NE(fast.find("tile.vec = 4"), std::string::npos) << fast;
+  EXPECT_EQ(slow.find("tile.vec = 4"), std::string::npos) << slow;
+}
+
 TEST(DslTrace, IfThenElseAndArgReductions) {
   auto k = tile::kernel("branchy", [](Ptr<float> p, Ptr<int32_t> idx, I32 n) {
     auto offs = arange(0, 256);

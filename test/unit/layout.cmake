@@ -1,7 +1,8 @@
 # layout_tests: the linear-layout algebra and the blocked/slice layouts expressed in it,
 # checked against a brute-force transcription of the layouts' definition (ctest label `layout`).
 if(NOT TILE_RUNTIME_ONLY AND TARGET TileLayout)
-  add_executable(layout_tests ${CMAKE_CURRENT_LIST_DIR}/linear_layout_test.cpp ${CMAKE_CURRENT_LIST_DIR}/mma_layout_test.cpp)
+  add_executable(layout_tests ${CMAKE_CURRENT_LIST_DIR}/linear_layout_test.cpp ${CMAKE_CURRENT_LIST_DIR}/mma_layout_test.cpp
+                 ${CMAKE_CURRENT_LIST_DIR}/shared_layout_test.cpp)
   target_link_libraries(layout_tests PRIVATE TileLayout GTest::gtest_main)
   target_compile_options(layout_tests PRIVATE -Wall -Wextra)
   gtest_discover_tests(layout_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS layout)

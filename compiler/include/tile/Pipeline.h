@@ -73,10 +73,15 @@ std::string llvmVersionString();
 
 namespace mlir {
 class DialectRegistry;
+class OpPassManager;
 }
 namespace tile::compiler {
 /// Every dialect tile IR and its lowering use (for tools and the context).
 void registerDialects(mlir::DialectRegistry &registry);
-/// Registers the tile passes (for tile-opt).
+/// Registers the tile passes and the `tile-gpu-passes` pipeline (for tile-opt).
 void registerPasses();
+/// The tile passes of the GPU path, in order (canonicalize ... assign layouts, coalesce,
+/// dot operands through shared memory, pipelining, shared-memory allocation, barriers):
+/// what `tilec` runs and `tile-opt --tile-gpu-passes` runs.
+void addTileGpuPasses(mlir::OpPassManager &pm);
 } // namespace tile::compiler

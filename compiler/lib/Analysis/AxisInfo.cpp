@@ -30,6 +30,14 @@ AxisInfo AxisInfo::pessimistic(unsigned rank) {
 }
 
 /// A value equal everywhere (constant or splat): constant along every dimension.
+/// What the heads of runs of `run` elements along d are multiples of: the operand's own
+/// divisibility when its runs are no longer, else the heads x0 + k * run of its runs are
+/// multiples of gcd(divisibility, run) only (a run of 1: every element).
+static int64_t runHeads(const AxisInfo &x, unsigned d, int64_t run) {
+  if (run >= x.contiguity[d]) return x.divisibility[d];
+  return std::gcd(x.divisibility[d], run);
+}
+
 static AxisInfo uniform(Type t, int64_t divisibility) {
   auto shape = shapeOrScalar(t);
   AxisInfo info = AxisInfo::pessimistic(shape.size());
@@ -104,7 +112,11 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     AxisInfo in = get(expand.getSrc());
     unsigned axis = expand.getAxis();
     in.contiguity.insert(in.contiguity.begin() + axis, 1);
-    in.divisibility.insert(in.divisibility.begin() + axis, in.divisibility.empty() ? 1 : in.divisibility[0]);
+    // Along the new (size-1) dimension every element is its own run: it is a multiple of
+    // what every element of the source is a multiple of.
+    int64_t every = kMaxDivisibility;
+    for (unsigned d = 0; d < in.rank(); ++d) every = std::gcd(every, runHeads(in, d, 1));
+    in.divisibility.insert(in.divisibility.begin() + axis, in.rank() ? every : 1);
     in.constancy.insert(in.constancy.begin() + axis, 1);
     return in;
   }
@@ -125,10 +137,11 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     for (unsigned d = 0; d < rank; ++d) combine(x, y, r, d);
     return r;
   };
-  // contiguous + constant stays contiguous over the constant's runs.
+  // contiguous + constant stays contiguous over the constant's runs. The result's runs
+  // may be shorter than an operand's: then only that operand's shorter-run heads count.
   auto addLike = [](const AxisInfo &x, const AxisInfo &y, AxisInfo &r, unsigned d, int64_t scaleY) {
     r.contiguity[d] = std::max(std::gcd(x.contiguity[d], y.constancy[d]), std::gcd(x.constancy[d], y.contiguity[d]));
-    r.divisibility[d] = std::gcd(x.divisibility[d], y.divisibility[d] * scaleY);
+    r.divisibility[d] = std::gcd(runHeads(x, d, r.contiguity[d]), runHeads(y, d, r.contiguity[d]) * scaleY);
     r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
   };
   if (auto add = dyn_cast<AddPtrOp>(op)) {
@@ -142,7 +155,7 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
   if (isa<arith::SubIOp>(op))
     return binary(op->getOperand(0), op->getOperand(1), [&](auto &x, auto &y, auto &r, unsigned d) {
       r.contiguity[d] = std::gcd(x.contiguity[d], y.constancy[d]);
-      r.divisibility[d] = std::gcd(x.divisibility[d], y.divisibility[d]);
+      r.divisibility[d] = std::gcd(runHeads(x, d, r.contiguity[d]), runHeads(y, d, r.contiguity[d]));
       r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
     });
   if (isa<arith::MulIOp>(op)) {
@@ -150,7 +163,7 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     auto ca = constantInt(op->getOperand(0));
     return binary(op->getOperand(0), op->getOperand(1), [&](auto &x, auto &y, auto &r, unsigned d) {
       r.contiguity[d] = (cb && *cb == 1) ? x.contiguity[d] : (ca && *ca == 1) ? y.contiguity[d] : 1;
-      r.divisibility[d] = std::min(kMaxDivisibility, x.divisibility[d] * y.divisibility[d]);
+      r.divisibility[d] = std::min(kMaxDivisibility, runHeads(x, d, r.contiguity[d]) * runHeads(y, d, r.contiguity[d]));
       r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
     });
   }

@@ -61,17 +61,18 @@ LogicalResult lowerMma(DotOp op, ValueRange aRegs, ValueRange bRegs, ValueRange 
   for (int64_t f = 0; f < mReps * kReps; ++f) a.push_back(pack(aRegs, 8 * f, 4));
   for (int64_t f = 0; f < nReps * kReps; ++f) b.push_back(pack(bRegs, 4 * f, 2));
   SmallVector<Value> acc(accRegs.begin(), accRegs.end());
-  for (int64_t mi = 0; mi < mReps; ++mi)
-    for (int64_t ni = 0; ni < nReps; ++ni) {
-      const int64_t c0 = 4 * (ni + nReps * mi);
-      for (int64_t ki = 0; ki < kReps; ++ki) {
+  // K steps outermost: consecutive mma.sync then write different accumulators, so each
+  // need not wait for the previous one's result (the k order per accumulator is kept).
+  for (int64_t ki = 0; ki < kReps; ++ki)
+    for (int64_t mi = 0; mi < mReps; ++mi)
+      for (int64_t ni = 0; ni < nReps; ++ni) {
+        const int64_t c0 = 4 * (ni + nReps * mi);
         SmallVector<Value> c(acc.begin() + c0, acc.begin() + c0 + 4);
         auto d = NVVM::MmaOp::create(rewriter, loc, resultType, a[ki + kReps * mi], b[ki + kReps * ni], c, {16, 8, 16},
                                      std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
                                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
         for (int i = 0; i < 4; ++i) acc[c0 + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }
-    }
   rewriter.replaceOpWithMultiple(op, {acc});
   return success();
 }

@@ -128,8 +128,9 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     if (unsigned warps = src.wpc[axis]; warps > 1) {
       int64_t resultElems = resType ? resType.getNumElements() : 1;
       unsigned valueBytes = sharedBytesOf(elem);
-      int64_t indexOffset = resultElems * warps * valueBytes;
-      Value base = smem.base(rewriter, loc, indexOffset + (withIndex ? resultElems * warps * 4 : 0));
+      // The i32 indices follow the values, 4-byte aligned (values may be 1 or 2 bytes).
+      int64_t indexOffset = (resultElems * warps * valueBytes + 3) / 4 * 4;
+      Value base = smem.scratch(rewriter, loc, op, reduceScratchBytes(op));
       Value indexBase = withIndex ? Value(LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
                                                               ValueRange{ib.c(indexOffset)}))
                                   : Value();
@@ -146,7 +147,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         }
         slot[key] = ib.mul(elemIndex, ib.c(warps));
       }
-      NVVM::Barrier0Op::create(rewriter, loc);
+      // (The barrier before these writes, where earlier reads need one, is tile-insert-barriers'.)
       for (unsigned key = 0; key < numResults; ++key) {
         Value at = ib.add(slot[key], pos.warpCoord[axis]);
         LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, acc[key]->value), sharedElementPtr(rewriter, loc, base, elem, at));
@@ -179,6 +180,22 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 };
 
 } // namespace
+
+unsigned mlir::tile::reduceScratchBytes(ReduceOp op) {
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  if (!srcType.getEncoding()) return 0;
+  ThreadLayout src = ThreadLayout::get(srcType);
+  if (src.sliceDim >= 0) return 0;
+  unsigned warps = src.wpc[op.getAxis()];
+  if (warps <= 1) return 0;
+  auto resType = dyn_cast<RankedTensorType>(op.getType());
+  int64_t resultElems = resType ? resType.getNumElements() : 1;
+  Type elem = srcType.getElementType();
+  unsigned valueBytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+  unsigned values = resultElems * warps * valueBytes;
+  if (!isArgKind(op.getKind())) return values;
+  return (values + 3) / 4 * 4 + resultElems * warps * 4; // indices 4-byte aligned after the values
+}
 
 void mlir::tile::populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
                                         SharedMemory &smem) {

@@ -16,13 +16,18 @@ public:
   explicit TileTypeConverter(MLIRContext *ctx);
 };
 
-/// The static shared-memory buffer all reductions and layout conversions of a kernel
-/// reuse (each use is fenced by barriers), and its required size.
+/// The kernel's dynamic shared memory. tile-allocate-shared places every buffer and
+/// every op's scratch in it (tile.offset / tile.scratch_offset) and tile-insert-barriers
+/// fences the accesses; the lowering only turns offsets into addresses and records the
+/// size the kernel needs at launch.
 class SharedMemory {
 public:
   explicit SharedMemory(LLVM::GlobalOp global) : global(global) {}
-  /// Address of the buffer (addrspace 3), asking for at least `bytes`.
-  Value base(OpBuilder &b, Location loc, unsigned bytes);
+  /// Address `offset` bytes in (addrspace 3), for an access reaching `bytes` beyond it.
+  Value at(OpBuilder &b, Location loc, unsigned offset, unsigned bytes);
+  /// The scratch of `op`: at its tile.scratch_offset (0 when allocation did not run,
+  /// as in lit tests of the conversion alone).
+  Value scratch(OpBuilder &b, Location loc, Operation *op, unsigned bytes);
   unsigned bytes() const { return required; }
   LLVM::GlobalOp global;
 
@@ -50,6 +55,12 @@ void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &pat
                             SharedMemory &smem);
 /// tile.dot on CUDA cores and tile.trans (a permutation of the layout).
 void populateDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
+/// Buffers (tile.local_*), cp.async copies and barriers.
+void populateSharedMemoryPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
+
+/// Bytes of scratch a reduction needs for combining warps (0 when one warp holds each
+/// result's whole axis).
+unsigned reduceScratchBytes(ReduceOp op);
 
 } // namespace mlir::tile
 

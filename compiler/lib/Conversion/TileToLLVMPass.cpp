@@ -32,6 +32,8 @@ using namespace mlir::tile;
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([](Type t) { return t; });
   addConversion([ctx](PtrType) -> Type { return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1); });
+  // A shared-memory buffer is its base address.
+  addConversion([ctx](MemDescType) -> Type { return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3); });
   addConversion([this](RankedTensorType t, SmallVectorImpl<Type> &out) -> std::optional<LogicalResult> {
     if (!t.getEncoding()) return std::nullopt;
     Type elem = convertType(t.getElementType());
@@ -40,9 +42,17 @@ TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   });
 }
 
-Value SharedMemory::base(OpBuilder &b, Location loc, unsigned bytes) {
-  required = std::max(required, bytes);
-  return LLVM::AddressOfOp::create(b, loc, global);
+Value SharedMemory::at(OpBuilder &b, Location loc, unsigned offset, unsigned bytes) {
+  required = std::max(required, offset + bytes);
+  Value base = LLVM::AddressOfOp::create(b, loc, global);
+  if (!offset) return base;
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+}
+
+Value SharedMemory::scratch(OpBuilder &b, Location loc, Operation *op, unsigned bytes) {
+  auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+  return at(b, loc, offset ? offset.getInt() : 0, bytes);
 }
 
 Type mlir::tile::sharedStorageType(Type elemType) {
@@ -85,9 +95,10 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     auto i8 = IntegerType::get(ctx, 8);
     // Dynamic shared memory (`.extern .shared`): sized at launch from tile.shared_bytes,
     // so large reductions and layout conversions are not capped at 48 KB of static memory.
+    // 1024-byte aligned, as 128-byte swizzled tiles read by wgmma/TMA need.
     auto global = LLVM::GlobalOp::create(b, module.getLoc(), LLVM::LLVMArrayType::get(i8, 0), /*isConstant=*/false,
                                          LLVM::Linkage::External, kSharedGlobalName, Attribute(),
-                                         /*alignment=*/16, /*addrSpace=*/3);
+                                         /*alignment=*/1024, /*addrSpace=*/3);
     SharedMemory smem(global);
 
     TileTypeConverter converter(ctx);
@@ -105,6 +116,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateMemoryOpPatterns(converter, patterns);
     populateReducePatterns(converter, patterns, smem);
     populateDotPatterns(converter, patterns);
+    populateSharedMemoryPatterns(converter, patterns, smem);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
     scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);

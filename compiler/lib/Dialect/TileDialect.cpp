@@ -101,3 +101,48 @@ unsigned BlockedLayoutAttr::getNumWarps() const {
   for (unsigned w : getWarpsPerCTA()) n *= w;
   return n;
 }
+
+LogicalResult SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned vec,
+                                               unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
+  if (!isPowerOf2(vec) || !isPowerOf2(perPhase) || !isPowerOf2(maxPhase))
+    return emitError() << "vec, perPhase and maxPhase must be powers of two";
+  if (order.size() != 2 || order[0] != 1 || order[1] != 0)
+    return emitError() << "only row-major 2-D shared layouts (order = [1, 0]) are supported";
+  return success();
+}
+
+Type MemDescType::parse(AsmParser &parser) {
+  SmallVector<int64_t> shape;
+  Type elem;
+  Attribute encoding;
+  if (parser.parseLess() || parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      parser.parseType(elem) || parser.parseComma() || parser.parseAttribute(encoding) || parser.parseGreater())
+    return {};
+  return parser.getChecked<MemDescType>(parser.getContext(), shape, elem, encoding);
+}
+
+void MemDescType::print(AsmPrinter &printer) const {
+  printer << "<";
+  for (int64_t d : getShape()) printer << d << "x";
+  printer << getElementType() << ", " << getEncoding() << ">";
+}
+
+LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape, Type elem,
+                                  Attribute encoding) {
+  if (shape.size() < 2 || shape.size() > 3)
+    return emitError() << "a shared-memory buffer is 2-D, or 3-D with a leading stage dimension";
+  // The tile's dimensions are powers of two (its layout is linear); a ring may hold any
+  // number of stages.
+  if (shape.size() == 3 && shape[0] <= 0) return emitError() << "a ring needs at least one buffer";
+  for (int64_t d : shape.take_back(2))
+    if (d <= 0 || (d & (d - 1))) return emitError() << "buffer dimensions must be powers of two";
+  if (!elem.isIntOrFloat()) return emitError() << "buffer elements must be integers or floats, got " << elem;
+  if (!isa<SwizzledSharedLayoutAttr>(encoding)) return emitError() << "expected a shared layout, got " << encoding;
+  return success();
+}
+
+int64_t MemDescType::getNumElements() const {
+  int64_t n = 1;
+  for (int64_t d : getShape()) n *= d;
+  return n;
+}

@@ -161,3 +161,44 @@ LogicalResult ReshapeOp::verify() {
                                                       << getType().getNumElements();
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Shared-memory ops
+//===----------------------------------------------------------------------===//
+
+/// A tensor and a buffer hold the same elements: shape and element type agree.
+static LogicalResult matchesBuffer(Operation *op, RankedTensorType t, MemDescType m, StringRef what) {
+  if (t.getShape() != m.getShape() || t.getElementType() != m.getElementType())
+    return op->emitOpError() << what << " " << t << " does not match the buffer " << m;
+  return success();
+}
+
+LogicalResult LocalAllocOp::verify() {
+  if (!getSrc()) return success();
+  return matchesBuffer(*this, getSrc().getType(), getType(), "source");
+}
+
+LogicalResult LocalLoadOp::verify() { return matchesBuffer(*this, getType(), getSrc().getType(), "result"); }
+
+LogicalResult LocalStoreOp::verify() {
+  return matchesBuffer(*this, getSrc().getType(), getDst().getType(), "stored tensor");
+}
+
+LogicalResult MemDescIndexOp::verify() {
+  MemDescType src = getSrc().getType(), res = getType();
+  if (src.getRank() != res.getRank() + 1 || src.getShape().drop_front() != res.getShape() ||
+      src.getElementType() != res.getElementType() || src.getEncoding() != res.getEncoding())
+    return emitOpError("result must be one buffer of the ring ") << src << ", got " << res;
+  return success();
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  auto ptrs = getPtrs().getType();
+  MemDescType dst = getDst().getType();
+  Type pointee = cast<PtrType>(ptrs.getElementType()).getPointeeType();
+  if (ptrs.getShape() != dst.getShape() || pointee != dst.getElementType())
+    return emitOpError("pointers ") << ptrs << " do not match the buffer " << dst;
+  if (getMask() && getMask().getType().getShape() != ptrs.getShape())
+    return emitOpError("mask shape must match the pointers");
+  return success();
+}

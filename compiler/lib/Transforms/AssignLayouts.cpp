@@ -37,6 +37,9 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
 
   /// The per-rank default layouts of the function being processed.
   DenseMap<unsigned, BlockedLayoutAttr> defaults;
+  /// The per-rank vector width the defaults were sized for.
+  DenseMap<unsigned, unsigned> vectorWidth;
+  unsigned warps = 4;
 
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
@@ -57,7 +60,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
       if (isa<RankedTensorType>(arg.getType()))
         return func.emitError("kernel arguments must be scalars or pointers, argument ")
                << arg.getArgNumber() << " is " << arg.getType();
-    unsigned warps = warpsOf(func);
+    warps = warpsOf(func);
     func->setAttr(kNumWarpsAttr, IntegerAttr::get(IntegerType::get(func.getContext(), 32), warps));
     chooseDefaults(func, warps);
     LogicalResult result = success();
@@ -96,8 +99,11 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
         v = std::max(v, w);
       }
     });
-    for (auto &[rank, shape] : largest)
-      defaults[rank] = defaultBlockedLayout(func.getContext(), shape, warps, vec.lookup(rank) ? vec[rank] : 1);
+    vectorWidth.clear();
+    for (auto &[rank, shape] : largest) {
+      vectorWidth[rank] = vec.lookup(rank) ? vec[rank] : 1;
+      defaults[rank] = defaultBlockedLayout(func.getContext(), shape, warps, vectorWidth[rank]);
+    }
   }
 
   Value convertTo(OpBuilder &b, Value v, Attribute layout) {
@@ -241,6 +247,8 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
       auto operand = [&](unsigned idx) { return DotOperandLayoutAttr::get(ctx, idx, *mma); };
       if (isCarriedAccumulator(dot)) carryInLayout(dot, *mma);
       else dot.getAccMutable().assign(convertTo(b, dot.getAcc(), *mma));
+      fitLoadToShape(dot.getA());
+      fitLoadToShape(dot.getB());
       dot.getAMutable().assign(convertTo(b, dot.getA(), operand(0)));
       dot.getBMutable().assign(convertTo(b, dot.getB(), operand(1)));
       dot.getResult().setType(withLayout(dot.getType(), *mma));
@@ -255,6 +263,30 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     dot.getBMutable().assign(convertTo(b, dot.getB(), operandLayout(k, c.getSizePerThread()[1])));
     dot.getResult().setType(withLayout(dot.getType(), c));
     return success();
+  }
+
+  /// A tensor-core operand goes to shared memory, so the load producing it may use any
+  /// layout: give it one sized for its own shape instead of the rank's default, which a
+  /// smaller tile would wrap around (several threads loading the same elements). Its
+  /// address and mask computations are converted, which rematerialisation turns into
+  /// recomputing them in the new layout.
+  void fitLoadToShape(Value operand) {
+    auto load = operand.getDefiningOp<LoadOp>();
+    if (!load || !load->hasOneUse()) return;
+    auto type = cast<RankedTensorType>(load.getType());
+    auto current = dyn_cast<BlockedLayoutAttr>(type.getEncoding());
+    if (!current) return;
+    unsigned rank = type.getRank();
+    BlockedLayoutAttr fitted = defaultBlockedLayout(load.getContext(), type.getShape(), warps, vectorWidth.lookup(rank) ? vectorWidth[rank] : 1);
+    if (fitted == current) return;
+    // Only where the addresses and mask can be recomputed in the new layout: moving them
+    // through shared memory would cost more than the redundant loads it saves.
+    for (Value o : load->getOperands())
+      if (isa<RankedTensorType>(o.getType()) && !(isCheap(o) && canRematerializeAs(o, fitted))) return;
+    OpBuilder b(load);
+    for (OpOperand &o : load->getOpOperands())
+      if (isa<RankedTensorType>(o.get().getType())) o.set(convertTo(b, o.get(), fitted));
+    load.getResult().setType(withLayout(type, fitted));
   }
 
   /// The source's blocked layout with its dimensions permuted: result dimension i is
@@ -302,7 +334,11 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     Operation *op = v.getDefiningOp();
     if (!op || depth > 8) return false;
     if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
-    if (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1) return false;
+    // Shape and pointer arithmetic over cheap values is cheap too (an address tensor
+    // `base + rows[:, None] * stride + cols[None, :]`); an expand_dims needs a blocked
+    // target, whose slice its operand is rebuilt in.
+    bool shapeOrPointer = isa<AddPtrOp, BroadcastOp, ExpandDimsOp>(op);
+    if (!shapeOrPointer && (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1)) return false;
     return llvm::all_of(op->getOperands(), [&](Value o) {
       return !isa<RankedTensorType>(o.getType()) || isCheap(o, depth + 1);
     });
@@ -312,9 +348,13 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
   static Value rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
     Operation *op = v.getDefiningOp();
     IRMapping map;
+    Attribute operandLayout = type.getEncoding();
+    if (auto expand = dyn_cast<ExpandDimsOp>(op))
+      operandLayout = SliceLayoutAttr::get(op->getContext(), expand.getAxis(), cast<BlockedLayoutAttr>(type.getEncoding()));
     for (Value o : op->getOperands())
       if (auto t = dyn_cast<RankedTensorType>(o.getType()))
-        map.map(o, rematerialize(b, o, RankedTensorType::get(t.getShape(), t.getElementType(), type.getEncoding())));
+        map.map(o, layoutOf(t) == operandLayout ? o
+                                                : rematerialize(b, o, RankedTensorType::get(t.getShape(), t.getElementType(), operandLayout)));
     Operation *clone = b.clone(*op, map);
     clone->getResult(0).setType(type);
     if (auto c = dyn_cast<arith::ConstantOp>(clone))
@@ -322,12 +362,31 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     return clone->getResult(0);
   }
 
+  /// Whether `v`'s cheap computation can be rebuilt in `layout`: an expand_dims only
+  /// into a blocked layout (its operand becomes that layout's slice).
+  static bool canRematerializeAs(Value v, Attribute layout) {
+    Operation *op = v.getDefiningOp();
+    if (!op) return false;
+    if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+    Attribute operandLayout = layout;
+    if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
+      auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
+      if (!blocked) return false;
+      operandLayout = SliceLayoutAttr::get(op->getContext(), expand.getAxis(), blocked);
+    }
+    for (Value o : op->getOperands())
+      if (isa<RankedTensorType>(o.getType()) && layoutOf(o.getType()) != operandLayout &&
+          !canRematerializeAs(o, operandLayout))
+        return false;
+    return true;
+  }
+
   /// convert_layout of a cheap producer → the producer recomputed in the target layout.
   void rematerializeCheapConversions(func::FuncOp func) {
     SmallVector<ConvertLayoutOp> converts;
     func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
     for (ConvertLayoutOp cvt : converts) {
-      if (!isCheap(cvt.getSrc())) continue;
+      if (!isCheap(cvt.getSrc()) || !canRematerializeAs(cvt.getSrc(), cvt.getType().getEncoding())) continue;
       OpBuilder b(cvt);
       Value replacement = rematerialize(b, cvt.getSrc(), cvt.getType());
       Operation *src = cvt.getSrc().getDefiningOp();

@@ -197,6 +197,7 @@ template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename Par
   } else {
     out = static_cast<typename ParamTraits<P>::Storage>(a);
     spec.div16 = out % 16 == 0;
+    spec.one = out == 1;
   }
 }
 

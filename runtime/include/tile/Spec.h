@@ -21,13 +21,15 @@ inline bool isFloatOrBoolScalar(ArgKind k) {
 }
 
 /// One parameter's contribution to a specialisation. Constants are baked into the code;
-/// pointers and integers only contribute a divisibility fact (as Triton does: a pointer
-/// aligned to 16 bytes, an integer that is a multiple of 16), which enables 16-byte
-/// vector accesses without changing what the kernel computes.
+/// pointers and integers only contribute facts (as Triton does: a pointer aligned to 16
+/// bytes, an integer that is a multiple of 16, an integer equal to 1), which enable
+/// 16-byte vector accesses without changing what the kernel computes. An integer equal
+/// to 1 is traced as the constant 1: a unit stride makes its axis contiguous.
 struct ArgSpec {
   ArgKind kind = ArgKind::I32;
   int64_t constValue = 0; ///< for Const
   bool div16 = false;     ///< for Ptr (address % 16 == 0) and integers (value % 16 == 0)
+  bool one = false;       ///< for integers: the value is 1
   bool operator==(const ArgSpec &) const = default;
 };
 
@@ -44,8 +46,8 @@ struct Specialization {
       switch (a.kind) {
       case ArgKind::Const: s += ",c" + std::to_string(a.constValue); break;
       case ArgKind::Ptr: s += a.div16 ? ",p16" : ",p"; break;
-      case ArgKind::I32: s += a.div16 ? ",i16" : ",i"; break;
-      case ArgKind::I64: s += a.div16 ? ",l16" : ",l"; break;
+      case ArgKind::I32: s += a.one ? ",i=1" : a.div16 ? ",i16" : ",i"; break;
+      case ArgKind::I64: s += a.one ? ",l=1" : a.div16 ? ",l16" : ",l"; break;
       case ArgKind::F32: s += ",f"; break;
       case ArgKind::F16: s += ",h"; break;
       case ArgKind::BF16: s += ",b"; break;
@@ -93,6 +95,7 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
     case 'p': case 'i': case 'l':
       a.kind = k == 'p' ? ArgKind::Ptr : k == 'i' ? ArgKind::I32 : ArgKind::I64;
       if (rest == "16") a.div16 = true;
+      else if (rest == "=1" && k != 'p') a.one = true;
       else if (!rest.empty()) return false;
       break;
     default: return false;
@@ -119,6 +122,7 @@ inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
     mix(static_cast<uint64_t>(a.kind));
     mix(static_cast<uint64_t>(a.constValue));
     mix(a.div16);
+    mix(a.one);
   }
   return h;
 }
@@ -132,15 +136,15 @@ inline bool isSafeFor(const Specialization &variant, const Specialization &actua
   if (variant.numWarps != actual.numWarps || variant.args.size() != actual.args.size()) return false;
   for (size_t i = 0; i < variant.args.size(); ++i) {
     const ArgSpec &v = variant.args[i], &a = actual.args[i];
-    if (v.kind != a.kind || v.constValue != a.constValue || (v.div16 && !a.div16)) return false;
+    if (v.kind != a.kind || v.constValue != a.constValue || (v.div16 && !a.div16) || (v.one && !a.one)) return false;
   }
   return true;
 }
 
-/// How many divisibility facts a specialisation uses (more = faster code).
+/// How many facts (divisibility, unit values) a specialisation uses (more = faster code).
 inline int divisibilityFacts(const Specialization &s) {
   int n = 0;
-  for (const ArgSpec &a : s.args) n += a.div16;
+  for (const ArgSpec &a : s.args) n += a.div16 + a.one;
   return n;
 }
 

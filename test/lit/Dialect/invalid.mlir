@@ -165,3 +165,217 @@ func.func @reshape_count(%x: tensor<16x32xf32>) {
   %r = tile.reshape %x : tensor<16x32xf32> -> tensor<16x16xf32>
   return
 }
+
+// -----
+
+// Shared memory: a buffer is one 2-D tile or a ring of them, never 1-D ...
+// expected-error @+1 {{a shared-memory buffer is 2-D, or 3-D with a leading stage dimension}}
+func.func @memdesc_rank1(%m: !tile.memdesc<64xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// ... nor 4-D.
+// expected-error @+1 {{a shared-memory buffer is 2-D, or 3-D with a leading stage dimension}}
+func.func @memdesc_rank4(%m: !tile.memdesc<2x2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// A tile dimension that is not a power of two.
+// expected-error @+1 {{buffer dimensions must be powers of two}}
+func.func @memdesc_not_power_of_two(%m: !tile.memdesc<48x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// A zero dimension is not a power of two either.
+// expected-error @+1 {{buffer dimensions must be powers of two}}
+func.func @memdesc_zero_dim(%m: !tile.memdesc<0x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// A register layout is not a shared layout.
+// expected-error @+1 {{expected a shared layout, got #tile.blocked}}
+func.func @memdesc_blocked(%m: !tile.memdesc<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// Buffers hold numbers, not pointers.
+// expected-error @+1 {{buffer elements must be integers or floats, got '!tile.ptr<f32>'}}
+func.func @memdesc_ptr_elements(%m: !tile.memdesc<64x32x!tile.ptr<f32>, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// The swizzle's chunk width must be a power of two ...
+// expected-error @+1 {{vec, perPhase and maxPhase must be powers of two}}
+func.func @swizzle_vec(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 6, perPhase = 1, maxPhase = 4, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// ... and so must perPhase ...
+// expected-error @+1 {{vec, perPhase and maxPhase must be powers of two}}
+func.func @swizzle_per_phase(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 3, maxPhase = 4, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// ... and maxPhase (0 is not one).
+// expected-error @+1 {{vec, perPhase and maxPhase must be powers of two}}
+func.func @swizzle_max_phase(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 0, order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// Only row-major tiles: column-major order is rejected ...
+// expected-error @+1 {{only row-major 2-D shared layouts (order = [1, 0]) are supported}}
+func.func @swizzle_column_major(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>>) {
+  return
+}
+
+// -----
+
+// ... and so is an order of another rank.
+// expected-error @+1 {{only row-major 2-D shared layouts (order = [1, 0]) are supported}}
+func.func @swizzle_rank3_order(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>>) {
+  return
+}
+
+// -----
+
+func.func @local_alloc_shape(%x: tensor<64x16xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op source 'tensor<64x16xf16>' does not match the buffer '!tile.memdesc<64x32xf16}}
+  %m = tile.local_alloc %x : (tensor<64x16xf16>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @local_alloc_element(%x: tensor<64x32xbf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op source 'tensor<64x32xbf16>' does not match the buffer}}
+  %m = tile.local_alloc %x : (tensor<64x32xbf16>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+// A tensor fills one buffer, not a ring.
+func.func @local_alloc_into_ring(%x: tensor<64x32xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op source 'tensor<64x32xf16>' does not match the buffer '!tile.memdesc<2x64x32xf16}}
+  %m = tile.local_alloc %x : (tensor<64x32xf16>) -> !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @local_load_shape(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.local_load' op result 'tensor<32x64xf16>' does not match the buffer}}
+  %x = tile.local_load %m : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<32x64xf16>
+  return
+}
+
+// -----
+
+func.func @local_load_element(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.local_load' op result 'tensor<64x32xf32>' does not match the buffer}}
+  %x = tile.local_load %m : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @local_store_shape(%x: tensor<64x64xf16>, %m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.local_store' op stored tensor 'tensor<64x64xf16>' does not match the buffer}}
+  tile.local_store %x, %m : tensor<64x64xf16>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @local_store_element(%x: tensor<64x32xi16>, %m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.local_store' op stored tensor 'tensor<64x32xi16>' does not match the buffer}}
+  tile.local_store %x, %m : tensor<64x32xi16>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+// memdesc_index drops the stage dimension and nothing else: a wrong tile shape ...
+func.func @memdesc_index_shape(%r: !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, %i: i32) {
+  // expected-error @+1 {{'tile.memdesc_index' op result must be one buffer of the ring}}
+  %s = tile.memdesc_index %r[%i] : !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+// ... an index into a 2-D buffer (no stage dimension) ...
+func.func @memdesc_index_not_a_ring(%r: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, %i: i32) {
+  // expected-error @+1 {{'tile.memdesc_index' op result must be one buffer of the ring}}
+  %s = tile.memdesc_index %r[%i] : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+// ... another element type ...
+func.func @memdesc_index_element(%r: !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, %i: i32) {
+  // expected-error @+1 {{'tile.memdesc_index' op result must be one buffer of the ring}}
+  %s = tile.memdesc_index %r[%i] : !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<64x32xbf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+// ... or another swizzle.
+func.func @memdesc_index_layout(%r: !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, %i: i32) {
+  // expected-error @+1 {{'tile.memdesc_index' op result must be one buffer of the ring}}
+  %s = tile.memdesc_index %r[%i] : !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @async_copy_shape(%p: tensor<64x16x!tile.ptr<f16>>, %m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.async_copy' op pointers 'tensor<64x16x!tile.ptr<f16>>' do not match the buffer}}
+  tile.async_copy %p, %m : tensor<64x16x!tile.ptr<f16>>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @async_copy_pointee(%p: tensor<64x32x!tile.ptr<bf16>>, %m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.async_copy' op pointers 'tensor<64x32x!tile.ptr<bf16>>' do not match the buffer}}
+  tile.async_copy %p, %m : tensor<64x32x!tile.ptr<bf16>>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @async_copy_mask(%p: tensor<64x32x!tile.ptr<f16>>, %m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, %k: tensor<64x1xi1>) {
+  // expected-error @+1 {{'tile.async_copy' op mask shape must match the pointers}}
+  tile.async_copy %p, %m, %k : tensor<64x32x!tile.ptr<f16>>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, tensor<64x1xi1>
+  return
+}
+
+// -----
+
+// The number of groups left in flight cannot be negative.
+func.func @async_wait_negative() {
+  // expected-error @+1 {{'tile.async_wait' op attribute 'pending' failed to satisfy constraint}}
+  tile.async_wait {pending = -1 : i32}
+  return
+}

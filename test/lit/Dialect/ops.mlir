@@ -59,3 +59,62 @@ func.func @matrix_ops(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16
   %r = tile.reshape %y : tensor<2x4x8xf32> -> tensor<64xf32>
   return
 }
+
+// Shared memory as IR: the memdesc type (2-D, and 3-D with a leading stage dimension),
+// the swizzled_shared layout and every op on buffers. The 16-bit local_load into a
+// dot_operand layout is the ldmatrix form; i32 indices select a ring's buffer; the
+// async_copy prints with and without its mask; async_wait keeps its pending count.
+// Operand types of the tile dialect print without their `!tile.memdesc` prefix.
+// The dot_operand layouts of the two ldmatrix loads print as aliases of one mma parent.
+// RUN: tile-opt %s | tile-opt | FileCheck %s --check-prefix=ALIAS
+// ALIAS: #mma = #tile.mma<warpsPerCTA = [2, 2]>
+// ALIAS: #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+// ALIAS: #dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma>
+// CHECK-LABEL: func.func @shared_memory_ops
+// CHECK-SAME: %[[X:[^:]*]]: tensor<64x32xf16, #blocked1>
+// CHECK-SAME: %[[P:[^:]*]]: tensor<64x32x!tile.ptr<f16>, #blocked1>
+// CHECK-SAME: %[[M:[^:]*]]: tensor<64x32xi1, #blocked1>
+// CHECK-SAME: %[[I:[^:]*]]: i32
+// CHECK-SAME: %[[Q:[^:]*]]: tensor<32x64x!tile.ptr<bf16>, #blocked1>
+func.func @shared_memory_ops(%x: tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>,
+                             %p: tensor<64x32x!tile.ptr<f16>, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>,
+                             %m: tensor<64x32xi1, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>,
+                             %i: i32,
+                             %q: tensor<32x64x!tile.ptr<bf16>, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>) attributes {tile.kernel} {
+  // CHECK: %[[A:.*]] = tile.local_alloc %[[X]] {tile.offset = 0 : i32} : (tensor<64x32xf16, #blocked1>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  %a = tile.local_alloc %x {tile.offset = 0 : i32} : (tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  // CHECK: tile.local_load %[[A]] : <64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #blocked1>
+  %l = tile.local_load %a : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>
+  // CHECK: tile.local_load %[[A]] : <64x32xf16, {{.*}}> -> tensor<64x32xf16, #dot_op>
+  %d = tile.local_load %a : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>>>
+  // CHECK: tile.local_store %[[X]], %[[A]] : tensor<64x32xf16, #blocked1>, <64x32xf16, {{.*}}>
+  tile.local_store %x, %a : tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  // CHECK: %[[R:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  %ring = tile.local_alloc : () -> !tile.memdesc<3x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  // CHECK: %[[S:.*]] = tile.memdesc_index %[[R]][%[[I]]] : <3x64x32xf16, {{.*}}> -> <64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  %s = tile.memdesc_index %ring[%i] : !tile.memdesc<3x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  // CHECK: tile.async_copy %[[P]], %[[S]], %[[M]] {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked1>, <64x32xf16, {{.*}}>, tensor<64x32xi1, #blocked1>
+  tile.async_copy %p, %s, %m {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>, !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, tensor<64x32xi1, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>
+  // CHECK: %[[B:.*]] = tile.local_alloc : () -> !tile.memdesc<32x64xbf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  %b = tile.local_alloc : () -> !tile.memdesc<32x64xbf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  // CHECK: tile.async_copy %[[Q]], %[[B]] : tensor<32x64x!tile.ptr<bf16>, #blocked1>, <32x64xbf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>{{$}}
+  tile.async_copy %q, %b : tensor<32x64x!tile.ptr<bf16>, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>, !tile.memdesc<32x64xbf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  // CHECK: tile.async_commit_group
+  tile.async_commit_group
+  // CHECK: tile.async_wait {pending = 2 : i32}
+  tile.async_wait {pending = 2 : i32}
+  // CHECK: tile.barrier
+  tile.barrier
+  // CHECK: tile.local_load %[[B]] : <32x64xbf16, {{.*}}> -> tensor<32x64xbf16, #dot_op1>
+  %e = tile.local_load %b : !tile.memdesc<32x64xbf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>> -> tensor<32x64xbf16, #tile.dot_operand<opIdx = 1, parent = #tile.mma<warpsPerCTA = [2, 2]>>>
+  return
+}
+
+// The memdesc type alone: integer elements, no swizzle (maxPhase = 1), a 2-stage ring.
+// CHECK-LABEL: func.func @memdesc_types
+// CHECK-SAME: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+// CHECK-SAME: !tile.memdesc<2x16x16xf32, #tile.swizzled_shared<vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>,
+                         %b: !tile.memdesc<2x16x16xf32, #tile.swizzled_shared<vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  return
+}

@@ -3,7 +3,7 @@
 // RUN: tilec %s --stage=ptx | FileCheck %s
 // RUN: tilec %s --stage=llvm | FileCheck %s --check-prefix=LLVM
 
-// CHECK: .extern .shared .align 16 .b8 __tile_smem[];
+// CHECK: .extern .shared .align 1024 .b8 __tile_smem[];
 // CHECK: ld.global.v4.b32
 // CHECK: shfl.sync.bfly.b32
 // CHECK: bar.sync

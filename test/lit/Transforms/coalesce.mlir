@@ -67,3 +67,47 @@ func.func @strided_rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %stri
   tile.store %p, %v : tensor<512x!tile.ptr<f32>>, tensor<512xf32>
   return
 }
+
+// -----
+
+// rows[:, None] * s + cols[None, :] with a row stride s of unknown divisibility: the rows
+// (0, 1, 2, ...) are not multiples of anything, so neither is r * s, and a row's first
+// address need not be 16-byte aligned: scalar accesses. (The range's divisibility used to
+// flow into the expanded dimension and through the product, giving 16-byte vectors at
+// misaligned addresses.) With s % 16 == 0 every row starts aligned: 16-byte vectors.
+// CHECK-LABEL: func.func @row_stride
+// CHECK: tile.load {{.*}} {tile.vec = 1 : i32}
+// CHECK-LABEL: func.func @aligned_row_stride
+// CHECK: tile.load {{.*}} {tile.vec = 4 : i32}
+func.func @row_stride(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %s: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %rows = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %ss = tile.splat %s : tensor<16x1xi32>
+  %rs = arith.muli %r2, %ss : tensor<16x1xi32>
+  %rb = tile.broadcast %rs : tensor<16x1xi32> -> tensor<16x64xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %cb = tile.broadcast %c2 : tensor<1x64xi32> -> tensor<16x64xi32>
+  %offs = arith.addi %rb, %cb : tensor<16x64xi32>
+  %xs = tile.splat %x : tensor<16x64x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %offs : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %v = tile.load %p : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  tile.store %p, %v : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  return
+}
+func.func @aligned_row_stride(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %s: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %rows = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %ss = tile.splat %s : tensor<16x1xi32>
+  %rs = arith.muli %r2, %ss : tensor<16x1xi32>
+  %rb = tile.broadcast %rs : tensor<16x1xi32> -> tensor<16x64xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %cb = tile.broadcast %c2 : tensor<1x64xi32> -> tensor<16x64xi32>
+  %offs = arith.addi %rb, %cb : tensor<16x64xi32>
+  %xs = tile.splat %x : tensor<16x64x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %offs : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %v = tile.load %p : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  tile.store %p, %v : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  return
+}

@@ -17,6 +17,14 @@
 #include "tile/Dialect/TileDialect.h.inc"
 #include "tile/Dialect/TileEnums.h.inc"
 
+namespace mlir::tile {
+/// The side-effect resource of shared-memory ops (tile.local_*, async copies, barriers),
+/// so that global-memory ops and shared-memory ops do not order each other needlessly.
+struct SharedMemoryResource : public SideEffects::Resource::Base<SharedMemoryResource> {
+  StringRef getName() final { return "<SharedMemory>"; }
+};
+} // namespace mlir::tile
+
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/TileTypes.h.inc"
 
@@ -30,6 +38,8 @@ namespace mlir::tile {
 /// Attribute names shared by the front end, passes and lowering.
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// On a kernel: buffers per software-pipelined load (tile-pipeline); absent: 3.
+inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// On the module: the GPU the code is for, "sm_80", "sm_90", ... (absent: no tensor
 /// cores are assumed). Set by the pipeline; passes that choose instructions read it.
 inline constexpr llvm::StringLiteral kTargetAttr = "tile.target";
@@ -46,6 +56,12 @@ inline int targetComputeCapability(Operation *op) {
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 /// On the module after lowering: dynamic shared memory the kernel needs at launch, in bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
+
+/// On a tile.local_alloc after tile-allocate-shared: its byte offset in shared memory.
+inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.offset";
+/// On ops that need scratch shared memory while they run (layout conversions, reshapes,
+/// reductions across warps) after tile-allocate-shared: the scratch's byte offset.
+inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
 
 /// The element type of a scalar or tensor type.
 inline Type elementTypeOf(Type t) { return getElementTypeOrSelf(t); }

@@ -94,4 +94,25 @@ def Tile_DotOperandLayout : AttrDef<Tile_Dialect, "DotOperandLayout"> {
   let assemblyFormat = "`<` `opIdx` `=` $opIdx `,` `parent` `=` $parent `>`";
 }
 
+def Tile_SwizzledSharedLayout : AttrDef<Tile_Dialect, "SwizzledSharedLayout"> {
+  let mnemonic = "swizzled_shared";
+  let summary = "a 2-D tile in shared memory, rows XOR-swizzled in vec-element chunks";
+  let description = [{
+    Row-major (`order = [1, 0]`: dimension 1 contiguous) with `vec`-element chunks of each
+    row permuted: element (r, c) is at offset
+    `r * C + (((c / vec) ^ ((r / perPhase) % maxPhase)) * vec) + c % vec`.
+    With 16-byte chunks and `perPhase * maxPhase` rows covering the 128-byte bank cycle,
+    the eight row addresses of an `ldmatrix` 8x8 block fall in eight different bank groups.
+    Triton's `#ttg.swizzled_shared`; `maxPhase = 1` is no swizzle. Buffers with a leading
+    pipeline-stage dimension repeat the tile.
+    `#tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>`
+  }];
+  let parameters = (ins "unsigned":$vec, "unsigned":$perPhase, "unsigned":$maxPhase,
+                        ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `vec` `=` $vec `,` `perPhase` `=` $perPhase `,` `maxPhase` `=` $maxPhase `,` `order` `=` `[` $order `]` `>`
+  }];
+  let genVerifyDecl = 1;
+}
+
 #endif

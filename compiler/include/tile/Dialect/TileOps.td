@@ -230,4 +230,119 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure, SameOperandsAndResul
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Shared memory as IR: buffers, copies into them (cp.async), barriers.
+//===----------------------------------------------------------------------===//
+
+def Tile_SharedMemory : Resource<"::mlir::tile::SharedMemoryResource">;
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [MemoryEffects<[MemAlloc<Tile_SharedMemory>]>]> {
+  let summary = "a buffer in shared memory, optionally filled from a tensor";
+  let description = [{
+    The buffer lives until its last use; `tile-allocate-shared` places it (attribute
+    `tile.offset`, bytes from the dynamic shared-memory base, 1024-byte aligned) and may
+    give its space to buffers whose lifetimes do not overlap. With `src`, every thread
+    writes its registers of `src` into the buffer.
+    ```mlir
+    %m = tile.local_alloc %a : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %ring = tile.local_alloc : () -> !tile.memdesc<3x64x32xf16, #shared>
+    ```
+  }];
+  let arguments = (ins Optional<Tile_Tensor>:$src);
+  let results = (outs Tile_MemDescType:$result);
+  let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
+  let summary = "read a shared-memory buffer into a tensor";
+  let description = [{
+    Each thread reads the elements its result layout gives it; into `#tile.dot_operand`
+    of 16-bit elements this is `ldmatrix` (`.trans` for b).
+    ```mlir
+    %a = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #tile.dot_operand<opIdx = 0, parent = #mma>>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_LocalStoreOp : Tile_Op<"local_store", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "write a tensor into a shared-memory buffer";
+  let description = [{
+    ```mlir
+    tile.local_store %a, %m : tensor<64x32xf16, #blocked>, !tile.memdesc<64x32xf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, Tile_MemDescType:$dst);
+  let assemblyFormat = "$src `,` $dst attr-dict `:` type($src) `,` type($dst)";
+  let hasVerifier = 1;
+}
+
+def Tile_MemDescIndexOp : Tile_Op<"memdesc_index", [Pure]> {
+  let summary = "one buffer of a ring of shared-memory buffers";
+  let description = [{
+    Buffer `index` (0 <= index < the leading dimension) of `src`: a view, no data moves.
+    ```mlir
+    %s = tile.memdesc_index %ring[%i] : !tile.memdesc<3x64x32xf16, #shared> -> !tile.memdesc<64x32xf16, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$src, I32:$index);
+  let results = (outs Tile_MemDescType:$result);
+  let assemblyFormat = "$src `[` $index `]` attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "start copying global memory into a shared-memory buffer (cp.async)";
+  let description = [{
+    Element i of the buffer receives `*ptrs[i]`, or zero where `mask` is false. The copy
+    is asynchronous: it belongs to the group the next `tile.async_commit_group` closes,
+    and its data may be read only after a `tile.async_wait` has retired that group (and a
+    barrier, for other threads' copies). Each thread copies the elements its pointer
+    layout gives it, `tile.vec` of them per instruction (4, 8 or 16 bytes).
+    ```mlir
+    tile.async_copy %ptrs, %buf, %mask : tensor<64x32x!tile.ptr<f16>, #blocked>, !tile.memdesc<64x32xf16, #shared>, tensor<64x32xi1, #blocked>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Tile_PtrType]>:$ptrs, Tile_MemDescType:$dst, Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = "$ptrs `,` $dst (`,` $mask^)? attr-dict `:` type($ptrs) `,` type($dst) (`,` type($mask)^)?";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCommitGroupOp : Tile_Op<"async_commit_group", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "close the group of asynchronous copies started since the last commit";
+  let description = [{
+    ```mlir
+    tile.async_commit_group
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "wait until at most `pending` groups of this thread's copies are in flight";
+  let description = [{
+    ```mlir
+    tile.async_wait {pending = 1 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "every thread of the program waits here (bar.sync 0)";
+  let description = [{
+    Inserted by `tile-insert-barriers` between shared-memory accesses of different
+    threads that could otherwise race.
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 #endif

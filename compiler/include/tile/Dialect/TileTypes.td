@@ -19,6 +19,28 @@ def Tile_PtrType : TypeDef<Tile_Dialect, "Ptr"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_MemDescType : TypeDef<Tile_Dialect, "MemDesc"> {
+  let mnemonic = "memdesc";
+  let summary = "a buffer in shared memory";
+  let description = [{
+    A tensor-shaped buffer in the program's shared memory, with a shared layout
+    (`#tile.swizzled_shared`) that maps elements to offsets. A leading extra dimension
+    makes a ring of buffers (one per pipeline stage); `tile.memdesc_index` selects one.
+    Where the buffer lives is decided by `tile-allocate-shared` (attribute `tile.offset`
+    on its `tile.local_alloc`).
+    `!tile.memdesc<3x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>`
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape, "::mlir::Type":$elementType, "::mlir::Attribute":$encoding);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getRank() const { return getShape().size(); }
+    int64_t getNumElements() const;
+    /// The shape of one buffer (without a leading stage dimension beyond the layout's rank).
+    ::llvm::ArrayRef<int64_t> getTileShape() const { return getShape().take_back(2); }
+  }];
+}
+
 // Element types the DSL supports.
 def Tile_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;

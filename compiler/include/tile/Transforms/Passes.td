@@ -31,6 +31,66 @@ def TileCoalesce : Pass<"tile-coalesce", "mlir::ModuleOp"> {
   }];
 }
 
+def TileOptimizeDotOperands : Pass<"tile-optimize-dot-operands", "mlir::ModuleOp"> {
+  let summary = "Stage tensor-core dot operands through swizzled shared memory";
+  let description = [{
+    A `tile.convert_layout` of a 16-bit tensor into `#tile.dot_operand` becomes a
+    `tile.local_alloc` into a `#tile.swizzled_shared` buffer (the swizzle that keeps
+    ldmatrix's eight row reads in eight bank groups) and a `tile.local_load` from it,
+    which lowers to `ldmatrix` (`.trans` for b).
+    ```mlir
+    %a = tile.convert_layout %x : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
+    // becomes
+    %m = tile.local_alloc %x : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %a = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #dot_a>
+    ```
+  }];
+}
+
+def TilePipeline : Pass<"tile-pipeline", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline a loop's dot operand loads with cp.async over num_stages buffers";
+  let description = [{
+    In an `scf.for` whose iterations load tiles only to stage them for a dot
+    (`tile.load` → `tile.local_alloc` → `tile.local_load`), with addresses and masks that
+    depend on the induction variable and values from outside the loop only, each such
+    load becomes a `tile.async_copy` into a ring of `num-stages` buffers issued
+    `num-stages - 1` iterations ahead: a prologue issues the first copies, each iteration
+    waits for its stage (`tile.async_wait`), reads it, and issues the copy for iteration
+    i + num-stages - 1 (masked off past the end, which zero-fills). Loads whose
+    `other` is not zero, or whose accesses are narrower than 4 bytes, stay as they are.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", /*default=*/"0",
+           "buffers per pipelined load; 0 = the kernel's tile.num_stages attribute (else 3); 1 = off">
+  ];
+}
+
+def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
+  let summary = "Place shared-memory buffers and scratch by liveness";
+  let description = [{
+    Every `tile.local_alloc` (live from its definition to its last use, a use inside a
+    loop keeping it live for the whole loop) and every op's scratch (layout conversions,
+    reshapes, reductions across warps: live only at the op) gets a byte offset in the
+    kernel's dynamic shared memory — `tile.offset` / `tile.scratch_offset` — such that
+    buffers live at the same time never overlap; others reuse the space. Buffers are
+    aligned to 1024 bytes (what 128-byte swizzles need), scratch to 16. The module gets
+    `tile.shared_bytes`.
+  }];
+}
+
+def TileInsertBarriers : Pass<"tile-insert-barriers", "mlir::ModuleOp"> {
+  let summary = "Insert the barriers that shared-memory accesses of different threads need";
+  let description = [{
+    Walks each kernel in program order tracking the shared-memory byte ranges read and
+    written since the last barrier; before an op whose accesses overlap one of them with
+    a write on either side, inserts `tile.barrier`. Asynchronous copies count as writes
+    from the `tile.async_wait` that retires them. Loops are walked twice, so accesses of
+    one iteration are checked against the next; both branches of an `scf.if` are merged.
+    Ops with scratch (layout conversions, reductions) fence their own write→read inside.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower laid-out tile IR to the LLVM and NVVM dialects";
   let description = [{

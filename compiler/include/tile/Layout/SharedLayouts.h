@@ -1,0 +1,34 @@
+//===- SharedLayouts.h - shared-memory tiles as linear layouts -------------===//
+// A shared layout maps a buffer's element offset to the tensor coordinate stored there
+// (in dim "offset" -> out dims "dim0", "dim1"). Its inverse composed with a distributed
+// layout gives (register, lane, warp) -> offset: where each thread's registers live in
+// the buffer, as XORs of constants, which is what the lowering emits.
+#ifndef TILE_LAYOUT_SHAREDLAYOUTS_H
+#define TILE_LAYOUT_SHAREDLAYOUTS_H
+
+#include "tile/Layout/LinearLayout.h"
+
+namespace tile::layout {
+
+/// Row-major rows x cols (dim1 contiguous) with vec-element chunks of row r XORed with
+/// (r / perPhase) % maxPhase (Triton's swizzled_shared): element (r, c) sits at
+/// r * cols + (((c / vec) ^ ((r / perPhase) % maxPhase)) * vec) + c % vec.
+/// Needs vec * maxPhase <= cols (the XOR stays inside the row).
+LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase);
+
+/// The swizzle that keeps the eight 16-byte rows of an 8x8 ldmatrix block (and eight
+/// threads storing 16 bytes each) in eight different bank groups, for a tile whose rows
+/// are `rowBytes` long: vec = 16 bytes, perPhase rows share a phase so that a phase
+/// spans 128 bytes, maxPhase phases cover eight 16-byte groups (at most the row's chunks).
+struct Swizzle {
+  int vec, perPhase, maxPhase;
+};
+Swizzle ldmatrixSwizzle(int64_t cols, int elemBytes);
+
+/// (register, lane, warp) -> "offset" for a distributed layout `regs` (out dims dim0,
+/// dim1) stored in `shared` (from swizzledShared of the same shape).
+LinearLayout registersToOffsets(const LinearLayout &regs, const LinearLayout &shared);
+
+} // namespace tile::layout
+
+#endif

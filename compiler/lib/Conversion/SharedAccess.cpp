@@ -1,0 +1,101 @@
+//===- SharedAccess.cpp - where registers live in shared memory ------------===//
+#include "SharedAccess.h"
+
+#include "tile/Layout/SharedLayouts.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace ll = ::tile::layout;
+
+ll::LinearLayout mlir::tile::sharedTileLayout(MemDescType type) {
+  auto enc = cast<SwizzledSharedLayoutAttr>(type.getEncoding());
+  ArrayRef<int64_t> tile = type.getTileShape();
+  return ll::swizzledShared(tile[0], tile[1], enc.getVec(), enc.getPerPhase(), enc.getMaxPhase());
+}
+
+ll::LinearLayout mlir::tile::registerOffsets(const ThreadLayout &regs, MemDescType type) {
+  return ll::registersToOffsets(regs.linear, sharedTileLayout(type));
+}
+
+ll::LinearLayout mlir::tile::rowMajorOffsets(const ThreadLayout &regs) { return regs.linear.flattenOuts(); }
+
+OffsetIndexer::OffsetIndexer(OpBuilder &b, Location loc, ll::LinearLayout offsets, const ThreadPosition &pos)
+    : offsets(std::move(offsets)), base(emitThreadPart(b, loc, this->offsets, pos.lane, pos.warp, 0, &threadBits)) {}
+
+Value OffsetIndexer::index(OpBuilder &b, Location loc, unsigned r) const {
+  IntBuilder ib{b, loc};
+  int32_t own = registerPart(offsets, r, 0);
+  if (!own) return base;
+  // Where the bits cannot overlap the constant is added, so it folds into the
+  // instruction's immediate offset; under a swizzle they may, so it is XORed.
+  if (own & threadBits) return arith::XOrIOp::create(b, loc, base, ib.c(own));
+  return ib.add(base, ib.c(own));
+}
+
+unsigned mlir::tile::offsetVectorWidth(const ll::LinearLayout &offsets, Type elem) {
+  if (!elem.isIntOrFloat()) return 1;
+  const int regBits = offsets.getInDimSizeLog2("register");
+  const unsigned maxWidth = std::max(1u, 16 / sharedBytesOf(elem));
+  unsigned bits = 0;
+  while ((2u << bits) <= maxWidth && int(bits) < regBits && offsets.getBasis("register", bits)[0] == (1 << bits)) ++bits;
+  const int32_t lowMask = (1 << bits) - 1;
+  for (const auto &[name, list] : offsets.getBases())
+    for (size_t i = 0; i < list.size(); ++i)
+      if (!(name == "register" && i < bits) && (list[i][0] & lowMask)) return 1;
+  return 1u << bits;
+}
+
+void mlir::tile::storeRegisters(OpBuilder &b, Location loc, Value base, const ThreadLayout &layout,
+                                const ll::LinearLayout &offsets, ValueRange regs, Type elem) {
+  Type storage = sharedStorageType(elem);
+  const unsigned bytes = sharedBytesOf(elem);
+  auto c32 = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); };
+  OffsetIndexer index(b, loc, offsets, emitThreadPosition(b, loc, layout));
+  const unsigned vs = offsetVectorWidth(offsets, elem);
+  for (unsigned r = 0; r < layout.numRegs(); r += vs) {
+    Value ptr = sharedElementPtr(b, loc, base, elem, index.index(b, loc, r));
+    if (vs == 1) {
+      LLVM::StoreOp::create(b, loc, toShared(b, loc, regs[r]), ptr);
+      continue;
+    }
+    Value v = LLVM::UndefOp::create(b, loc, VectorType::get({vs}, storage));
+    for (unsigned i = 0; i < vs; ++i) v = LLVM::InsertElementOp::create(b, loc, v, toShared(b, loc, regs[r + i]), c32(i));
+    LLVM::StoreOp::create(b, loc, v, ptr, vs * bytes);
+  }
+}
+
+SmallVector<Value> mlir::tile::loadRegisters(OpBuilder &b, Location loc, Value base, const ThreadLayout &layout,
+                                             const ll::LinearLayout &offsets, Type elem) {
+  Type storage = sharedStorageType(elem);
+  const unsigned bytes = sharedBytesOf(elem);
+  auto c32 = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); };
+  OffsetIndexer index(b, loc, offsets, emitThreadPosition(b, loc, layout));
+  const unsigned vd = offsetVectorWidth(offsets, elem);
+  SmallVector<Value> regs;
+  for (unsigned r = 0; r < layout.numRegs(); r += vd) {
+    Value ptr = sharedElementPtr(b, loc, base, elem, index.index(b, loc, r));
+    if (vd == 1) {
+      regs.push_back(fromShared(b, loc, LLVM::LoadOp::create(b, loc, storage, ptr), elem));
+      continue;
+    }
+    Value v = LLVM::LoadOp::create(b, loc, VectorType::get({vd}, storage), ptr, vd * bytes);
+    for (unsigned i = 0; i < vd; ++i)
+      regs.push_back(fromShared(b, loc, LLVM::ExtractElementOp::create(b, loc, v, c32(i)), elem));
+  }
+  return regs;
+}
+
+static unsigned elementBytes(Type t) {
+  Type elem = getElementTypeOrSelf(t);
+  if (isa<PtrType>(elem)) return 8;
+  return std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+unsigned mlir::tile::scratchBytes(Operation *op) {
+  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
+    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+    return src.getNumElements() * elementBytes(src);
+  }
+  if (auto reduce = dyn_cast<ReduceOp>(op)) return reduceScratchBytes(reduce);
+  return 0;
+}

@@ -1,0 +1,215 @@
+//===- SharedMemoryOps.cpp - buffers, ldmatrix, cp.async, barriers ---------===//
+// A tile.memdesc lowers to its base address (addrspace 3). Registers move between
+// tensors and buffers at the offsets SharedAccess.h derives from the two layouts; reads
+// into mma.sync operand fragments use ldmatrix, whose addresses are one more linear
+// layout (see LdmatrixLowering).
+#include "SharedAccess.h"
+
+#include "tile/Layout/SharedLayouts.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+namespace ll = ::tile::layout;
+
+namespace {
+
+unsigned bufferBytes(MemDescType t) { return t.getNumElements() * sharedBytesOf(t.getElementType()); }
+
+struct LocalAllocLowering : OpConversionPattern<LocalAllocOp> {
+  LocalAllocLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
+      : OpConversionPattern(tc, ctx), smem(smem) {}
+  SharedMemory &smem;
+
+  LogicalResult matchAndRewrite(LocalAllocOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->getAttrOfType<IntegerAttr>(kSharedOffsetAttr);
+    if (!offset) return op.emitOpError("has no shared-memory offset (tile-allocate-shared must run first)");
+    Location loc = op.getLoc();
+    Value base = smem.at(rewriter, loc, offset.getInt(), bufferBytes(op.getType()));
+    if (op.getSrc()) {
+      ThreadLayout regs = ThreadLayout::get(op.getSrc().getType());
+      storeRegisters(rewriter, loc, base, regs, registerOffsets(regs, op.getType()), adaptor.getSrc(),
+                     op.getType().getElementType());
+    }
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+struct LocalStoreLowering : OpConversionPattern<LocalStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LocalStoreOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    ThreadLayout regs = ThreadLayout::get(op.getSrc().getType());
+    storeRegisters(rewriter, op.getLoc(), adaptor.getDst()[0], regs, registerOffsets(regs, op.getDst().getType()),
+                   adaptor.getSrc(), op.getDst().getType().getElementType());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MemDescIndexLowering : OpConversionPattern<MemDescIndexOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MemDescIndexOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    IntBuilder ib{rewriter, loc};
+    Value byteOffset = ib.mul(adaptor.getIndex()[0], ib.c(bufferBytes(op.getType())));
+    Value base = adaptor.getSrc()[0];
+    rewriter.replaceOp(op, LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
+                                               ValueRange{byteOffset}));
+    return success();
+  }
+};
+
+/// ldmatrix reads 8x8 blocks of 16-bit elements: lane i gives the address of row i % 8
+/// of block i / 8, and receives per block one register holding two elements. For an
+/// mma.sync operand fragment a block is one register pair (register bit 0 is the pair's
+/// element): pair p of the fragment comes from block p % num of instruction p / num.
+/// So the addresses are a linear layout over (lane, warp, instruction): lane bits 0-2
+/// step through the block's rows, lane bits 3-4 and the instruction's bits through the
+/// register pairs, warp bits as the operand's. For operand a the pair is along K (the
+/// contiguous dimension of the buffer): a block's row is a row of the tile. For b the
+/// pair is along K = dim0 while N is contiguous: .trans hands each lane the column pair.
+struct LdmatrixPlan {
+  int num = 0;             ///< matrices per instruction (1, 2 or 4)
+  bool trans = false;
+  ll::LinearLayout address; ///< (lane, warp, instr) -> element offset
+};
+
+std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType buffer) {
+  if (sharedBytesOf(buffer.getElementType()) != 2 || buffer.getRank() != 2) return std::nullopt;
+  auto enc = cast<SwizzledSharedLayoutAttr>(buffer.getEncoding());
+  // Eight consecutive elements of a row (16 bytes) must be contiguous and aligned.
+  if (buffer.getShape()[1] % 8 || (enc.getMaxPhase() > 1 && enc.getVec() < 8)) return std::nullopt;
+  const ll::LinearLayout &l = regs.linear;
+  const int regBits = l.getInDimSizeLog2("register");
+  if (regBits < 1) return std::nullopt;
+  auto basis = [&](const char *dim, int bit) { return l.getBasis(dim, bit); };
+  LdmatrixPlan plan;
+  auto pairElem = basis("register", 0);
+  plan.trans = pairElem[0] != 0; // the pair runs along dim0
+  const int pairBits = regBits - 1;
+  const int numBits = std::min(2, pairBits);
+  plan.num = 1 << numBits;
+  // Rows of a block: non-trans, the lanes' group bits (lane bits 2-4 step dim0); trans,
+  // the pair's element bit then lane bits 0-1 (k = 2 * (lane % 4) + element).
+  std::vector<ll::LinearLayout::Basis> lane, warp, instr;
+  if (!plan.trans) {
+    for (int b = 2; b < 5; ++b) lane.push_back(basis("lane", b));
+  } else {
+    lane.push_back(pairElem);
+    lane.push_back(basis("lane", 0));
+    lane.push_back(basis("lane", 1));
+  }
+  for (int b = 0; b < 2; ++b) lane.push_back(b < numBits ? basis("register", 1 + b) : ll::LinearLayout::Basis{0, 0});
+  for (int b = 1 + numBits; b < regBits; ++b) instr.push_back(basis("register", b));
+  for (int b = 0; b < l.getInDimSizeLog2("warp"); ++b) warp.push_back(basis("warp", b));
+  ll::LinearLayout coords({{"lane", lane}, {"warp", warp}, {"register", instr}}, l.getOutDims());
+  plan.address = ll::registersToOffsets(coords, sharedTileLayout(buffer));
+  // Every address must start 8 contiguous elements (16 aligned bytes): each basis moves
+  // by whole rows or 8-element chunks.
+  for (const auto &[name, list] : plan.address.getBases())
+    for (const auto &b : list)
+      if (b[0] % 8) return std::nullopt;
+  return plan;
+}
+
+struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(LocalLoadOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ThreadLayout regs = ThreadLayout::get(op.getType());
+    MemDescType buffer = op.getSrc().getType();
+    Type elem = buffer.getElementType();
+    Value base = adaptor.getSrc()[0];
+    std::optional<LdmatrixPlan> plan;
+    if (isa<DotOperandLayoutAttr>(op.getType().getEncoding())) plan = planLdmatrix(regs, buffer);
+    if (!plan) {
+      rewriter.replaceOpWithMultiple(op, {loadRegisters(rewriter, loc, base, regs, registerOffsets(regs, buffer), elem)});
+      return success();
+    }
+    ThreadPosition pos = emitThreadPosition(rewriter, loc, regs);
+    OffsetIndexer address(rewriter, loc, plan->address, pos);
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Type> fields(plan->num, i32);
+    Type resultType = plan->num == 1 ? i32 : Type(LLVM::LLVMStructType::getLiteral(rewriter.getContext(), fields));
+    auto pairType = VectorType::get({2}, elem);
+    SmallVector<Value> out;
+    const unsigned instructions = regs.numRegs() / (2 * plan->num);
+    for (unsigned i = 0; i < instructions; ++i) {
+      Value ptr = sharedElementPtr(rewriter, loc, base, elem, address.index(rewriter, loc, i));
+      Value res = NVVM::LdMatrixOp::create(
+          rewriter, loc, resultType, ptr, plan->num,
+          plan->trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
+      for (int j = 0; j < plan->num; ++j) {
+        Value word = plan->num == 1 ? res : Value(LLVM::ExtractValueOp::create(rewriter, loc, res, j));
+        Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);
+        for (int e = 0; e < 2; ++e)
+          out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, pair, LLVM::ConstantOp::create(rewriter, loc, i32, e)));
+      }
+    }
+    rewriter.replaceOpWithMultiple(op, {out});
+    return success();
+  }
+};
+
+/// cp.async: `tile.vec` consecutive elements per instruction (4, 8 or 16 bytes); a
+/// masked-off group copies 0 bytes and zero-fills its destination.
+struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ThreadLayout regs = ThreadLayout::get(op.getPtrs().getType());
+    MemDescType buffer = op.getDst().getType();
+    Type elem = buffer.getElementType();
+    ll::LinearLayout offsets = registerOffsets(regs, buffer);
+    unsigned vec = 1;
+    if (auto a = op->getAttrOfType<IntegerAttr>("tile.vec")) vec = std::max<int64_t>(1, a.getInt());
+    vec = std::min(vec, offsetVectorWidth(offsets, elem));
+    const unsigned bytes = vec * sharedBytesOf(elem);
+    if (bytes != 4 && bytes != 8 && bytes != 16)
+      return op.emitOpError("copies ") << bytes << " contiguous bytes per thread; cp.async needs 4, 8 or 16";
+    IntBuilder ib{rewriter, loc};
+    OffsetIndexer index(rewriter, loc, offsets, emitThreadPosition(rewriter, loc, regs));
+    ValueRange ptrs = adaptor.getPtrs(), masks = adaptor.getMask();
+    Value base = adaptor.getDst()[0];
+    auto modifier = bytes == 16 ? NVVM::LoadCacheModifierKind::CG : NVVM::LoadCacheModifierKind::CA;
+    for (unsigned r = 0; r < regs.numRegs(); r += vec) {
+      Value dst = sharedElementPtr(rewriter, loc, base, elem, index.index(rewriter, loc, r));
+      Value srcSize = masks.empty() ? Value() : Value(arith::SelectOp::create(rewriter, loc, masks[r], ib.c(bytes), ib.c(0)));
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[r], rewriter.getI32IntegerAttr(bytes),
+                              NVVM::LoadCacheModifierKindAttr::get(rewriter.getContext(), modifier), srcSize);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+template <class Op> struct Replace : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if constexpr (std::is_same_v<Op, AsyncCommitGroupOp>) NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    else if constexpr (std::is_same_v<Op, AsyncWaitOp>) NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
+    else NVVM::Barrier0Op::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateSharedMemoryPatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
+                                              SharedMemory &smem) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<LocalAllocLowering>(converter, ctx, smem);
+  patterns.add<LocalStoreLowering, MemDescIndexLowering, LocalLoadLowering, AsyncCopyLowering,
+               Replace<AsyncCommitGroupOp>, Replace<AsyncWaitOp>, Replace<BarrierOp>>(converter, ctx);
+}

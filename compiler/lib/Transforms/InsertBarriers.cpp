@@ -1,0 +1,175 @@
+//===- InsertBarriers.cpp - barriers where shared-memory accesses race -----===//
+// The state is the set of byte ranges read and written since the last barrier (plus
+// the ranges of asynchronous copies not yet retired by a wait, which a barrier does
+// not cover: their data lands later). An op conflicting with the state (overlapping
+// ranges, a write on either side) gets a barrier before it. Ranges come from the
+// offsets tile-allocate-shared assigned: a buffer's whole extent (all stages of a ring:
+// which stage an index picks is not tracked), an op's scratch.
+#include "../Conversion/SharedAccess.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEINSERTBARRIERS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct Range {
+  int64_t begin, end;
+  bool overlaps(const Range &o) const { return begin < o.end && o.begin < end; }
+};
+
+struct State {
+  SmallVector<Range> reads, writes;
+  /// Copies in flight: the open group (not yet committed) and committed groups, oldest first.
+  SmallVector<Range> openGroup;
+  SmallVector<SmallVector<Range>> committed;
+  void merge(const State &o) {
+    reads.append(o.reads);
+    writes.append(o.writes);
+    openGroup.append(o.openGroup);
+    // Align the newest groups: a wait(N) must keep the N newest of either path in flight.
+    size_t n = std::max(committed.size(), o.committed.size());
+    SmallVector<SmallVector<Range>> out(n);
+    for (size_t i = 0; i < committed.size(); ++i) out[n - committed.size() + i].append(committed[i]);
+    for (size_t i = 0; i < o.committed.size(); ++i) out[n - o.committed.size() + i].append(o.committed[i]);
+    committed = std::move(out);
+  }
+  bool conflicts(ArrayRef<Range> r, ArrayRef<Range> w) const {
+    auto any = [](ArrayRef<Range> a, ArrayRef<Range> b) {
+      for (const Range &x : a)
+        for (const Range &y : b)
+          if (x.overlaps(y)) return true;
+      return false;
+    };
+    return any(r, writes) || any(w, writes) || any(w, reads);
+  }
+};
+
+/// The bytes of the buffer a memdesc value views (its whole ring).
+std::optional<Range> bufferRange(Value v) {
+  while (auto index = v.getDefiningOp<MemDescIndexOp>()) v = index.getSrc();
+  auto alloc = v.getDefiningOp<LocalAllocOp>();
+  auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(kSharedOffsetAttr) : IntegerAttr();
+  if (!offset) return std::nullopt;
+  MemDescType t = alloc.getType();
+  return Range{offset.getInt(), offset.getInt() + int64_t(t.getNumElements() * sharedBytesOf(t.getElementType()))};
+}
+
+struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers> {
+  bool failed = false;
+
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func->hasAttr(kKernelAttr)) return;
+      State state;
+      walkBlock(func.getBody().front(), state, /*insert=*/true);
+    });
+    if (failed) signalPassFailure();
+  }
+
+  Range whole(Operation *op, Value v) {
+    if (auto r = bufferRange(v)) return *r;
+    op->emitOpError("reads or writes a shared-memory buffer without an offset (tile-allocate-shared must run first)");
+    failed = true;
+    return Range{0, 0};
+  }
+
+  void barrierBefore(Operation *op, State &state, bool insert) {
+    if (insert) {
+      OpBuilder b(op);
+      BarrierOp::create(b, op->getLoc());
+    }
+    state.reads.clear();
+    state.writes.clear();
+  }
+
+  void visit(Operation *op, State &state, bool insert) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      // Iteration i + 1 starts with what iteration i left: walk once to learn that
+      // (inserting nothing), then for real from the merged state.
+      State before = state, first = state;
+      walkBlock(*loop.getBody(), first, /*insert=*/false);
+      State entry = state;
+      entry.merge(first);
+      walkBlock(*loop.getBody(), entry, insert);
+      state = entry; // after the last iteration, or none at all
+      state.merge(before);
+      return;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      State thenState = state, elseState = state;
+      walkBlock(branch.getThenRegion().front(), thenState, insert);
+      if (!branch.getElseRegion().empty()) walkBlock(branch.getElseRegion().front(), elseState, insert);
+      thenState.merge(elseState);
+      state = thenState;
+      return;
+    }
+    if (isa<BarrierOp>(op)) {
+      state.reads.clear();
+      state.writes.clear();
+      return;
+    }
+    if (isa<AsyncCommitGroupOp>(op)) {
+      state.committed.push_back(std::move(state.openGroup));
+      state.openGroup.clear();
+      return;
+    }
+    if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+      // All but the `pending` newest groups of this thread's copies have landed (an open,
+      // uncommitted group counts as landed too, as cp.async.wait_group treats it: it is
+      // not waited for, so it is conservatively kept in flight instead); others' copies
+      // need a barrier before they are visible.
+      size_t keep = std::min<size_t>(wait.getPending(), state.committed.size());
+      size_t landed = state.committed.size() - keep;
+      for (size_t i = 0; i < landed; ++i) state.writes.append(state.committed[i]);
+      state.committed.erase(state.committed.begin(), state.committed.begin() + landed);
+      return;
+    }
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      Range w = whole(op, copy.getDst());
+      // The copy overwrites bytes other threads may still be reading.
+      if (state.conflicts({}, {w})) barrierBefore(op, state, insert);
+      state.openGroup.push_back(w);
+      return;
+    }
+    SmallVector<Range> reads, writes;
+    if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+      if (alloc.getSrc()) writes.push_back(whole(op, alloc.getResult()));
+    } else if (auto store = dyn_cast<LocalStoreOp>(op)) {
+      writes.push_back(whole(op, store.getDst()));
+    } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
+      reads.push_back(whole(op, load.getSrc()));
+    } else if (unsigned bytes = scratchBytes(op)) {
+      // Writes its scratch, fences, reads it back: after the op only the reads remain.
+      auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+      if (!offset) {
+        op->emitOpError("needs scratch shared memory without an offset (tile-allocate-shared must run first)");
+        failed = true;
+        return;
+      }
+      Range r{offset.getInt(), offset.getInt() + bytes};
+      if (state.conflicts({r}, {r})) barrierBefore(op, state, insert);
+      state.reads.clear();
+      state.writes.clear();
+      state.reads.push_back(r);
+      return;
+    }
+    if (reads.empty() && writes.empty()) return;
+    if (state.conflicts(reads, writes)) barrierBefore(op, state, insert);
+    state.reads.append(reads);
+    state.writes.append(writes);
+  }
+
+  void walkBlock(Block &block, State &state, bool insert) {
+    for (Operation &op : llvm::make_early_inc_range(block)) visit(&op, state, insert);
+  }
+};
+
+} // namespace

@@ -1,0 +1,262 @@
+// RUN: tile-opt %s -split-input-file --tile-pipeline | FileCheck %s
+
+// tile-pipeline alone, on laid-out IR written by hand: the rules that decide whether a
+// load is pipelined, without the passes before it choosing the inputs. Each loop reads
+// one 64x32 tile per iteration through load -> local_alloc -> local_load (the shape
+// tile-optimize-dot-operands leaves); the vector width is the `tile.vec` written here.
+// sm_80 is the first target with cp.async: pipelined (three stages by default).
+// CHECK-LABEL: func.func @sm_80
+// CHECK: %[[R:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+// CHECK-COUNT-2: tile.async_commit_group
+// CHECK: scf.for
+// CHECK-NEXT: tile.async_wait {pending = 1 : i32}
+// CHECK: tile.async_copy
+// CHECK-NEXT: tile.async_commit_group
+// CHECK: %[[V:.*]] = tile.memdesc_index %[[R]]
+// CHECK-NOT: tile.load
+// CHECK: tile.local_load %[[V]]
+// CHECK: tile.async_wait {pending = 0 : i32}
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_80"} {
+  func.func @sm_80(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}
+
+// -----
+
+// sm_75 has no cp.async: the same loop is left exactly as it is.
+// CHECK-LABEL: func.func @sm_75
+// CHECK-NOT: tile.async
+// CHECK: %[[V:.*]] = tile.load %{{.*}} {tile.vec = 8 : i32}
+// CHECK-NEXT: %[[M:.*]] = tile.local_alloc %[[V]] : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+// CHECK-NEXT: tile.local_load %[[M]]
+// CHECK-NOT: tile.async
+// CHECK: return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_75"} {
+  func.func @sm_75(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}
+
+// -----
+
+// No tile.target: no cp.async assumed, left as it is.
+// CHECK-LABEL: func.func @no_target
+// CHECK-NOT: tile.async
+// CHECK: %[[V:.*]] = tile.load
+// CHECK-NEXT: tile.local_alloc %[[V]]
+// CHECK-NOT: tile.async
+// CHECK: return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module {
+  func.func @no_target(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}
+
+// -----
+
+// The pointers are a loop-carried value (advanced by 32 each iteration), even with
+// 16-byte accesses: iteration j + 2's pointers are not known at iteration j. Left as is.
+// CHECK-LABEL: func.func @loop_carried_pointers
+// CHECK-NOT: tile.async
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[Q:.*]] = %{{.*}})
+// CHECK: %[[V:.*]] = tile.load %[[Q]] {tile.vec = 8 : i32}
+// CHECK-NEXT: tile.local_alloc %[[V]]
+// CHECK-NOT: tile.async
+// CHECK: return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_80"} {
+  func.func @loop_carried_pointers(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %step = arith.constant dense<32> : tensor<64x32xi32, #blocked>
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r, %pe = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z, %q = %p) -> (tensor<64x32xf16, #blocked>, tensor<64x32x!tile.ptr<f16>, #blocked>) : i32 {
+    %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    %qn = tile.addptr %q, %step : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    scf.yield %s, %qn : tensor<64x32xf16, #blocked>, tensor<64x32x!tile.ptr<f16>, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}
+
+// -----
+
+// cp.async moves 4, 8 or 16 bytes per instruction: an f16 load one element (2 bytes) at a
+// time is left as it is; two elements (4 bytes) at a time is pipelined, and the copy
+// keeps the load's vector width.
+// CHECK-LABEL: func.func @f16_vec1
+// CHECK-NOT: tile.async
+// CHECK: tile.load %{{.*}} {tile.vec = 1 : i32}
+// CHECK-NEXT: tile.local_alloc
+// CHECK-LABEL: func.func @f16_vec2
+// CHECK: tile.local_alloc : () -> !tile.memdesc<3x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+// CHECK: tile.async_copy %{{.*}}, %{{.*}}, %{{.*}} {tile.vec = 2 : i32}
+// CHECK-NOT: tile.load
+// CHECK: return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_80"} {
+  func.func @f16_vec1(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 1 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+  func.func @f16_vec2(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 2 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}
+
+// -----
+
+// Without tile.vec (tile-coalesce did not run) an access is one element: one f32 is 4
+// bytes, enough for cp.async; the copy then carries no tile.vec either.
+// CHECK-LABEL: func.func @f32_no_vec
+// CHECK: tile.local_alloc : () -> !tile.memdesc<3x64x32xf32, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+// CHECK: tile.async_copy %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32x!tile.ptr<f32>, #blocked>
+// CHECK-NOT: tile.load
+// CHECK: return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_80"} {
+  func.func @f32_no_vec(%p: tensor<64x32x!tile.ptr<f32>, #blocked>, %n: i32) -> tensor<64x32xf32, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf32, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf32, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f32>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q : tensor<64x32x!tile.ptr<f32>, #blocked> -> tensor<64x32xf32, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf32, #blocked>) -> !tile.memdesc<64x32xf32, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf32, #shared> -> tensor<64x32xf32, #blocked>
+    %s = arith.addf %acc, %w : tensor<64x32xf32, #blocked>
+    scf.yield %s : tensor<64x32xf32, #blocked>
+  }
+    return %r : tensor<64x32xf32, #blocked>
+  }
+}
+
+// -----
+
+// The staged tile must be read only by local_loads directly in the loop body: a buffer
+// also read inside an scf.if of the body, or a loaded tensor with another use, is left
+// as it is.
+// CHECK-LABEL: func.func @buffer_read_in_if
+// CHECK-NOT: tile.async
+// CHECK: tile.local_alloc %
+// CHECK: return
+// CHECK-LABEL: func.func @load_with_two_uses
+// CHECK-NOT: tile.async
+// CHECK: %[[V:.*]] = tile.load
+// CHECK: arith.addf %{{.*}}, %[[V]]
+// CHECK-NOT: tile.async
+// CHECK: return
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_80"} {
+  func.func @buffer_read_in_if(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32, %cond: i1) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r, %last = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z, %prev = %z) -> (tensor<64x32xf16, #blocked>, tensor<64x32xf16, #blocked>) : i32 {
+      %is = tile.splat %i : tensor<64x32xi32, #blocked>
+      %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+      %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+      %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+      %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+      %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+      %if = scf.if %cond -> tensor<64x32xf16, #blocked> {
+        %w2 = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+        scf.yield %w2 : tensor<64x32xf16, #blocked>
+      } else {
+        scf.yield %prev : tensor<64x32xf16, #blocked>
+      }
+      scf.yield %s, %if : tensor<64x32xf16, #blocked>, tensor<64x32xf16, #blocked>
+    }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+  func.func @load_with_two_uses(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s0 = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    %s = arith.addf %s0, %v : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}

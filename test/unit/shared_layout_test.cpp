@@ -1,0 +1,77 @@
+// Swizzled shared-memory layouts (tile/Layout/SharedLayouts.h) against the formula they
+// implement, and the bank-conflict property the ldmatrix swizzle is chosen for.
+#include "tile/Layout/MmaLayouts.h"
+#include "tile/Layout/SharedLayouts.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+using tile::layout::LinearLayout;
+
+namespace {
+
+int64_t formulaOffset(int64_t r, int64_t c, int64_t cols, int vec, int perPhase, int maxPhase) {
+  return r * cols + (((c / vec) ^ ((r / perPhase) % maxPhase)) * vec) + c % vec;
+}
+
+TEST(SharedLayout, SwizzleMatchesTheFormulaEverywhere) {
+  for (auto [rows, cols, vec, perPhase, maxPhase] :
+       std::vector<std::tuple<int, int, int, int, int>>{{64, 64, 8, 1, 8}, {32, 32, 8, 2, 4}, {16, 16, 8, 4, 2},
+                                                        {128, 32, 4, 1, 8}, {8, 128, 8, 1, 8}, {16, 8, 8, 8, 1}}) {
+    LinearLayout ll = tile::layout::swizzledShared(rows, cols, vec, perPhase, maxPhase);
+    LinearLayout inv = ll.invert();
+    std::set<int64_t> seen;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        auto out = inv.apply({{"dim0", r}, {"dim1", c}});
+        int64_t expect = formulaOffset(r, c, cols, vec, perPhase, maxPhase);
+        ASSERT_EQ(out[0].second, expect) << rows << "x" << cols << " vec " << vec << " r " << r << " c " << c;
+        seen.insert(expect);
+      }
+    EXPECT_EQ(int64_t(seen.size()), int64_t(rows) * cols) << "a bijection onto the buffer";
+  }
+}
+
+TEST(SharedLayout, TooWideSwizzleIsRefused) {
+  EXPECT_THROW(tile::layout::swizzledShared(16, 16, 8, 1, 8), std::invalid_argument);
+}
+
+/// The eight 16-byte rows an 8x8 ldmatrix block reads: every aligned 8-row, 8-column
+/// block of a 16-bit tile lands in eight different 16-byte bank groups (of the 128-byte
+/// cycle), for every tile width the library uses.
+TEST(SharedLayout, LdmatrixSwizzleIsBankConflictFree) {
+  for (int cols : {16, 32, 64, 128}) {
+    auto s = tile::layout::ldmatrixSwizzle(cols, 2);
+    LinearLayout inv = tile::layout::swizzledShared(64, cols, s.vec, s.perPhase, s.maxPhase).invert();
+    for (int r0 = 0; r0 < 64; r0 += 8)
+      for (int c0 = 0; c0 < cols; c0 += 8) {
+        std::set<int64_t> groups;
+        for (int r = r0; r < r0 + 8; ++r) {
+          int64_t off = inv.apply({{"dim0", r}, {"dim1", c0}})[0].second;
+          EXPECT_EQ(off % 8, 0) << "16-byte aligned row start";
+          for (int c = 1; c < 8; ++c)
+            EXPECT_EQ(inv.apply({{"dim0", r}, {"dim1", c0 + c}})[0].second, off + c) << "16 contiguous bytes";
+          groups.insert((off * 2 / 16) % 8);
+        }
+        EXPECT_EQ(groups.size(), 8u) << "cols " << cols << " block (" << r0 << ", " << c0 << ")";
+      }
+  }
+}
+
+/// Registers of an mma operand composed with the shared layout land where the formula says.
+TEST(SharedLayout, RegistersToOffsetsComposes) {
+  LinearLayout a = tile::layout::mmaV2Operand(0, 2, 2, 64, 32);
+  auto s = tile::layout::ldmatrixSwizzle(32, 2);
+  LinearLayout shared = tile::layout::swizzledShared(64, 32, s.vec, s.perPhase, s.maxPhase);
+  LinearLayout offsets = tile::layout::registersToOffsets(a, shared);
+  for (int reg = 0; reg < a.getInDimSize("register"); ++reg)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int warp = 0; warp < 4; ++warp) {
+        auto coord = a.apply({{"register", reg}, {"lane", lane}, {"warp", warp}});
+        auto off = offsets.apply({{"register", reg}, {"lane", lane}, {"warp", warp}});
+        ASSERT_EQ(off[0].second, formulaOffset(coord[0].second, coord[1].second, 32, s.vec, s.perPhase, s.maxPhase));
+      }
+}
+
+} // namespace
