@@ -4,7 +4,7 @@
 //   bench_cpu [repeats]        (TILE_CPU_THREADS=1, the default, for one core)
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
-#include "tile/kernels/Policy.h"
+#include "tile/kernels/Matmul.h"
 #include "tile/kernels/Softmax.h"
 
 #include <algorithm>

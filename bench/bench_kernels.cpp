@@ -3,7 +3,11 @@
 // machine (tools/gpu-check.sh). Prints a table and `RESULT <name> <shape> <gbps> <us>` lines, whose names
 // match bench/torch_triton_bench.py so the two can be put side by side.
 //   bench_kernels [--reps N]
-#include "AotLaunchers.h"
+#include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/Elementwise.h"
+#include "tile/kernels/LayerNorm.h"
+#include "tile/kernels/Matmul.h"
+#include "tile/kernels/Softmax.h"
 
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
@@ -21,10 +25,12 @@
 #include <vector>
 
 using namespace tile::rt;
-namespace ka = tile::kernels::aot;
+namespace tk = tile::kernels;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+tk::AotLauncher gAot; // the precompiled variants, found by kernel name
 
 constexpr size_t kMiB = size_t(1) << 20;
 // Inputs are rotated until the data touched between two uses of a buffer exceeds this, several times
@@ -148,7 +154,7 @@ void benchVectorAdd(Bench &b) {
   const size_t bytes = size_t(n) * 4;
   int sets = rotation(3 * bytes);
   auto x = buffers(sets, bytes), y = buffers(sets, bytes), z = buffers(sets, bytes);
-  double us = b.medianUs([&](int i) { ka::vectorAdd(x[i % sets].ptr(), y[i % sets].ptr(), z[i % sets].ptr(), n); });
+  double us = b.medianUs([&](int i) { tk::VectorAdd::launch(gAot, x[i % sets].ptr(), y[i % sets].ptr(), z[i % sets].ptr(), n); });
   b.add("tile_add", std::to_string(n), 3.0 * bytes, us);
 }
 
@@ -156,7 +162,7 @@ void benchSoftmax(Bench &b, int64_t rows, int64_t cols) {
   const size_t bytes = size_t(rows * cols) * 4;
   int sets = rotation(2 * bytes);
   auto in = buffers(sets, bytes), out = buffers(sets, bytes);
-  double us = b.medianUs([&](int i) { ka::softmax(out[i % sets].ptr(), in[i % sets].ptr(), rows, cols, cols, cols); });
+  double us = b.medianUs([&](int i) { tk::Softmax::launch(gAot, out[i % sets].ptr(), in[i % sets].ptr(), rows, cols, cols, cols); });
   b.add("tile_softmax", std::to_string(rows) + "x" + std::to_string(cols), 2.0 * bytes, us);
 }
 
@@ -166,7 +172,7 @@ void benchLayerNorm(Bench &b, int64_t rows, int64_t cols) {
   auto x = buffers(sets, bytes), y = buffers(sets, bytes);
   auto wb = buffers(2, size_t(cols) * 4), stats = buffers(2, size_t(rows) * 4);
   double us = b.medianUs([&](int i) {
-    ka::layerNormForward(x[i % sets].ptr(), y[i % sets].ptr(), wb[0].ptr(), wb[1].ptr(), stats[0].ptr(),
+    tk::LayerNormForward::launch(gAot, x[i % sets].ptr(), y[i % sets].ptr(), wb[0].ptr(), wb[1].ptr(), stats[0].ptr(),
                          stats[1].ptr(), rows, cols, cols, 1e-5f);
   });
   // Minimal traffic: x read, y written, w and b read, mean and rstd written.
@@ -195,23 +201,44 @@ void benchMatmul(Bench &b, int64_t n, int kind) {
   const int input = kind == 3 ? 0 : kind;
   DeviceBuffer a = randomMatrix(size_t(n * n), input, 1), bm = randomMatrix(size_t(n * n), input, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
-  const auto &tc = tile::kernels::kMatmulTensorCore, &cc = tile::kernels::kMatmulCudaCore;
-  const auto &cfg = kind == 1 || kind == 2 ? tc : cc;
-  AotLaunchConfig launch{Dim3{unsigned(((n + cfg.bm - 1) / cfg.bm) * ((n + cfg.bn - 1) / cfg.bn)), 1, 1}, cfg.numWarps,
-                         nullptr};
-  const int m32 = int(n);
+  const int64_t m = n;
   double us = b.medianUs([&](int) {
-    if (kind == 1)
-      tile::aot::matmul_f16(launch, a.ptr(), bm.ptr(), c.ptr(), bias.ptr(), m32, m32, m32, m32, 1, m32, 1, m32, 1,
-                            cfg.bm, cfg.bn, cfg.bk, 8, 0, 0);
-    else if (kind == 2)
-      tile::aot::matmul_bf16(launch, a.ptr(), bm.ptr(), c.ptr(), bias.ptr(), m32, m32, m32, m32, 1, m32, 1, m32, 1,
-                             cfg.bm, cfg.bn, cfg.bk, 8, 0, 0);
-    else
-      tile::aot::matmul_f32(launch, a.ptr(), bm.ptr(), c.ptr(), bias.ptr(), m32, m32, m32, m32, 1, m32, 1, m32, 1,
-                            cfg.bm, cfg.bn, cfg.bk, 8, 0, kind == 3 ? 1 : 0);
+    if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
+    else if (kind == 2) tk::MatmulBF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
+    else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, kind == 3);
   });
   b.addFlops(names[kind], std::to_string(n), 2.0 * double(n) * n * n, us);
+}
+
+// The MNIST model's linear layers (shared/mnist_cnn.md), M x N x K, f16 and f32 (the same
+// list as torch_triton_bench.py's MNIST_MATMULS).
+void benchMatmulShape(Bench &b, int64_t m, int64_t n, int64_t k) {
+  const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  for (int kind : {1, 0}) {
+    DeviceBuffer a = randomMatrix(size_t(m * k), kind, 1), bm = randomMatrix(size_t(k * n), kind, 2);
+    DeviceBuffer c(size_t(m * n) * 4), bias(size_t(n) * 4);
+    double us = b.medianUs([&](int) {
+      if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, n, k, k, 1, n, 1, n, 1);
+      else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, n, k, k, 1, n, 1, n, 1);
+    });
+    b.addFlops(kind == 1 ? "tile_matmul_f16" : "tile_matmul_f32", shape, 2.0 * double(m) * n * k, us);
+  }
+}
+
+// The f16 tensor-core tiles compiled ahead of time for comparison (tile_matmul_f16 above is
+// the library's choice).
+void benchMatmulTiles(Bench &b, int64_t n) {
+  DeviceBuffer a = randomMatrix(size_t(n * n), 1, 1), bm = randomMatrix(size_t(n * n), 1, 2);
+  DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
+  for (const tk::MatmulConfig &cfg : tk::kMatmulTensorCoreSweep) {
+    double us = b.medianUs([&](int) {
+      tk::MatmulF16::launch(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1, tk::MatmulEpilogue::None, false, nullptr,
+                            &cfg);
+    });
+    std::string name = "tile_matmul_f16_" + std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" +
+                       std::to_string(cfg.bk) + "w" + std::to_string(cfg.numWarps);
+    b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
+  }
 }
 
 // Host cost of one cached launch: 10000 back-to-back launches without sync, median of 5 trials. A tiny
@@ -224,11 +251,11 @@ double launchHostUs() {
   // not the host's, is measured), synchronised between batches; median over batches.
   constexpr int kLaunches = 100;
   std::vector<double> per;
-  ka::vectorAdd(x.ptr(), y.ptr(), z.ptr(), n);
+  tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n);
   Context::get().synchronize();
   for (int trial = 0; trial < 100; ++trial) {
     auto t0 = Clock::now();
-    for (int i = 0; i < kLaunches; ++i) ka::vectorAdd(x.ptr(), y.ptr(), z.ptr(), n);
+    for (int i = 0; i < kLaunches; ++i) tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n);
     per.push_back(microsSince(t0) / kLaunches);
     Context::get().synchronize();
   }
@@ -262,8 +289,8 @@ int main(int argc, char **argv) {
     Bench b(reps);
     {
       DeviceBuffer x(1024 * 4), y(1024 * 4), z(1024 * 4), m(1024 * 4);
-      b.note("tile_cold_add", "-", coldUs([&] { ka::vectorAdd(x.ptr(), y.ptr(), z.ptr(), 1024); }));
-      b.note("tile_cold_softmax", "-", coldUs([&] { ka::softmax(m.ptr(), x.ptr(), 1, 1024, 1024, 1024); }));
+      b.note("tile_cold_add", "-", coldUs([&] { tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), 1024); }));
+      b.note("tile_cold_softmax", "-", coldUs([&] { tk::Softmax::launch(gAot, m.ptr(), x.ptr(), 1, 1024, 1024, 1024); }));
     }
     benchCopy(b);
     benchVectorAdd(b);
@@ -275,6 +302,9 @@ int main(int argc, char **argv) {
     b.note("tile_launch_host", "1024", launchHostUs());
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2, 0, 3}) benchMatmul(b, n, kind);
+    benchMatmulTiles(b, 4096);
+    for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{64, 128, 3136}, {1024, 128, 3136}, {1024, 10, 128}})
+      benchMatmulShape(b, m, n, k);
     b.print();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_kernels: %s\n", e.what());

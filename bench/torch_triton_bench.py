@@ -311,6 +311,20 @@ def bench_matmul(n):
     torch.backends.cuda.matmul.allow_tf32 = False
 
 
+# The MNIST model's linear layers (shared/mnist_cnn.md) at batch 64 and 1024: fc1 forward
+# [B, 3136] x [3136, 128] and fc2 forward [B, 128] x [128, 10], as M x N x K.
+MNIST_MATMULS = ((64, 128, 3136), (1024, 128, 3136), (1024, 10, 128))
+
+
+def bench_matmul_shape(m, n, k):
+    flops = 2.0 * m * n * k
+    shape = f"{m}x{n}x{k}"
+    for dtype, tag in ((torch.float16, "f16"), (torch.float32, "f32")):
+        a, b = torch.randn(m, k, device="cuda", dtype=dtype), torch.randn(k, n, device="cuda", dtype=dtype)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        record_flops(f"torch_matmul_{tag}", shape, flops, median_us(lambda: torch.matmul(a, b)))
+
+
 def bench_launch_host():
     x = torch.randn(1024, device="cuda")
     z = torch.empty_like(x)
@@ -337,6 +351,8 @@ def main():
     attempt("launch host", bench_launch_host)
     for n in MATMUL_SIZES:
         attempt(f"matmul {n}", lambda: bench_matmul(n))
+    for m, n, k in MNIST_MATMULS:
+        attempt(f"matmul {m}x{n}x{k}", lambda: bench_matmul_shape(m, n, k))
     print()
     for name, shape, us, gbps in RESULTS:
         print(f"RESULT {name} {shape} {gbps:.1f} {us:.3f}")

@@ -25,6 +25,11 @@ public:
   AotWriter(std::string cppNamespace, int sm, int ptxVersion);
 
   void add(KernelEntry entry);
+  /// Also define `const tile::rt::AotKernel *<functionName>(const char *name)` in the
+  /// namespace: the kernel compiled under that kernel name (binary search), or null.
+  void emitLookup(std::string functionName) { lookup_ = std::move(functionName); }
+  /// No typed launch stubs: launches find their kernel through the lookup.
+  void omitStubs() { stubs_ = false; }
   /// Writes <stem>.h and <stem>.cpp; returns the number of variants compiled.
   int write(const std::string &stem, const std::string &headerInclude) const;
 
@@ -32,12 +37,16 @@ private:
   std::string ns_;
   int sm_, ptxVersion_;
   std::vector<KernelEntry> entries_;
+  std::string lookup_;
+  bool stubs_ = true;
 };
 
 /// The divisibility variants worth shipping for a list of constant choices: for each,
-/// every pointer and integer 16-divisible, then pointers only, then nothing.
+/// every pointer and integer 16-divisible, then pointers only, then nothing; each first
+/// with the integer parameters at indices `unitParams` equal to 1 (when given).
 std::vector<Specialization> standardVariants(const KernelBase &kernel,
                                              const std::vector<std::vector<int64_t>> &constChoices,
-                                             const std::vector<int> &numWarps);
+                                             const std::vector<int> &numWarps,
+                                             const std::vector<size_t> &unitParams = {});
 
 } // namespace tile::aot

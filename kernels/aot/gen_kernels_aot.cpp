@@ -1,18 +1,19 @@
 //===- gen_kernels_aot.cpp - precompile the kernel library for the GPU machine ===//
 //   gen_kernels_aot <output stem> [sm] [ptx-version]
-// Writes <stem>.h / <stem>.cpp: PTX of every variant the library's launch policy
-// (tile/kernels/Policy.h) can ask for, and typed launch stubs in tile::aot.
+// Writes <stem>.h / <stem>.cpp: the PTX of every variant every library kernel's launcher
+// can ask for (each declaration's variants(), with the standard divisibility fan-out)
+// and tile::aot::findLibraryKernel, the lookup AotLauncher launches through; the PTX
+// also as files under <stem>_ptx/ (<kernel name>_<variant index>.ptx).
 #include "AotWriter.h"
 
-#include "tile/kernels/Elementwise.h"
-#include "tile/kernels/LayerNorm.h"
-#include "tile/kernels/Matmul.h"
-#include "tile/kernels/Policy.h"
-#include "tile/kernels/Softmax.h"
+#include "tile/kernels/AllKernels.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 using namespace tile;
 using namespace tile::kernels;
@@ -27,44 +28,38 @@ int main(int argc, char **argv) {
   auto start = std::chrono::steady_clock::now();
   try {
     aot::AotWriter writer("tile::aot", sm, ptx);
-
-    writer.add({&vectorAddKernel(), "vector_add", {"x", "y", "z", "n", "BLOCK"},
-                aot::standardVariants(vectorAddKernel(), {{ElementwiseConfig::block}}, {ElementwiseConfig::numWarps})});
-
-    std::vector<std::vector<int64_t>> softmaxBlocks, layerNormBlocks;
-    std::vector<int> softmaxWarps, layerNormWarps;
-    for (int64_t n = 1; n <= kMaxRowBlock; n *= 2) {
-      softmaxBlocks.push_back({softmaxConfig(n).block});
-      softmaxWarps.push_back(softmaxConfig(n).numWarps);
-      if (n <= 4096) {
-        layerNormBlocks.push_back({layerNormConfig(n).block});
-        layerNormWarps.push_back(layerNormConfig(n).numWarps);
+    writer.omitStubs();
+    writer.emitLookup("findLibraryKernel");
+    AllKernels::forEach([&]<class D>() {
+      const KernelBase &kernel = dslKernel<D>();
+      size_t numConsts = 0;
+      for (const ParamDesc &p : kernel.params()) numConsts += p.kind == ArgKind::Const;
+      // A declaration may name integer parameters that are usually 1 (unit strides).
+      std::vector<size_t> units;
+      if constexpr (requires { D::unitParams; })
+        for (const char *u : D::unitParams) {
+          auto at = std::find_if(D::params.begin(), D::params.end(), [&](const char *p) { return std::string(p) == u; });
+          if (at == D::params.end()) throw std::invalid_argument(std::string(D::name) + ": unit parameter '" + u + "' is not a parameter");
+          units.push_back(size_t(at - D::params.begin()));
+        }
+      std::vector<Specialization> specs;
+      for (const Variant &v : D::variants()) {
+        if (v.consts.size() != numConsts)
+          throw std::invalid_argument(std::string(D::name) + ": a variant gives " + std::to_string(v.consts.size()) +
+                                      " constants for " + std::to_string(numConsts) + " Const parameters");
+        for (const Specialization &s : aot::standardVariants(kernel, {v.consts}, {v.numWarps}, units)) {
+          bool fastest = std::all_of(units.begin(), units.end(), [&](size_t i) { return s.args[i].one; }) &&
+                         std::all_of(s.args.begin(), s.args.end(), [](const ArgSpec &a) {
+                           return a.one || a.div16 || a.kind == ArgKind::Const || isFloatOrBoolScalar(a.kind);
+                         });
+          if (!v.unitOnly || fastest) specs.push_back(s);
+        }
       }
-    }
-    writer.add({&softmaxKernel(), "softmax", {"out", "in", "out_row_stride", "in_row_stride", "n_cols", "BLOCK"},
-                aot::standardVariants(softmaxKernel(), softmaxBlocks, softmaxWarps)});
-    writer.add({&layerNormForwardKernel(), "layernorm_fwd",
-                {"x", "y", "w", "b", "mean", "rstd", "row_stride", "n", "eps", "BLOCK"},
-                aot::standardVariants(layerNormForwardKernel(), layerNormBlocks, layerNormWarps)});
-
-    // Matmul (bench/ and the model): (BM, BN, BK, GROUP_M, EPILOGUE, TF32) per input type.
-    const std::vector<std::string> mm = {"a", "b", "c", "bias", "m", "n", "k", "strideAm", "strideAk", "strideBk",
-                                         "strideBn", "strideCm", "strideCn", "BM", "BN", "BK", "GROUP_M", "EPILOGUE",
-                                         "TF32"};
-    for (const auto &[kernel, name] : std::vector<std::pair<const KernelBase *, const char *>>{
-             {&matmulKernel<f16>(), "matmul_f16"}, {&matmulKernel<bf16>(), "matmul_bf16"}})
-      writer.add({kernel, name, mm, aot::standardVariants(*kernel, {{kMatmulTensorCore.bm, kMatmulTensorCore.bn,
-                                                                       kMatmulTensorCore.bk, 8, 0, 0}},
-                                                          {kMatmulTensorCore.numWarps})});
-    writer.add({&matmulKernel<float>(), "matmul_f32", mm,
-                aot::standardVariants(matmulKernel<float>(),
-                                      {{kMatmulCudaCore.bm, kMatmulCudaCore.bn, kMatmulCudaCore.bk, 8, 0, 0},
-                                       {kMatmulCudaCore.bm, kMatmulCudaCore.bn, kMatmulCudaCore.bk, 8, 0, 1}},
-                                      {kMatmulCudaCore.numWarps, kMatmulCudaCore.numWarps})});
-
+      writer.add({&kernel, D::name, std::vector<std::string>(D::params.begin(), D::params.end()), std::move(specs)});
+    });
     int count = writer.write(argv[1], "kernels_aot.h");
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::printf("gen_kernels_aot: %d variants for sm_%d in %.2f s\n", count, sm, s);
+    std::printf("gen_kernels_aot: %zu kernels, %d variants for sm_%d in %.2f s\n", AllKernels::size, count, sm, s);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

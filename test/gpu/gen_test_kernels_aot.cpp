@@ -36,10 +36,16 @@ int main(int argc, char **argv) {
     w.add({&kernels::matmulKernel<float>(), "matmul_f32", mm,
            aot::standardVariants(kernels::matmulKernel<float>(),
                                  {{32, 32, 8, 4, 0, 0}, {32, 32, 8, 4, 2, 0}, {32, 32, 8, 4, 0, 1}}, {4, 4, 4})});
+    // Tensor cores: with unit inner strides first (cp.async rings + ldmatrix), then general
+    // strides (no vector access, so operands go through shared memory without cp.async).
+    const std::vector<size_t> unitStrides = {8, 10, 12}; // strideAk, strideBn, strideCn
     w.add({&kernels::matmulKernel<f16>(), "matmul_f16", mm,
-           aot::standardVariants(kernels::matmulKernel<f16>(), {{64, 64, 16, 8, 1, 0}, {16, 16, 16, 1, 0, 0}}, {4, 1})});
+           aot::standardVariants(kernels::matmulKernel<f16>(),
+                                 {{64, 64, 16, 8, 1, 0}, {16, 16, 16, 1, 0, 0}, {128, 128, 32, 8, 0, 0}}, {4, 1, 8},
+                                 unitStrides)});
     w.add({&kernels::matmulKernel<bf16>(), "matmul_bf16", mm,
-           aot::standardVariants(kernels::matmulKernel<bf16>(), {{64, 64, 16, 8, 2, 0}}, {4})});
+           aot::standardVariants(kernels::matmulKernel<bf16>(), {{64, 64, 16, 8, 2, 0}, {128, 128, 32, 8, 2, 0}},
+                                 {4, 8}, unitStrides)});
     w.add({&colMinKernel(), "col_min", {"in", "minima", "m", "n", "BM", "BN"},
            aot::standardVariants(colMinKernel(), {{64, 32}}, {4})});
     w.add({&histogramKernel(), "histogram", {"values", "bins", "n", "BLOCK"},

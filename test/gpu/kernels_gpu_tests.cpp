@@ -1,9 +1,12 @@
-// Library kernels (ahead-of-time PTX, launched through kernels/aot/AotLaunchers.h) against a float64 host
+// Library kernels (ahead-of-time PTX, launched through their declarations' launchers and AotLauncher) against a float64 host
 // reference on a real GPU (ctest label `gpu`). Each GPU test skips with the reason when there is none.
 // Every run: fresh random inputs (seed printed on failure; TILE_TEST_SEED=<n> replays one), outputs
 // poisoned with 0xFF bytes (NaN) first, every element checked written, padding checked untouched,
 // relative error ||out - ref|| / ||ref|| within tolerance, and any NaN/Inf fails.
-#include "AotLaunchers.h"
+#include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/Elementwise.h"
+#include "tile/kernels/LayerNorm.h"
+#include "tile/kernels/Softmax.h"
 
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
@@ -26,9 +29,11 @@
 #include <vector>
 
 using namespace tile::rt;
-namespace ka = tile::kernels::aot;
+namespace tk = tile::kernels;
 
 namespace {
+
+tk::AotLauncher gAot; // the precompiled variants, found by kernel name
 
 using tile::testutil::bitsOf;
 using tile::testutil::closeTo;
@@ -122,7 +127,7 @@ class VectorAdd : public KernelsGpu {
     for (float &v : y) v = uniform(-4.0f, 4.0f);
     DeviceBuffer dx = DeviceBuffer::fromHost(x), dy = DeviceBuffer::fromHost(y);
     DeviceBuffer dz = poisoned(static_cast<size_t>(zOff + n + tail));
-    ka::vectorAdd(at(dx, xOff), at(dy, yOff), at(dz, zOff), n, s);
+    tk::VectorAdd::launch(gAot, at(dx, xOff), at(dy, yOff), at(dz, zOff), n, s);
     Context::get().synchronize();
     std::vector<float> z = dz.toHost<float>(static_cast<size_t>(zOff + n + tail));
     std::vector<double> ref(static_cast<size_t>(n));
@@ -169,7 +174,7 @@ class Softmax : public KernelsGpu {
       for (int64_t c = 0; c < in.cols; ++c) x[in.at(r, c)] = normal(0.0f, scale);
     DeviceBuffer dIn = DeviceBuffer::fromHost(x);
     DeviceBuffer dOut = poisoned(out.total());
-    ka::softmax(at(dOut, out.offset), at(dIn, in.offset), in.rows, in.cols, out.stride, in.stride);
+    tk::Softmax::launch(gAot, at(dOut, out.offset), at(dIn, in.offset), in.rows, in.cols, out.stride, in.stride);
     Context::get().synchronize();
     std::vector<float> y = dOut.toHost<float>(out.total());
 
@@ -236,7 +241,7 @@ class LayerNorm : public KernelsGpu {
     DeviceBuffer dx = DeviceBuffer::fromHost(x), dw = DeviceBuffer::fromHost(w), db = DeviceBuffer::fromHost(b);
     DeviceBuffer dy = poisoned(l.total()), dMean = poisoned(static_cast<size_t>(l.rows)),
                  dRstd = poisoned(static_cast<size_t>(l.rows));
-    ka::layerNormForward(at(dx, l.offset), at(dy, l.offset), dw.ptr(), db.ptr(), dMean.ptr(), dRstd.ptr(), l.rows,
+    tk::LayerNormForward::launch(gAot, at(dx, l.offset), at(dy, l.offset), dw.ptr(), db.ptr(), dMean.ptr(), dRstd.ptr(), l.rows,
                          l.cols, l.stride, eps);
     Context::get().synchronize();
     std::vector<float> y = dy.toHost<float>(l.total());
@@ -300,29 +305,29 @@ bool oneLine(const std::string &s, const std::string &needle) {
 
 TEST(KernelsArgs, RejectedBeforeLaunch) {
   CUdeviceptr p = 0;
-  std::string m = invalidArgument([&] { ka::softmax(p, p, 4, 16385, 16385, 16385); });
+  std::string m = invalidArgument([&] { tk::Softmax::launch(gAot, p, p, 4, 16385, 16385, 16385); });
   EXPECT_TRUE(oneLine(m, "cols = 16385 exceeds kMaxRowBlock = 16384")) << m;
-  m = invalidArgument([&] { ka::softmax(p, p, 4, 100, 100, 99); });
+  m = invalidArgument([&] { tk::Softmax::launch(gAot, p, p, 4, 100, 100, 99); });
   EXPECT_TRUE(oneLine(m, "inRowStride = 99 is smaller than cols = 100")) << m;
-  m = invalidArgument([&] { ka::softmax(p, p, 4, 0, 0, 0); });
+  m = invalidArgument([&] { tk::Softmax::launch(gAot, p, p, 4, 0, 0, 0); });
   EXPECT_TRUE(oneLine(m, "cols = 0")) << m;
-  m = invalidArgument([&] { ka::softmax(p, p, 1 << 20, 4096, 4096, 4096); });
+  m = invalidArgument([&] { tk::Softmax::launch(gAot, p, p, 1 << 20, 4096, 4096, 4096); });
   EXPECT_TRUE(oneLine(m, "int32 indexing")) << m;
-  m = invalidArgument([&] { ka::softmax(p, p, 2, 8, 8, int64_t(1) << 40); });
+  m = invalidArgument([&] { tk::Softmax::launch(gAot, p, p, 2, 8, 8, int64_t(1) << 40); });
   EXPECT_TRUE(oneLine(m, "int32 indexing")) << m;
-  m = invalidArgument([&] { ka::vectorAdd(p, p, p, int64_t(1) << 31); });
+  m = invalidArgument([&] { tk::VectorAdd::launch(gAot, p, p, p, int64_t(1) << 31); });
   EXPECT_TRUE(oneLine(m, "n = 2147483648")) << m;
-  m = invalidArgument([&] { ka::vectorAdd(p, p, p, -1); });
+  m = invalidArgument([&] { tk::VectorAdd::launch(gAot, p, p, p, -1); });
   EXPECT_TRUE(oneLine(m, "n = -1")) << m;
-  m = invalidArgument([&] { ka::layerNormForward(p, p, p, p, p, p, -1, 8, 8, 1e-5f); });
+  m = invalidArgument([&] { tk::LayerNormForward::launch(gAot, p, p, p, p, p, p, -1, 8, 8, 1e-5f); });
   EXPECT_TRUE(oneLine(m, "rows = -1")) << m;
-  m = invalidArgument([&] { ka::layerNormForward(p, p, p, p, p, p, 2, 8, 8, -1.0f); });
+  m = invalidArgument([&] { tk::LayerNormForward::launch(gAot, p, p, p, p, p, p, 2, 8, 8, -1.0f); });
   EXPECT_TRUE(oneLine(m, "eps")) << m;
 }
 
 TEST(KernelsArgs, EmptyLaunchesNothing) {
   CUdeviceptr p = 0;  // never dereferenced: nothing is launched
-  EXPECT_NO_THROW(ka::vectorAdd(p, p, p, 0));
-  EXPECT_NO_THROW(ka::softmax(p, p, 0, 128, 128, 128));
-  EXPECT_NO_THROW(ka::layerNormForward(p, p, p, p, p, p, 0, 128, 128, 1e-5f));
+  EXPECT_NO_THROW(tk::VectorAdd::launch(gAot, p, p, p, 0));
+  EXPECT_NO_THROW(tk::Softmax::launch(gAot, p, p, 0, 128, 128, 128));
+  EXPECT_NO_THROW(tk::LayerNormForward::launch(gAot, p, p, p, p, p, p, 0, 128, 128, 1e-5f));
 }

@@ -214,7 +214,8 @@ struct MatmulVariant {
 const MatmulVariant kMatmulVariants[] = {
     {MatmulType::F32, 32, 32, 8, 4, 0, 4},   {MatmulType::F32, 32, 32, 8, 4, 2, 4},
     {MatmulType::TF32, 32, 32, 8, 4, 0, 4},  {MatmulType::F16, 64, 64, 16, 8, 1, 4},
-    {MatmulType::F16, 16, 16, 16, 1, 0, 1},  {MatmulType::BF16, 64, 64, 16, 8, 2, 4}};
+    {MatmulType::F16, 16, 16, 16, 1, 0, 1},  {MatmulType::BF16, 64, 64, 16, 8, 2, 4},
+    {MatmulType::F16, 128, 128, 32, 8, 0, 8}, {MatmulType::BF16, 128, 128, 32, 8, 2, 8}};
 
 TEST(TestKernelsGpu, MatmulEveryInputType) {
   REQUIRE_GPU();

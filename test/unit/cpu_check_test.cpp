@@ -4,7 +4,9 @@
 #include "cpu_test_util.h"
 
 #include "tile/kernels/LayerNorm.h"
-#include "tile/kernels/Policy.h"
+#include "tile/kernels/Elementwise.h"
+#include "tile/kernels/Matmul.h"
+#include "tile/kernels/Softmax.h"
 #include "TestKernels.h"
 
 #include <cinttypes>

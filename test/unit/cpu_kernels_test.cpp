@@ -6,7 +6,7 @@
 
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
-#include "tile/kernels/Policy.h"
+#include "tile/kernels/Matmul.h"
 #include "tile/kernels/Softmax.h"
 
 #include <algorithm>

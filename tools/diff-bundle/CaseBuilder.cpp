@@ -48,11 +48,13 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
     case ArgKind::I32:
       i32[i] = static_cast<int32_t>(std::get<Scalar>(args[i]).value);
       a.div16 = isDiv16(static_cast<uint64_t>(i32[i]));
+      a.one = i32[i] == 1;
       launchParams.push_back(&i32[i]);
       break;
     case ArgKind::I64:
       i64[i] = std::get<Scalar>(args[i]).value;
       a.div16 = isDiv16(static_cast<uint64_t>(i64[i]));
+      a.one = i64[i] == 1;
       launchParams.push_back(&i64[i]);
       break;
     case ArgKind::F32:

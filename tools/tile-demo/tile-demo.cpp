@@ -3,7 +3,10 @@
 // when there is one and on the CPU executor otherwise, and checks each against a float64
 // host reference. Without a GPU it also compiles the kernels to PTX and reports the
 // compile times.
-#include "tile/kernels/Policy.h"
+#include "tile/kernels/Elementwise.h"
+#include "tile/kernels/LayerNorm.h"
+#include "tile/kernels/Matmul.h"
+#include "tile/kernels/Softmax.h"
 #include "tile/kernels/Registry.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"

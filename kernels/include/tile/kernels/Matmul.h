@@ -1,46 +1,135 @@
-//===- Matmul.h - C = A·B (+ bias, relu) in the DSL ------------------------===//
+//===- Matmul.h - C = A·B (+ bias, relu) ------------------------------------===//
 #pragma once
 
-#include "tile/tile.h"
+#include "tile/kernels/Declare.h"
+
+#include <type_traits>
 
 namespace tile::kernels {
 
 /// Epilogues fused into the matmul's store.
 enum class MatmulEpilogue : int { None = 0, Bias = 1, BiasRelu = 2 };
 
+/// Matmul tiles: f16/bf16 on tensor cores (mma.sync), f32 on CUDA cores (FMA).
+struct MatmulConfig {
+  int bm, bn, bk, numWarps;
+};
+// Tensor cores: operands staged by cp.async into 3-stage swizzled rings, read with ldmatrix
+// (unit inner strides only: other strides load element by element, and this tile's
+// per-element addresses would spill).
+constexpr MatmulConfig kMatmulTensorCore{64, 64, 64, 4}; // best of bench/'s sweep on an H200 (bench/NOTES.md)
+// Tensor cores with other strides (a transposed operand): no cp.async, a smaller tile.
+constexpr MatmulConfig kMatmulTensorCoreStrided{64, 64, 32, 4};
+// Other f16 tiles compiled ahead of time for bench/'s sweep (epilogue None only).
+constexpr MatmulConfig kMatmulTensorCoreSweep[] = {{128, 128, 32, 8}, {128, 128, 64, 8}, {64, 64, 128, 4},
+                                                   {64, 128, 32, 4},  {128, 64, 32, 4},  {64, 128, 64, 4}};
+constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
+constexpr int kMatmulGroupM = 8;
+
 /// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu), f32 C, any strides (a transposed
 /// operand is a stride swap), ragged M, N, K masked. One BM x BN tile of C per program,
 /// programs ordered in groups of GROUP_M tile rows so that neighbouring programs share
 /// A and B tiles in L2 (Triton tutorial 03). T is float (Const TF32 = 1: TF32 inputs),
 /// tile::f16 or tile::bf16 (f32 accumulation). Grid: cdiv(M, BM) * cdiv(N, BN).
-template <class T> const auto &matmulKernel() {
-  static const auto k = tile::kernel(
-      std::is_same_v<T, float> ? "matmul_f32" : std::is_same_v<T, f16> ? "matmul_f16" : "matmul_bf16",
-      [](Ptr<T> a, Ptr<T> b, Ptr<float> c, Ptr<float> bias, I32 m, I32 n, I32 k, I32 strideAm, I32 strideAk,
-         I32 strideBk, I32 strideBn, I32 strideCm, I32 strideCn, Const<int> BM, Const<int> BN, Const<int> BK,
-         Const<int> GROUP_M, Const<int> EPILOGUE, Const<int> TF32) {
-        // Grouped ordering: program id -> (tile row, tile column).
-        Value pid = program_id(0);
-        Value tilesM = (m + (BM - 1)) / BM, tilesN = (n + (BN - 1)) / BN;
-        Value perGroup = tilesN * GROUP_M;
-        Value firstM = (pid / perGroup) * GROUP_M;
-        Value groupRows = minimum(tilesM - firstM, GROUP_M);
-        Value pidM = firstM + (pid % perGroup) % groupRows;
-        Value pidN = (pid % perGroup) / groupRows;
+template <class T> struct Matmul {
+  static constexpr const char *name =
+      std::is_same_v<T, float> ? "matmul_f32" : std::is_same_v<T, f16> ? "matmul_f16" : "matmul_bf16";
+  static constexpr auto body = [](Ptr<T> a, Ptr<T> b, Ptr<float> c, Ptr<float> bias, I32 m, I32 n, I32 k, I32 strideAm,
+                                  I32 strideAk, I32 strideBk, I32 strideBn, I32 strideCm, I32 strideCn, Const<int> BM,
+                                  Const<int> BN, Const<int> BK, Const<int> GROUP_M, Const<int> EPILOGUE,
+                                  Const<int> TF32) {
+    // Grouped ordering: program id -> (tile row, tile column).
+    Value pid = program_id(0);
+    Value tilesM = (m + (BM - 1)) / BM, tilesN = (n + (BN - 1)) / BN;
+    Value perGroup = tilesN * GROUP_M;
+    Value firstM = (pid / perGroup) * GROUP_M;
+    Value groupRows = minimum(tilesM - firstM, GROUP_M);
+    Value pidM = firstM + (pid % perGroup) % groupRows;
+    Value pidN = (pid % perGroup) / groupRows;
 
-        Value rm = pidM * BM + arange(0, BM), rn = pidN * BN + arange(0, BN), rk = arange(0, BK);
-        Precision precision = TF32 ? Precision::TF32 : Precision::IEEE;
-        Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-          Value ks = k0 + rk;
-          Value tileA = load(a + col(rm) * strideAm + row(ks) * strideAk, (col(rm) < m) & (row(ks) < k), 0.0f);
-          Value tileB = load(b + col(ks) * strideBk + row(rn) * strideBn, (col(ks) < k) & (row(rn) < n), 0.0f);
-          return dot(tileA, tileB, acc, precision);
-        });
-        if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
-        if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
-        store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
-      });
-  return k;
-}
+    Value rm = pidM * BM + arange(0, BM), rn = pidN * BN + arange(0, BN), rk = arange(0, BK);
+    Precision precision = TF32 ? Precision::TF32 : Precision::IEEE;
+    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
+      Value ks = k0 + rk;
+      Value tileA = load(a + col(rm) * strideAm + row(ks) * strideAk, (col(rm) < m) & (row(ks) < k), 0.0f);
+      Value tileB = load(b + col(ks) * strideBk + row(rn) * strideBn, (col(ks) < k) & (row(rn) < n), 0.0f);
+      return dot(tileA, tileB, acc, precision);
+    });
+    if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
+    if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
+    store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
+  };
+  static constexpr std::array params{"a",        "b",        "c",        "bias",     "m",  "n",  "k",
+                                     "strideAm", "strideAk", "strideBk", "strideBn", "strideCm", "strideCn",
+                                     "BM",       "BN",       "BK",       "GROUP_M",  "EPILOGUE", "TF32"};
+
+  // Row-major A, B and C have unit inner strides: variants specialised on that make the
+  // tile loads 16-byte vectors (and cp.async copies); other strides get the general code.
+  static constexpr std::array unitParams{"strideAk", "strideBn", "strideCn"};
+
+  static constexpr bool kTensorCores = !std::is_same_v<T, float>;
+  static constexpr MatmulConfig kConfig = kTensorCores ? kMatmulTensorCore : kMatmulCudaCore;
+
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    const MatmulConfig c = kConfig;
+    for (int epilogue = 0; epilogue < 3; ++epilogue)
+      for (int tf32 = 0; tf32 < (kTensorCores ? 1 : 2); ++tf32) {
+        v.push_back({{c.bm, c.bn, c.bk, kMatmulGroupM, epilogue, tf32}, c.numWarps, /*unitOnly=*/kTensorCores});
+        if (kTensorCores) {
+          const MatmulConfig s = kMatmulTensorCoreStrided;
+          v.push_back({{s.bm, s.bn, s.bk, kMatmulGroupM, epilogue, tf32}, s.numWarps});
+        }
+      }
+    if (std::is_same_v<T, f16>) // bench/'s tile sweep
+      for (const MatmulConfig &o : kMatmulTensorCoreSweep)
+        v.push_back({{o.bm, o.bn, o.bk, kMatmulGroupM, 0, 0}, o.numWarps, /*unitOnly=*/true});
+    return v;
+  }
+
+  /// C = A·B (+ bias) (relu) with element strides; tf32 (float only): TF32 tensor-core
+  /// inputs instead of exact FMA. m, n or k == 0 launches nothing (k == 0 would leave C
+  /// unwritten: rejected).
+  static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
+                     int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm,
+                     int64_t strideCn, MatmulEpilogue epilogue = MatmulEpilogue::None, bool tf32 = false,
+                     CUstream stream = nullptr, const MatmulConfig *config = nullptr) {
+    checkRange(name, "m", m, 0, kMaxI32);
+    checkRange(name, "n", n, 0, kMaxI32);
+    checkRange(name, "k", k, 1, kMaxI32);
+    for (auto [s, what] : {std::pair{strideAm, "strideAm"}, {strideAk, "strideAk"}, {strideBk, "strideBk"},
+                           {strideBn, "strideBn"}, {strideCm, "strideCm"}, {strideCn, "strideCn"}})
+      checkRange(name, what, s, 0, kMaxI32);
+    if (tf32 && kTensorCores) fail(name, "tf32 applies to float inputs only");
+    if (m == 0 || n == 0) return;
+    // `config` (bench/'s sweep) must be one of variants()' tiles, else no AOT variant has it.
+    // The large tensor-core tile exists only for the fastest specialisation (unitOnly).
+    auto div16 = [](int64_t v) { return v % 16 == 0; };
+    const bool fastest = strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) && div16(k) &&
+                         div16(strideAm) && div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) &&
+                         div16(int64_t(b.ptr())) && div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
+    const MatmulConfig cfg = config ? *config : kTensorCores && !fastest ? kMatmulTensorCoreStrided : kConfig;
+    // Masked-off lanes still form addresses up to the tile edge: bound those.
+    int64_t mEdge = ceilDiv(m, cfg.bm) * cfg.bm, nEdge = ceilDiv(n, cfg.bn) * cfg.bn,
+            kEdge = ceilDiv(k, cfg.bk) * cfg.bk;
+    if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
+        (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 ||
+        (mEdge - 1) * strideCm + (nEdge - 1) * strideCn > kMaxI32)
+      fail(name, "m, n, k = " + num(m) + ", " + num(n) + ", " + num(k) + " with these strides exceed int32 indexing");
+    int64_t grid = ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn);
+    launchKernel<Matmul>(l, {grid}, cfg.numWarps, stream, a, b, c, bias, int32_t(m), int32_t(n), int32_t(k),
+                         int32_t(strideAm), int32_t(strideAk), int32_t(strideBk), int32_t(strideBn), int32_t(strideCm),
+                         int32_t(strideCn), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM, int(epilogue), tf32 ? 1 : 0);
+  }
+};
+
+using MatmulF32 = Matmul<float>;
+using MatmulF16 = Matmul<f16>;
+using MatmulBF16 = Matmul<bf16>;
+TILE_LIBRARY_KERNEL(MatmulF32);
+TILE_LIBRARY_KERNEL(MatmulF16);
+TILE_LIBRARY_KERNEL(MatmulBF16);
+
+template <class T> const DslKernel<Matmul<T>> &matmulKernel() { return dslKernel<Matmul<T>>(); }
 
 } // namespace tile::kernels

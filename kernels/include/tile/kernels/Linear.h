@@ -1,0 +1,68 @@
+//===- Linear.h - fully connected layer: y = x·Wᵀ + b, and its gradients ---===//
+// W is [out, in] (as PyTorch). The three products run on the library matmul (f32, exact
+// FMA path, transposes as strides); the bias gradient is a column sum.
+#pragma once
+
+#include "tile/kernels/Matmul.h"
+
+namespace tile::kernels {
+
+/// out[j] = Σ_i in[i * rowStride + j] for j < cols: BN columns per program, rows summed
+/// in BM-row tiles in a fixed order (reproducible).
+struct ColumnSum {
+  static constexpr const char *name = "column_sum";
+  static constexpr auto body = [](Ptr<float> in, Ptr<float> out, I32 rows, I32 cols, I32 rowStride, Const<int> BM,
+                                  Const<int> BN) {
+    Value cs = program_id(0) * BN + arange(0, BN);
+    Value colMask = row(cs < cols);
+    Value acc = for_range(0, rows, BM, zeros({BM, BN}, DType::f32), [&](Value r0, Value acc) {
+      Value rs = r0 + arange(0, BM);
+      return acc + load(in + col(rs) * rowStride + row(cs), col(rs < rows) & colMask, 0.0f);
+    });
+    store(out + cs, sum(acc, 0), cs < cols);
+  };
+  static constexpr std::array params{"in", "out", "rows", "cols", "row_stride", "BM", "BN"};
+  static constexpr int kBM = 16, kBN = 64, kWarps = 4;
+  static std::vector<Variant> variants() { return {{{kBM, kBN}, kWarps}}; }
+
+  static void launch(Launcher &l, Address in, Address out, int64_t rows, int64_t cols, int64_t rowStride,
+                     CUstream stream = nullptr) {
+    checkRange(name, "rows", rows, 0, kMaxI32);
+    checkRange(name, "cols", cols, 0, kMaxI32);
+    if (rowStride < cols) fail(name, "rowStride = " + num(rowStride) + " is smaller than cols = " + num(cols));
+    if (ceilDiv(rows, kBM) * kBM * rowStride + ceilDiv(cols, kBN) * kBN > kMaxI32)
+      fail(name, "rows * rowStride = " + num(rows) + " * " + num(rowStride) + " exceeds the kernel's int32 indexing");
+    if (cols == 0) return;
+    launchKernel<ColumnSum>(l, {ceilDiv(cols, kBN)}, kWarps, stream, in, out, int32_t(rows), int32_t(cols),
+                            int32_t(rowStride), kBM, kBN);
+  }
+};
+TILE_LIBRARY_KERNEL(ColumnSum);
+
+/// Shape-level launchers of a linear layer over MatmulF32 and ColumnSum (x [batch, in],
+/// W [out, in], b [out], y [batch, out], all contiguous).
+struct Linear {
+  /// y = x·Wᵀ + b, then relu if `relu`.
+  static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
+                      int64_t out, bool relu, CUstream stream = nullptr) {
+    MatmulF32::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out, 1,
+                      relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, false, stream);
+  }
+  /// dx = dy·W.
+  static void backwardData(Launcher &l, Address dy, Address w, Address dx, int64_t batch, int64_t in, int64_t out,
+                           CUstream stream = nullptr) {
+    MatmulF32::launch(l, dy, w, dx, dx, batch, in, out, out, 1, in, 1, in, 1, MatmulEpilogue::None, false, stream);
+  }
+  /// dW = dyᵀ·x.
+  static void backwardWeight(Launcher &l, Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
+                             CUstream stream = nullptr) {
+    MatmulF32::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, 1, MatmulEpilogue::None, false, stream);
+  }
+  /// db = Σ over the batch of dy.
+  static void backwardBias(Launcher &l, Address dy, Address db, int64_t batch, int64_t out,
+                           CUstream stream = nullptr) {
+    ColumnSum::launch(l, dy, db, batch, out, out, stream);
+  }
+};
+
+} // namespace tile::kernels

@@ -1,0 +1,263 @@
+// Library kernels declared once (tile/kernels/Declare.h): launched by their shape-level
+// launchers through DslLauncher on the CPU executor against float64 references, the
+// argument checks of launchKernel (at compile time) and of the launchers (one-line
+// errors), and that every (constants, warps) a launcher asks for is among its
+// declaration's variants(), i.e. compiled into the AOT bundle.
+#include "cpu_test_util.h"
+
+#include "tile/kernels/DslLauncher.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace tile;
+using namespace tile::cputest;
+namespace tk = tile::kernels;
+
+namespace {
+
+// ---------------------------------------------------------------------------------------
+// Compile-time argument checks: a wrong count or a wrong kind of argument does not compile
+// (launchKernel static_asserts LaunchArgsFor; these pin the concept itself).
+
+static_assert(tk::LaunchArgsFor<tk::VectorAdd, float *, float *, float *, int, int>);
+static_assert(tk::LaunchArgsFor<tk::VectorAdd, uint64_t, tk::Address, const float *, int64_t, int>);
+static_assert(!tk::LaunchArgsFor<tk::VectorAdd, float *, float *, float *, int>, "one argument short");
+static_assert(!tk::LaunchArgsFor<tk::VectorAdd, float *, float *, float *, int, int, int>, "one argument too many");
+static_assert(!tk::LaunchArgsFor<tk::VectorAdd, float *, float *, float, int, int>, "a float for a pointer");
+static_assert(!tk::LaunchArgsFor<tk::VectorAdd, float *, float *, float *, int, double>, "a double for a Const");
+static_assert(tk::LaunchArgsFor<tk::MatmulF32, float *, float *, float *, float *, int, int, int, int, int, int, int,
+                                int, int, int, int, int, int, tk::MatmulEpilogue, int>);
+
+// ---------------------------------------------------------------------------------------
+// Launches through DslLauncher on the CPU executor.
+
+class CpuLibrary : public Seeded {
+protected:
+  tk::DslLauncher cpu{Executor::CPU};
+};
+
+TEST_F(CpuLibrary, HostMemoryOnTheCpuExecutor) { EXPECT_TRUE(cpu.hostMemory()); }
+
+TEST_F(CpuLibrary, VectorAddThroughDslLauncher) {
+  for (int64_t n : {int64_t(1), int64_t(17), int64_t(1024), int64_t(1025), uniformInt(2, 100000)}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    std::vector<float> x = randomFloats(static_cast<size_t>(n)), y = randomFloats(static_cast<size_t>(n)), z = poisoned(static_cast<size_t>(n) + 16);
+    tk::VectorAdd::launch(cpu, x.data(), y.data(), z.data() + 1, n);
+    std::vector<double> ref(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) ref[i] = double(x[i]) + double(y[i]);
+    EXPECT_TRUE(closeTo(std::vector<float>(z.begin() + 1, z.begin() + 1 + n), ref, 1e-7, "z"));
+    EXPECT_EQ(bitsOf(z[0]), kPoisonBits);
+    for (size_t i = static_cast<size_t>(n) + 1; i < z.size(); ++i) EXPECT_EQ(bitsOf(z[i]), kPoisonBits) << i;
+  }
+}
+
+TEST_F(CpuLibrary, SoftmaxThroughDslLauncher) {
+  for (int64_t cols : {int64_t(1), int64_t(10), int64_t(1000), uniformInt(2, 5000)}) {
+    int64_t rows = uniformInt(1, 20), stride = cols + uniformInt(0, 5);
+    SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols));
+    std::vector<float> in = randomFloats(static_cast<size_t>(rows * stride), -6.f, 6.f), out = poisoned(static_cast<size_t>(rows * stride));
+    tk::Softmax::launch(cpu, out.data(), in.data(), rows, cols, stride, stride);
+    std::vector<float> got;
+    std::vector<double> ref;
+    for (int64_t r = 0; r < rows; ++r) {
+      double m = -INFINITY, s = 0;
+      for (int64_t c = 0; c < cols; ++c) m = std::max(m, double(in[r * stride + c]));
+      for (int64_t c = 0; c < cols; ++c) s += std::exp(double(in[r * stride + c]) - m);
+      for (int64_t c = 0; c < cols; ++c) {
+        ref.push_back(std::exp(double(in[r * stride + c]) - m) / s);
+        got.push_back(out[r * stride + c]);
+      }
+    }
+    EXPECT_TRUE(closeTo(got, ref, 1e-5, "softmax"));
+  }
+}
+
+TEST_F(CpuLibrary, MatmulF32ThroughDslLauncherWithEpilogue) {
+  const int64_t m = 37, n = 45, k = 70;
+  std::vector<float> a = randomFloats(m * k), b = randomFloats(k * n), bias = randomFloats(n), c = poisoned(m * n);
+  tk::MatmulF32::launch(cpu, a.data(), b.data(), c.data(), bias.data(), m, n, k, k, 1, n, 1, n, 1,
+                        tk::MatmulEpilogue::BiasRelu);
+  std::vector<double> ref;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = bias[j];
+      for (int64_t q = 0; q < k; ++q) s += double(a[i * k + q]) * b[q * n + j];
+      ref.push_back(std::max(s, 0.0));
+    }
+  EXPECT_TRUE(closeTo(c, ref, 1e-6, "matmul"));
+}
+
+// A declaration outside the library (not in AllKernels): DslLauncher::add makes it
+// launchable by name.
+struct TestScale {
+  static constexpr const char *name = "test_scale";
+  static constexpr auto body = [](Ptr<float> x, Ptr<float> y, F32 s, I32 n, Const<int> BLOCK) {
+    Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    store(y + offs, load(x + offs, offs < n) * s, offs < n);
+  };
+  static constexpr std::array params{"x", "y", "s", "n", "BLOCK"};
+  static std::vector<tk::Variant> variants() { return {{{128}, 4}}; }
+};
+TILE_LIBRARY_KERNEL(TestScale);
+
+TEST_F(CpuLibrary, DeclarationOutsideTheLibrary) {
+  std::vector<float> x = randomFloats(300), y = poisoned(300);
+  EXPECT_THROW(tk::launchKernel<TestScale>(cpu, {3}, 4, nullptr, x.data(), y.data(), 2.0f, 300, 128),
+               std::invalid_argument);
+  cpu.add<TestScale>();
+  tk::launchKernel<TestScale>(cpu, {3}, 4, nullptr, x.data(), y.data(), 2.0f, 300, 128);
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(y[i], 2.0f * x[i]) << i;
+}
+
+// ---------------------------------------------------------------------------------------
+// Shape errors: thrown before anything runs, in one line naming the kernel.
+
+template <class F> std::string invalidArgument(F f) {
+  try {
+    f();
+  } catch (const std::invalid_argument &e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+::testing::AssertionResult oneLine(const std::string &s, const std::string &needle) {
+  if (s.find('\n') == std::string::npos && s.find(needle) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << s << "' lacks '" << needle << "' or is not one line";
+}
+
+TEST_F(CpuLibrary, WrongShapesGiveOneLineErrors) {
+  std::vector<float> buf(64);
+  float *p = buf.data();
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::Softmax::launch(cpu, p, p, 4, 100, 100, 99); }),
+                      "softmax: inRowStride = 99 is smaller than cols = 100"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::VectorAdd::launch(cpu, p, p, p, -1); }), "vector_add: n = -1"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::MatmulF32::launch(cpu, p, p, p, p, 4, 4, 0, 4, 1, 4, 1, 4, 1); }),
+                      "matmul_f32: k = 0 is outside [1, "));
+  EXPECT_TRUE(oneLine(invalidArgument([&] {
+                        tk::MatmulF16::launch(cpu, p, p, p, p, 4, 4, 4, 4, 1, 4, 1, 4, 1, tk::MatmulEpilogue::None,
+                                              true);
+                      }),
+                      "matmul_f16: tf32 applies to float inputs only"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::MaxPool2dForward::launch(cpu, p, p, p, 1 << 16, 64, 28, 28); }),
+                      "exceeds the kernel's int32 indexing"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::BatchNorm2dForward::launch(cpu, p, p, p, p, p, p, 2, 3, 4, 4, 0.0f, true); }),
+                      "batchnorm2d_fwd: eps must be > 0"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::CrossEntropy::launch(cpu, p, p, p, p, p, 8, 100); }),
+                      "log_softmax_nll: classes = 100 is outside [1, 64]"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::Conv2dForward::launch(cpu, p, p, p, p, 2, 0, 8, 8, 4); }),
+                      "conv3x3_fwd: cin = 0 is outside"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { tk::Conv2dBackwardWeight::launch(cpu, p, p, p, p, 10, 2, 3, 8, 8, 4); }),
+                      "conv3x3_bwd_weight: the workspace holds 10 floats"));
+  for (float v : buf) EXPECT_EQ(v, 0.0f) << "nothing ran";
+}
+
+// ---------------------------------------------------------------------------------------
+// Every (constants, warps) the launchers ask for is a declared variant (so the AOT
+// bundle has it), over the shapes of the model and ragged ones.
+
+class Recorder : public tk::Launcher {
+public:
+  void launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **, CUstream) override {
+    calls.push_back({kernelName, spec, grid});
+  }
+  bool hostMemory() const override { return true; }
+  struct Call {
+    std::string kernel;
+    Specialization spec;
+    rt::Dim3 grid;
+  };
+  std::vector<Call> calls;
+};
+
+template <class D> bool declared(const Specialization &spec) {
+  std::vector<int64_t> consts;
+  for (const ArgSpec &a : spec.args)
+    if (a.kind == ArgKind::Const) consts.push_back(a.constValue);
+  for (const tk::Variant &v : D::variants())
+    if (v.consts == consts && v.numWarps == spec.numWarps) return true;
+  return false;
+}
+
+TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
+  Recorder r;
+  const tk::Address p = uint64_t(1024);
+  std::vector<int64_t> sizes = {1, 2, 3, 7, 10, 28, 100, 1000, 1023, 1024, 1025, 3136, 16384};
+  for (int64_t s : sizes) {
+    tk::VectorAdd::launch(r, p, p, p, s);
+    tk::Softmax::launch(r, p, p, 3, s, s, s);
+    tk::LayerNormForward::launch(r, p, p, p, p, p, p, 3, s, s, 1e-5f);
+    tk::ReluForward::launch(r, p, p, s);
+    tk::ReluBackward::launch(r, p, p, p, s);
+    tk::SgdUpdate::launch(r, p, p, 0.01f, s);
+    tk::Fill::zero(r, p, s);
+    tk::ColumnSum::launch(r, p, p, s, 10, 10);
+    tk::SumPartials::launch(r, p, p, s, 3);
+    if (s <= 64) tk::CrossEntropy::launch(r, p, p, p, p, p, 64, s);
+    for (bool relu : {false, true}) {
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 3, s, 2);
+      tk::BatchNorm2dForward::launch(r, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu);
+      tk::BatchNorm2dForward::launch(r, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu, &st);
+      tk::BatchNorm2dBackward::launch(r, p, p, p, p, p, p, p, p, p, 3, 5, s, 2, relu);
+      tk::BatchNorm2dBackward::launch(r, p, p, p, p, p, p, p, p, p, 3, 5, s, 2, relu, p);
+      if (s >= 2) {
+        tk::BatchNorm2dForward::launchPooled(r, p, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu);
+        tk::BatchNorm2dForward::launchPooled(r, p, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu, &st);
+        tk::BatchNorm2dBackward::launchPooled(r, p, p, p, p, p, p, p, p, p, p, 3, 5, s, 2, relu);
+        tk::BatchNorm2dBackward::launchPooled(r, p, p, p, p, p, p, p, p, p, p, 3, 5, s, 2, relu, p);
+      }
+    }
+    tk::MaxPool2dForward::launch(r, p, p, p, 3, 5, s, 28);
+    tk::MaxPool2dBackward::launch(r, p, p, p, 3, 5, s, 28);
+    if (s <= 1024) {
+      tk::Conv2dForward::launch(r, p, p, p, p, 3, 32, s, 14, 64);
+      tk::Conv2dForward::launchWithStats(r, p, p, p, p, p, 3, 32, s, 14, 64);
+      tk::Conv2dBackwardData::launch(r, p, p, p, 3, 32, s, 14, 64);
+      tk::Conv2dBackwardWeight::launch(r, p, p, p, p, int64_t(1) << 30, 3, 32, s, 14, 64);
+      tk::ChannelSum::launch(r, p, p, 3, 64, s, 14);
+    }
+    for (auto ep : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
+      tk::MatmulF32::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep, false);
+      tk::MatmulF32::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep, true);
+      tk::MatmulF16::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep);
+      tk::MatmulBF16::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep);
+    }
+    tk::Linear::forward(r, p, p, p, p, 64, s, 128, true);
+    tk::Linear::backwardData(r, p, p, p, 64, s, 128);
+    tk::Linear::backwardWeight(r, p, p, p, 64, s, 128);
+    tk::Linear::backwardBias(r, p, p, 64, s);
+  }
+  std::set<std::string> seen;
+  for (const Recorder::Call &c : r.calls) {
+    bool ok = false, known = false;
+    tk::AllKernels::forEach([&]<class D>() {
+      if (c.kernel == D::name) known = true, ok = declared<D>(c.spec);
+    });
+    EXPECT_TRUE(known) << c.kernel << " is not in AllKernels";
+    EXPECT_TRUE(ok) << c.kernel << " launched as [" << c.spec.str() << "], not among its variants()";
+    seen.insert(c.kernel);
+  }
+  // Every library kernel was exercised.
+  tk::AllKernels::forEach([&]<class D>() { EXPECT_TRUE(seen.count(D::name)) << D::name << " never launched"; });
+}
+
+TEST(CpuLibraryDeclarations, AllKernelsHaveUniqueNamesAndTheRegistryFindsThem) {
+  std::set<std::string> names;
+  tk::AllKernels::forEach([&]<class D>() {
+    EXPECT_TRUE(names.insert(D::name).second) << "duplicate name " << D::name;
+    const KernelBase *k = tk::findKernel(D::name);
+    ASSERT_NE(k, nullptr) << D::name;
+    EXPECT_EQ(k->name(), D::name);
+    EXPECT_EQ(k->params().size(), D::params.size());
+    size_t consts = 0;
+    for (const ParamDesc &p : k->params()) consts += p.kind == ArgKind::Const;
+    EXPECT_FALSE(D::variants().empty()) << D::name;
+    for (const tk::Variant &v : D::variants()) EXPECT_EQ(v.consts.size(), consts) << D::name;
+  });
+  EXPECT_EQ(names.size(), tk::libraryKernels().size());
+  EXPECT_EQ(tk::findKernel("no_such_kernel"), nullptr);
+  for (const char *n : {"vector_add", "softmax", "layernorm_fwd", "matmul_f32", "matmul_f16", "matmul_bf16"})
+    EXPECT_TRUE(names.count(n)) << n << " (a stable AOT name) is missing";
+}
+
+} // namespace
