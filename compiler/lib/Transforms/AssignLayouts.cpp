@@ -334,6 +334,8 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     Operation *op = v.getDefiningOp();
     if (!op || depth > 8) return false;
     if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+    // A conversion inserted earlier in this pass: as cheap as what it converts.
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) return isCheap(cvt.getSrc(), depth + 1);
     // Shape and pointer arithmetic over cheap values is cheap too (an address tensor
     // `base + rows[:, None] * stride + cols[None, :]`); an expand_dims needs a blocked
     // target, whose slice its operand is rebuilt in.
@@ -347,6 +349,10 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
   /// A copy of cheap `v`'s computation producing `type` (same shape, other layout).
   static Value rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
     Operation *op = v.getDefiningOp();
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+      Value src = cvt.getSrc();
+      return layoutOf(src.getType()) == type.getEncoding() ? src : rematerialize(b, src, type);
+    }
     IRMapping map;
     Attribute operandLayout = type.getEncoding();
     if (auto expand = dyn_cast<ExpandDimsOp>(op))
@@ -368,6 +374,8 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     Operation *op = v.getDefiningOp();
     if (!op) return false;
     if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(op))
+      return layoutOf(cvt.getSrc().getType()) == layout || canRematerializeAs(cvt.getSrc(), layout);
     Attribute operandLayout = layout;
     if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
       auto blocked = dyn_cast<BlockedLayoutAttr>(layout);

@@ -77,18 +77,18 @@
 // CHECK-NEXT: %[[AHEAD:.*]] = arith.addi %[[IV]], %[[O2]] : i32
 // CHECK: %[[JA:.*]] = arith.addi %[[J]], %c2_i32{{(_[0-9]+)?}} : i32
 // CHECK: %[[REFILL:.*]] = arith.remui %[[JA]], %c3_i32{{(_[0-9]+)?}} : i32
-// CHECK-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[AHEAD]], %[[K]] : i32
-// CHECK-NEXT: tile.splat %[[AHEAD]] : tensor<32xi32,
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[AHEAD]], %[[K]] : i32
+// CHECK: tile.splat %[[AHEAD]] : tensor<32xi32,
 // CHECK: %[[PA:.*]] = tile.addptr
 // CHECK: %[[KA:.*]] = arith.cmpi slt, %{{.*}} : tensor<64x32xi32,
-// CHECK-NEXT: %[[INA:.*]] = tile.splat %[[IN]] : tensor<64x32xi1,
-// CHECK-NEXT: %[[MA:.*]] = arith.andi %[[KA]], %[[INA]] : tensor<64x32xi1,
+// CHECK: %[[INA:.*]] = tile.splat %[[IN]] : tensor<64x32xi1,
+// CHECK: %[[MA:.*]] = arith.andi %[[KA]], %[[INA]] : tensor<64x32xi1,
 // CHECK-NEXT: %[[VA:.*]] = tile.memdesc_index %[[RA]][%[[REFILL]]]
 // CHECK-NEXT: tile.async_copy %[[PA]], %[[VA]], %[[MA]] {tile.vec = 8 : i32}
-// CHECK-NEXT: tile.splat %[[AHEAD]] : tensor<32xi32,
+// CHECK: tile.splat %[[AHEAD]] : tensor<32xi32,
 // CHECK: %[[PB:.*]] = tile.addptr
 // CHECK: %[[INB:.*]] = tile.splat %[[IN]] : tensor<32x64xi1,
-// CHECK-NEXT: %[[MB:.*]] = arith.andi %{{.*}}, %[[INB]] : tensor<32x64xi1,
+// CHECK: %[[MB:.*]] = arith.andi %{{.*}}, %[[INB]] : tensor<32x64xi1,
 // CHECK-NEXT: %[[VB:.*]] = tile.memdesc_index %[[RB]][%[[REFILL]]]
 // CHECK-NEXT: tile.async_copy %[[PB]], %[[VB]], %[[MB]] {tile.vec = 8 : i32}
 // CHECK-NEXT: tile.async_commit_group
