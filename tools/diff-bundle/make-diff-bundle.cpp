@@ -120,7 +120,8 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
   for (Mm c : std::vector<Mm>{{100, 77, 45, 32, 32, 8, 4, 0, 0, 4, false}, {64, 64, 64, 32, 32, 8, 4, 2, 1, 4, true},
                               {130, 70, 33, 64, 64, 16, 8, 1, 0, 4, false}, {16, 300, 100, 16, 16, 16, 1, 2, 0, 1, true},
                               // the library's tensor-core tile: 3-stage cp.async rings, ragged K
-                              {390, 260, 77, 128, 128, 32, 8, 1, 0, 8, false}, {257, 129, 200, 128, 128, 32, 8, 0, 0, 8, true}}) {
+                              {390, 260, 77, 128, 128, 32, 8, 1, 0, 8, false}, {257, 129, 200, 128, 128, 32, 8, 0, 0, 8, true},
+                              {256, 384, 96, 128, 128, 32, 8, 2, 0, 4, false}}) {
     for (int type = 0; type < 3; ++type) { // f32, f16, bf16
       // f32 runs on CUDA cores, whose library tile is 32 x 32 x 8
       if (type == 0 && (c.bk == 16 || c.bm >= 128)) continue;

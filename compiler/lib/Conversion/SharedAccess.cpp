@@ -13,18 +13,31 @@ ll::LinearLayout mlir::tile::sharedTileLayout(MemDescType type) {
   return ll::swizzledShared(tile[0], tile[1], enc.getVec(), enc.getPerPhase(), enc.getMaxPhase());
 }
 
+ll::LinearLayout mlir::tile::widenToBuffer(const ll::LinearLayout &l, MemDescType type) {
+  ArrayRef<int64_t> tile = type.getTileShape();
+  return ll::LinearLayout(l.getBases(), {{"dim0", int32_t(tile[0])}, {"dim1", int32_t(tile[1])}});
+}
+
 ll::LinearLayout mlir::tile::registerOffsets(const ThreadLayout &regs, MemDescType type) {
-  return ll::registersToOffsets(regs.linear, sharedTileLayout(type));
+  return ll::registersToOffsets(widenToBuffer(regs.linear, type), sharedTileLayout(type));
+}
+
+int32_t mlir::tile::windowOffset(MemDescType type, ArrayRef<int64_t> offsets) {
+  if (offsets.empty()) return 0;
+  ll::LinearLayout inverse = sharedTileLayout(type).invert();
+  return inverse.apply({{"dim0", int32_t(offsets[0])}, {"dim1", int32_t(offsets[1])}})[0].second;
 }
 
 ll::LinearLayout mlir::tile::rowMajorOffsets(const ThreadLayout &regs) { return regs.linear.flattenOuts(); }
 
-OffsetIndexer::OffsetIndexer(OpBuilder &b, Location loc, ll::LinearLayout offsets, const ThreadPosition &pos)
-    : offsets(std::move(offsets)), base(emitThreadPart(b, loc, this->offsets, pos.lane, pos.warp, 0, &threadBits)) {}
+OffsetIndexer::OffsetIndexer(OpBuilder &b, Location loc, ll::LinearLayout offsets, const ThreadPosition &pos,
+                             int32_t xorConstant)
+    : offsets(std::move(offsets)), xorConstant(xorConstant),
+      base(emitThreadPart(b, loc, this->offsets, pos.lane, pos.warp, 0, &threadBits)) {}
 
 Value OffsetIndexer::index(OpBuilder &b, Location loc, unsigned r) const {
   IntBuilder ib{b, loc};
-  int32_t own = registerPart(offsets, r, 0);
+  int32_t own = registerPart(offsets, r, 0) ^ xorConstant;
   if (!own) return base;
   // Where the bits cannot overlap the constant is added, so it folds into the
   // instruction's immediate offset; under a swizzle they may, so it is XORed.
@@ -65,11 +78,11 @@ void mlir::tile::storeRegisters(OpBuilder &b, Location loc, Value base, const Th
 }
 
 SmallVector<Value> mlir::tile::loadRegisters(OpBuilder &b, Location loc, Value base, const ThreadLayout &layout,
-                                             const ll::LinearLayout &offsets, Type elem) {
+                                             const ll::LinearLayout &offsets, Type elem, int32_t xorConstant) {
   Type storage = sharedStorageType(elem);
   const unsigned bytes = sharedBytesOf(elem);
   auto c32 = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); };
-  OffsetIndexer index(b, loc, offsets, emitThreadPosition(b, loc, layout));
+  OffsetIndexer index(b, loc, offsets, emitThreadPosition(b, loc, layout), xorConstant);
   const unsigned vd = offsetVectorWidth(offsets, elem);
   SmallVector<Value> regs;
   for (unsigned r = 0; r < layout.numRegs(); r += vd) {

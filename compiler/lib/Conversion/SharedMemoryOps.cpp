@@ -107,7 +107,8 @@ std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType b
   for (int b = 0; b < 2; ++b) lane.push_back(b < numBits ? basis("register", 1 + b) : ll::LinearLayout::Basis{0, 0});
   for (int b = 1 + numBits; b < regBits; ++b) instr.push_back(basis("register", b));
   for (int b = 0; b < l.getInDimSizeLog2("warp"); ++b) warp.push_back(basis("warp", b));
-  ll::LinearLayout coords({{"lane", lane}, {"warp", warp}, {"register", instr}}, l.getOutDims());
+  ll::LinearLayout coords = widenToBuffer(
+      ll::LinearLayout({{"lane", lane}, {"warp", warp}, {"register", instr}}, l.getOutDims()), buffer);
   plan.address = ll::registersToOffsets(coords, sharedTileLayout(buffer));
   // Every address must start 8 contiguous elements (16 aligned bytes): each basis moves
   // by whole rows or 8-element chunks.
@@ -126,14 +127,17 @@ struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
     MemDescType buffer = op.getSrc().getType();
     Type elem = buffer.getElementType();
     Value base = adaptor.getSrc()[0];
+    // A window (a K slice of a dot operand) XORs its origin's offset into every address.
+    const int32_t window = windowOffset(buffer, op.getOffsets() ? *op.getOffsets() : ArrayRef<int64_t>());
     std::optional<LdmatrixPlan> plan;
-    if (isa<DotOperandLayoutAttr>(op.getType().getEncoding())) plan = planLdmatrix(regs, buffer);
+    if (isa<DotOperandLayoutAttr>(op.getType().getEncoding()) && window % 8 == 0) plan = planLdmatrix(regs, buffer);
     if (!plan) {
-      rewriter.replaceOpWithMultiple(op, {loadRegisters(rewriter, loc, base, regs, registerOffsets(regs, buffer), elem)});
+      rewriter.replaceOpWithMultiple(
+          op, {loadRegisters(rewriter, loc, base, regs, registerOffsets(regs, buffer), elem, window)});
       return success();
     }
     ThreadPosition pos = emitThreadPosition(rewriter, loc, regs);
-    OffsetIndexer address(rewriter, loc, plan->address, pos);
+    OffsetIndexer address(rewriter, loc, plan->address, pos, window);
     Type i32 = rewriter.getI32Type();
     SmallVector<Type> fields(plan->num, i32);
     Type resultType = plan->num == 1 ? i32 : Type(LLVM::LLVMStructType::getLiteral(rewriter.getContext(), fields));

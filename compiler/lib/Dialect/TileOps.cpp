@@ -178,7 +178,21 @@ LogicalResult LocalAllocOp::verify() {
   return matchesBuffer(*this, getSrc().getType(), getType(), "source");
 }
 
-LogicalResult LocalLoadOp::verify() { return matchesBuffer(*this, getType(), getSrc().getType(), "result"); }
+LogicalResult LocalLoadOp::verify() {
+  if (!getOffsets()) return matchesBuffer(*this, getType(), getSrc().getType(), "result");
+  ArrayRef<int64_t> offsets = *getOffsets();
+  MemDescType src = getSrc().getType();
+  auto window = getType().getShape();
+  if (getType().getElementType() != src.getElementType() || window.size() != size_t(src.getRank()) ||
+      offsets.size() != window.size())
+    return emitOpError("a window needs the buffer's rank and element type and one offset per dimension");
+  for (size_t d = 0; d < window.size(); ++d)
+    if (offsets[d] < 0 || offsets[d] % window[d] || offsets[d] + window[d] > src.getShape()[d])
+      return emitOpError("window offset ") << offsets[d] << " along dimension " << d
+                                           << " must be a multiple of the window extent " << window[d]
+                                           << " inside the buffer's " << src.getShape()[d];
+  return success();
+}
 
 LogicalResult LocalStoreOp::verify() {
   return matchesBuffer(*this, getSrc().getType(), getDst().getType(), "stored tensor");

@@ -34,6 +34,34 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
       c.replaceAllUsesWith(loaded);
       c.erase();
     }
+    getOperation().walk([&](DotOp dot) { splitAlongK(dot); });
+  }
+
+  /// A tensor-core dot reading both operands from buffers becomes one dot per 16-wide K
+  /// slice, each reading its slice just before it (in increasing k, so the accumulation
+  /// order is unchanged): only one slice of operand fragments is live at a time instead
+  /// of the whole K, which leaves registers for larger tiles.
+  static void splitAlongK(DotOp dot) {
+    constexpr int64_t kSlice = 16;
+    auto a = dot.getA().getDefiningOp<LocalLoadOp>(), b = dot.getB().getDefiningOp<LocalLoadOp>();
+    if (!a || !b || a.getOffsets() || b.getOffsets() || !isa<MmaLayoutAttr>(dot.getType().getEncoding())) return;
+    auto aType = a.getType(), bType = b.getType();
+    const int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
+    if (k <= kSlice) return;
+    OpBuilder builder(dot);
+    Location loc = dot.getLoc();
+    auto sliceA = RankedTensorType::get({m, kSlice}, aType.getElementType(), aType.getEncoding());
+    auto sliceB = RankedTensorType::get({kSlice, n}, bType.getElementType(), bType.getEncoding());
+    Value acc = dot.getAcc();
+    for (int64_t k0 = 0; k0 < k; k0 += kSlice) {
+      Value ak = LocalLoadOp::create(builder, loc, sliceA, a.getSrc(), builder.getDenseI64ArrayAttr({0, k0}));
+      Value bk = LocalLoadOp::create(builder, loc, sliceB, b.getSrc(), builder.getDenseI64ArrayAttr({k0, 0}));
+      acc = DotOp::create(builder, loc, dot.getType(), ak, bk, acc, dot.getInputPrecisionAttr());
+    }
+    dot.replaceAllUsesWith(acc);
+    dot.erase();
+    if (a->use_empty()) a.erase();
+    if (b != a && b->use_empty()) b.erase();
   }
 };
 

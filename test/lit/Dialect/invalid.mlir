@@ -379,3 +379,21 @@ func.func @async_wait_negative() {
   tile.async_wait {pending = -1 : i32}
   return
 }
+
+// -----
+
+// A window's offset must be a multiple of its extent (so the shared layout maps the
+// window's origin and its coordinates independently) and the window inside the buffer.
+func.func @local_load_window_misaligned(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{window offset 8 along dimension 1 must be a multiple of the window extent 16 inside the buffer's 32}}
+  %w = tile.local_load %m {offsets = array<i64: 0, 8>} : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x16xf16>
+  return
+}
+
+// -----
+
+func.func @local_load_window_outside(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
+  // expected-error @+1 {{window offset 32 along dimension 1 must be a multiple of the window extent 16 inside the buffer's 32}}
+  %w = tile.local_load %m {offsets = array<i64: 0, 32>} : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x16xf16>
+  return
+}

@@ -85,6 +85,9 @@ func.func @shared_memory_ops(%x: tensor<64x32xf16, #tile.blocked<sizePerThread =
   %a = tile.local_alloc %x {tile.offset = 0 : i32} : (tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
   // CHECK: tile.local_load %[[A]] : <64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #blocked1>
   %l = tile.local_load %a : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>
+  // A window of the buffer: the K slice [0, 64) x [16, 32).
+  // CHECK: tile.local_load %[[A]] {offsets = array<i64: 0, 16>} : <64x32xf16, {{.*}}> -> tensor<64x16xf16, #blocked1>
+  %w = tile.local_load %a {offsets = array<i64: 0, 16>} : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x16xf16, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>>
   // CHECK: tile.local_load %[[A]] : <64x32xf16, {{.*}}> -> tensor<64x32xf16, #dot_op>
   %d = tile.local_load %a : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>>>
   // CHECK: tile.local_store %[[X]], %[[A]] : tensor<64x32xf16, #blocked1>, <64x32xf16, {{.*}}>

@@ -23,8 +23,11 @@
 // CHECK: tile.barrier
 // CHECK-NEXT: tile.async_copy
 // CHECK-NOT: tile.barrier
-// CHECK: tile.local_load %{{.*}} -> tensor<64x32xf16, #dot_op>
-// CHECK-NEXT: tile.local_load %{{.*}} -> tensor<32x64xf16, #dot_op1>
+// CHECK: tile.local_load %{{.*}} -> tensor<64x16xf16, #dot_op>
+// CHECK-NEXT: tile.local_load %{{.*}} -> tensor<16x64xf16, #dot_op1>
+// CHECK-NEXT: tile.dot
+// CHECK-NEXT: tile.local_load %{{.*}} -> tensor<64x16xf16, #dot_op>
+// CHECK-NEXT: tile.local_load %{{.*}} -> tensor<16x64xf16, #dot_op1>
 // CHECK-NEXT: tile.dot
 // CHECK-NEXT: scf.yield
 // CHECK-NEXT: }

@@ -11,8 +11,9 @@
 // Both f16 operands of a dot: a (64x32, 32-element rows = 64 bytes: two rows per
 // 128-byte phase, four phases) and b (32x64, 64-element rows = 128 bytes: one row per
 // phase, eight phases) go through a local_alloc of the blocked tensor into a swizzled
-// buffer of the same shape, and a local_load into the dot_operand layout that the dot
-// now takes. No convert_layout is left.
+// buffer of the same shape; the dot is then split along K into 16-wide slices, each
+// reading its window of both buffers (local_load with offsets) just before its dot, in
+// increasing k from the accumulator. No convert_layout is left.
 // The dot_operand layouts stay aliases of the one mma parent.
 // CHECK: #dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
 // CHECK: #dot_op1 = #tile.dot_operand<opIdx = 1, parent = #mma>
@@ -20,10 +21,13 @@
 // CHECK-SAME: (%[[X:[^:]*]]: tensor<64x32xf16, #blocked>, %[[Y:[^:]*]]: tensor<32x64xf16, #blocked>
 // CHECK-NOT: tile.convert_layout
 // CHECK: %[[MA:.*]] = tile.local_alloc %[[X]] : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
-// CHECK-NEXT: %[[A:.*]] = tile.local_load %[[MA]] : <64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x32xf16, #dot_op>
 // CHECK-NEXT: %[[MB:.*]] = tile.local_alloc %[[Y]] : (tensor<32x64xf16, #blocked>) -> !tile.memdesc<32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
-// CHECK-NEXT: %[[B:.*]] = tile.local_load %[[MB]] : <32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>> -> tensor<32x64xf16, #dot_op1>
-// CHECK-NEXT: tile.dot %[[A]], %[[B]], %{{.*}} : tensor<64x32xf16, #dot_op> * tensor<32x64xf16, #dot_op1> -> tensor<64x64xf32, #mma>
+// CHECK-NEXT: %[[A0:.*]] = tile.local_load %[[MA]] {offsets = array<i64: 0, 0>} : <64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x16xf16, #dot_op>
+// CHECK-NEXT: %[[B0:.*]] = tile.local_load %[[MB]] {offsets = array<i64: 0, 0>} : <32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>> -> tensor<16x64xf16, #dot_op1>
+// CHECK-NEXT: %[[D0:.*]] = tile.dot %[[A0]], %[[B0]], %[[ACC:[^ ]*]] : tensor<64x16xf16, #dot_op> * tensor<16x64xf16, #dot_op1> -> tensor<64x64xf32, #mma>
+// CHECK-NEXT: %[[A1:.*]] = tile.local_load %[[MA]] {offsets = array<i64: 0, 16>}
+// CHECK-NEXT: %[[B1:.*]] = tile.local_load %[[MB]] {offsets = array<i64: 16, 0>}
+// CHECK-NEXT: tile.dot %[[A1]], %[[B1]], %[[D0]]
 // CHECK-NOT: tile.convert_layout
 // CHECK: return
 func.func @f16_operands(%x: tensor<64x32xf16, #blocked>, %y: tensor<32x64xf16, #blocked>, %acc: tensor<64x64xf32, #mma>) -> tensor<64x64xf32, #mma> {
@@ -131,10 +135,13 @@ func.func @other_converts_left_alone(%x: tensor<64x32xf16, #blocked>, %y: tensor
 // CHECK: %[[A:.*]] = tile.load
 // CHECK: %[[B:.*]] = tile.load
 // CHECK: %[[MA:.*]] = tile.local_alloc %[[A]] : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16
-// CHECK-NEXT: %[[LA:.*]] = tile.local_load %[[MA]]
 // CHECK-NEXT: %[[MB:.*]] = tile.local_alloc %[[B]] : (tensor<32x64xf16, #blocked>) -> !tile.memdesc<32x64xf16
-// CHECK-NEXT: %[[LB:.*]] = tile.local_load %[[MB]]
-// CHECK-NEXT: %[[D:.*]] = tile.dot %[[LA]], %[[LB]]
+// CHECK-NEXT: tile.local_load %[[MA]] {offsets = array<i64: 0, 0>}
+// CHECK-NEXT: tile.local_load %[[MB]] {offsets = array<i64: 0, 0>}
+// CHECK-NEXT: %[[D0:.*]] = tile.dot
+// CHECK-NEXT: tile.local_load %[[MA]] {offsets = array<i64: 0, 16>}
+// CHECK-NEXT: tile.local_load %[[MB]] {offsets = array<i64: 16, 0>}
+// CHECK-NEXT: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[D0]]
 // CHECK-NEXT: scf.yield %[[D]] : tensor<64x64xf32, #mma>
 func.func @in_loop(%pa: tensor<64x32x!tile.ptr<f16>, #blocked>, %pb: tensor<32x64x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x64xf32, #mma> {
   %c0 = arith.constant 0 : i32

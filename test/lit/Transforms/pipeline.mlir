@@ -98,9 +98,12 @@
 // CHECK-NOT: tile.load
 // CHECK-NOT: tile.local_alloc
 // CHECK-NOT: tile.async
-// CHECK: %[[LA:.*]] = tile.local_load %[[A]] : <64x32xf16, {{.*}}> -> tensor<64x32xf16, #dot_op>
-// CHECK-NEXT: %[[LB2:.*]] = tile.local_load %[[B]] : <32x64xf16, {{.*}}> -> tensor<32x64xf16, #dot_op1>
-// CHECK-NEXT: %[[DOT:.*]] = tile.dot %[[LA]], %[[LB2]], %{{.*}}
+// CHECK: %[[LA:.*]] = tile.local_load %[[A]] {offsets = array<i64: 0, 0>} : <64x32xf16, {{.*}}> -> tensor<64x16xf16, #dot_op>
+// CHECK-NEXT: %[[LB2:.*]] = tile.local_load %[[B]] {offsets = array<i64: 0, 0>} : <32x64xf16, {{.*}}> -> tensor<16x64xf16, #dot_op1>
+// CHECK-NEXT: %[[DOT0:.*]] = tile.dot %[[LA]], %[[LB2]], %{{.*}}
+// CHECK-NEXT: %[[LA1:.*]] = tile.local_load %[[A]] {offsets = array<i64: 0, 16>}
+// CHECK-NEXT: %[[LB1:.*]] = tile.local_load %[[B]] {offsets = array<i64: 16, 0>}
+// CHECK-NEXT: %[[DOT:.*]] = tile.dot %[[LA1]], %[[LB1]], %[[DOT0]]
 // CHECK-NEXT: scf.yield %[[DOT]]
 // CHECK-NEXT: }
 // CHECK-NEXT: tile.async_wait {pending = 0 : i32}

@@ -255,15 +255,18 @@ def Tile_LocalAllocOp : Tile_Op<"local_alloc", [MemoryEffects<[MemAlloc<Tile_Sha
 }
 
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
-  let summary = "read a shared-memory buffer into a tensor";
+  let summary = "read a shared-memory buffer, or a window of it, into a tensor";
   let description = [{
     Each thread reads the elements its result layout gives it; into `#tile.dot_operand`
-    of 16-bit elements this is `ldmatrix` (`.trans` for b).
+    of 16-bit elements this is `ldmatrix` (`.trans` for b). With `offsets`, the result is
+    the window of its shape starting there (each offset a multiple of the window's extent,
+    so that the window's coordinates only add bits): how a dot is split along K.
     ```mlir
     %a = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #tile.dot_operand<opIdx = 0, parent = #mma>>
+    %k1 = tile.local_load %m {offsets = array<i64: 0, 16>} : !tile.memdesc<64x32xf16, #shared> -> tensor<64x16xf16, #dot_a>
     ```
   }];
-  let arguments = (ins Tile_MemDescType:$src);
+  let arguments = (ins Tile_MemDescType:$src, OptionalAttr<DenseI64ArrayAttr>:$offsets);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;

@@ -17,12 +17,15 @@ struct MatmulConfig {
 // Tensor cores: operands staged by cp.async into 3-stage swizzled rings, read with ldmatrix
 // (unit inner strides only: other strides load element by element, and this tile's
 // per-element addresses would spill).
-constexpr MatmulConfig kMatmulTensorCore{64, 64, 64, 4}; // best of bench/'s sweep on an H200 (bench/NOTES.md)
+constexpr MatmulConfig kMatmulTensorCore{128, 128, 32, 4}; // best of bench/'s sweep on an H200 (bench/NOTES.md)
+// For grids smaller than a wave of 128 x 128 tiles: more programs from smaller tiles.
+constexpr MatmulConfig kMatmulTensorCoreSmall{64, 64, 64, 4};
+constexpr int64_t kMatmulWaveTiles = 132; // an H100/H200's SMs: one 128 x 128 tile each
 // Tensor cores with other strides (a transposed operand): no cp.async, a smaller tile.
 constexpr MatmulConfig kMatmulTensorCoreStrided{64, 64, 32, 4};
 // Other f16 tiles compiled ahead of time for bench/'s sweep (epilogue None only).
-constexpr MatmulConfig kMatmulTensorCoreSweep[] = {{128, 128, 32, 8}, {128, 128, 64, 8}, {64, 64, 128, 4},
-                                                   {64, 128, 32, 4},  {128, 64, 32, 4},  {64, 128, 64, 4}};
+constexpr MatmulConfig kMatmulTensorCoreSweep[] = {{128, 128, 32, 8}, {128, 128, 64, 8}, {128, 128, 64, 4},
+                                                   {128, 256, 32, 8}, {64, 128, 64, 4}};
 constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
 constexpr int kMatmulGroupM = 8;
 
@@ -77,7 +80,8 @@ template <class T> struct Matmul {
       for (int tf32 = 0; tf32 < (kTensorCores ? 1 : 2); ++tf32) {
         v.push_back({{c.bm, c.bn, c.bk, kMatmulGroupM, epilogue, tf32}, c.numWarps, /*unitOnly=*/kTensorCores});
         if (kTensorCores) {
-          const MatmulConfig s = kMatmulTensorCoreStrided;
+          const MatmulConfig small = kMatmulTensorCoreSmall, s = kMatmulTensorCoreStrided;
+          v.push_back({{small.bm, small.bn, small.bk, kMatmulGroupM, epilogue, tf32}, small.numWarps, /*unitOnly=*/true});
           v.push_back({{s.bm, s.bn, s.bk, kMatmulGroupM, epilogue, tf32}, s.numWarps});
         }
       }
@@ -108,7 +112,12 @@ template <class T> struct Matmul {
     const bool fastest = strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) && div16(k) &&
                          div16(strideAm) && div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) &&
                          div16(int64_t(b.ptr())) && div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
-    const MatmulConfig cfg = config ? *config : kTensorCores && !fastest ? kMatmulTensorCoreStrided : kConfig;
+    const bool fullWave = ceilDiv(m, kMatmulTensorCore.bm) * ceilDiv(n, kMatmulTensorCore.bn) >= kMatmulWaveTiles;
+    const MatmulConfig cfg = config              ? *config
+                             : !kTensorCores     ? kConfig
+                             : !fastest          ? kMatmulTensorCoreStrided
+                             : fullWave          ? kMatmulTensorCore
+                                                 : kMatmulTensorCoreSmall;
     // Masked-off lanes still form addresses up to the tile edge: bound those.
     int64_t mEdge = ceilDiv(m, cfg.bm) * cfg.bm, nEdge = ceilDiv(n, cfg.bn) * cfg.bn,
             kEdge = ceilDiv(k, cfg.bk) * cfg.bk;
