@@ -2,6 +2,7 @@
 # progress display, initialisation). No compiler, no GPU: built in TILE_RUNTIME_ONLY trees too.
 # Included from test/CMakeLists.txt (which sets up GoogleTest).
 file(GLOB MODELS_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/models_*.cpp)
+list(FILTER MODELS_TEST_SOURCES EXCLUDE REGEX "models_gpu_[^/]*\\.cpp$")
 add_executable(models_tests ${MODELS_TEST_SOURCES})
 target_link_libraries(models_tests PRIVATE tile_models_host GTest::gtest_main)
 # The real data sets are read from <repo>/.data/{mnist,fashion-mnist} when present.
@@ -9,3 +10,14 @@ target_compile_definitions(models_tests PRIVATE TILE_SOURCE_DIR="${PROJECT_SOURC
 # PRE_TEST: discover at ctest time, so building never runs the binary. Each test runs in its own
 # process (one lowers RLIMIT_FSIZE to make a checkpoint save fail midway).
 gtest_discover_tests(models_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS models)
+
+# models_gpu_tests: the MNIST CNN on the GPU through the ahead-of-time kernels (label `gpu`,
+# skipped without a GPU): whole-network gradients against float64 (models_mnist_reference.h).
+# Runtime-only like kernels_gpu_tests, so it runs on the GPU machine. tile_model is defined in
+# models/ (added after test/).
+if(TARGET tile_kernels_aot)
+  add_executable(models_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/models_gpu_mnist_tests.cpp)
+  target_link_libraries(models_gpu_tests PRIVATE tile_model tile_kernels_aot GTest::gtest_main)
+  target_compile_options(models_gpu_tests PRIVATE -Wall -Wextra)
+  gtest_discover_tests(models_gpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS gpu)
+endif()

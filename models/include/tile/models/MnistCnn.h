@@ -1,0 +1,87 @@
+// The MNIST CNN of shared/mnist_cnn.md, every forward and backward operation a library kernel:
+//   conv 1->32 (+ partial BN statistics) -> BN + relu + 2x2 pool (one kernel)
+//   conv 32->64 (+ statistics)            -> BN + relu + 2x2 pool
+//   linear 3136->128 + relu -> linear 128->10 -> log-softmax + NLL (one kernel, with its gradient)
+// backward: linear grads, relu mask, BN+relu+pool backward (its dx sum is the conv bias grad),
+// conv weight (split-K workspace) and data gradients; one SGD launch over all parameters.
+//
+// Every tensor is planned once for `maxBatch` images (Arena); a step may use fewer (the ragged
+// last batch). Kernels go through a kernels::Launcher: DslLauncher (CPU executor or GPU JIT,
+// chosen by the executable) or AotLauncher (GPU, runtime-only). No LLVM/MLIR in here.
+#pragma once
+
+#include "tile/kernels/Launcher.h"
+#include "tile/models/Checkpoint.h"
+#include "tile/models/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tile::models {
+
+inline constexpr const char *kMnistArchitecture = "mnist-cnn-v1";
+
+class MnistCnn {
+ public:
+  /// Plans and allocates every tensor for batches of up to maxBatch images, in host memory
+  /// when launcher.hostMemory() (the CPU executor), else on the GPU. Parameters start at 0:
+  /// call init() or setParameters().
+  MnistCnn(kernels::Launcher &launcher, int64_t maxBatch);
+
+  int64_t maxBatch() const { return maxBatch_; }
+  const Arena &arena() const { return arena_; }
+
+  /// PyTorch's default initialisation (Init.h) from `seed`, drawn layer by layer in order
+  /// (conv1 weight, bias, conv2 weight, bias, fc1 weight, bias, fc2 weight, bias; BN gamma=1, beta=0).
+  void init(uint64_t seed);
+
+  /// The parameters: names (conv1.weight, bn1.weight, ..., PyTorch's state-dict names), shapes
+  /// and values, in a fixed order; setParameters takes the same order and shapes.
+  std::vector<TensorSpec> parameterSpecs() const;
+  std::vector<NamedTensor> parameters() const;
+  std::vector<NamedTensor> gradients() const;  // after backward(): same order, "grad " names
+  void setParameters(const std::vector<NamedTensor> &params);
+
+  /// Copies a batch (n <= maxBatch images of 784 normalised floats, n labels in 0..9) in.
+  void setBatch(const float *images, const int32_t *labels, int64_t n);
+
+  /// Forward over the batch set last (n images): logits and the loss (mean NLL) and its
+  /// gradient wrt the logits. Returns nothing; loss() reads the mean back.
+  void forward();
+  /// Backward of the last forward(): every parameter gradient.
+  void backward();
+  /// p -= lr * grad over every parameter (one launch).
+  void sgdStep(float lr);
+  /// forward + backward + sgdStep; returns the batch's mean loss (read back: synchronises).
+  float trainStep(float lr);
+
+  float loss() const;                       // mean loss of the last forward()
+  std::vector<float> logits() const;        // [n, 10] of the last forward()
+  /// Predicted classes of the last forward() (argmax of the logits, first on ties).
+  std::vector<int32_t> predictions() const;
+
+  /// Named tensors for tests and diagnostics (e.g. "conv1.out").
+  const std::vector<Tensor> &allTensors() const { return all_; }
+
+ private:
+  kernels::Launcher &l_;
+  int64_t maxBatch_;
+  int64_t n_ = 0;  // images in the current batch
+  Arena arena_;
+  std::vector<Tensor> all_;
+  // Parameters (consecutive in the arena: one span), then their gradients (another span).
+  Tensor w1_, b1_, g1_, be1_, w2_, b2_, g2_, be2_, w3_, b3_, w4_, b4_;
+  Tensor dw1_, db1_, dg1_, dbe1_, dw2_, db2_, dg2_, dbe2_, dw3_, db3_, dw4_, db4_;
+  Tensor params_, grads_;
+  // Activations and their gradients.
+  Tensor x_, labels_;
+  Tensor c1_, stats1_, mean1_, rstd1_, p1_, arg1_;
+  Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
+  Tensor h3_, logits_, lossPer_, lossMean_, dlogits_;
+  Tensor dh3_, dp2_, dc2_, dp1_, dc1_, work_;
+  std::vector<Tensor> paramList() const;
+  std::vector<Tensor> gradList() const;
+};
+
+}  // namespace tile::models

@@ -1,0 +1,209 @@
+// The training loop of tile-mnist (see Train.h).
+#include "tile/models/Train.h"
+
+#include "tile/models/Checkpoint.h"
+#include "tile/models/Init.h"
+#include "tile/models/Progress.h"
+#include "tile/runtime/Memory.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <cstdio>
+#include <iomanip>
+#include <memory>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <unistd.h>
+#include <vector>
+
+namespace tile::models {
+
+namespace {
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * fraction);
+  return buf;
+}
+} // namespace
+
+double evaluate(MnistCnn &model, const Dataset &ds) {
+  const int64_t b = model.maxBatch();
+  std::vector<float> images(static_cast<size_t>(b * kImagePixels));
+  std::vector<int32_t> labels(static_cast<size_t>(b));
+  std::vector<int64_t> idx;
+  int64_t correct = 0;
+  for (int64_t i = 0; i < ds.size; i += b) {
+    const int64_t n = std::min(b, ds.size - i);
+    idx.resize(size_t(n));
+    for (int64_t j = 0; j < n; ++j) idx[size_t(j)] = i + j;
+    gatherBatch(ds, idx, std::span<float>(images.data(), size_t(n * kImagePixels)),
+                std::span<int32_t>(labels.data(), size_t(n)));
+    model.setBatch(images.data(), labels.data(), n);
+    model.forward();
+    std::vector<int32_t> pred = model.predictions();
+    for (int64_t j = 0; j < n; ++j) correct += pred[size_t(j)] == labels[size_t(j)];
+  }
+  return ds.size ? double(correct) / double(ds.size) : 0.0;
+}
+
+int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::string &where, std::ostream &out) {
+  const Dataset train = loadDataset(o.dataDir, "train");
+  const Dataset test = loadDataset(o.dataDir, "test");
+  checkBatchSize(o.batchSize, train.size);
+
+  MnistCnn model(launcher, o.batchSize);
+  const int64_t stepsPerEpoch = (train.size + o.batchSize - 1) / o.batchSize;  // the last batch ragged
+  TrainState state;
+  state.seed = o.seed;
+  state.learningRate = o.lr;
+  if (!o.resume.empty()) {
+    Checkpoint c = loadCheckpoint(o.resume, kMnistArchitecture, model.parameterSpecs());
+    if (c.state.epoch < 0 || c.state.step < c.state.epoch * stepsPerEpoch ||
+        c.state.step >= (c.state.epoch + 1) * stepsPerEpoch)
+      throw TrainError(o.resume + ": the checkpoint's progress (epoch " + std::to_string(c.state.epoch) + ", step " +
+                       std::to_string(c.state.step) + ") does not fit " + std::to_string(stepsPerEpoch) +
+                       " steps per epoch (another --batch-size?)");
+    model.setParameters(c.tensors);
+    state.epoch = c.state.epoch;
+    state.step = c.state.step;
+    state.seed = c.state.seed;  // the shuffle order continues
+    out << "resumed from " << o.resume << ": " << state.epoch << " epoch(s), " << state.step << " step(s) done"
+        << (state.seed != o.seed ? " (seed " + std::to_string(state.seed) + " from the checkpoint)" : std::string())
+        << "\n";
+  } else {
+    model.init(o.seed);
+  }
+  out << "tile-mnist: " << datasetName(o.dataset) << " (" << train.size << " train, " << test.size
+      << " test images), batch " << o.batchSize << ", lr " << o.lr << ", seed " << state.seed << ", on " << where
+      << " (" << model.arena().bytes() / (1 << 20) << " MiB planned)\n"
+      << std::flush;
+
+  auto save = [&]() {
+    if (o.checkpoint.empty()) return;
+    Checkpoint c;
+    c.architecture = kMnistArchitecture;
+    c.state = state;
+    c.state.learningRate = o.lr;
+    c.tensors = model.parameters();
+    saveCheckpoint(o.checkpoint, c);
+  };
+  auto report = [&](std::optional<Progress> &progress, const std::string &line) {
+    if (progress) progress->println(line);
+    else out << line << "\n" << std::flush;
+  };
+
+  // The test set is run in batches of the training batch size (batch statistics, as in
+  // training); TILE_MNIST_EVAL_BATCH=N runs it in batches of N instead (a second plan).
+  int64_t evalBatch = o.batchSize;
+  if (const char *e = std::getenv("TILE_MNIST_EVAL_BATCH"); e && *e) {
+    char *end = nullptr;
+    long long v = std::strtoll(e, &end, 10);
+    if (*end || v < 1 || v > test.size)
+      throw TrainError(std::string("TILE_MNIST_EVAL_BATCH=") + e + " is not a batch size in 1.." + std::to_string(test.size));
+    evalBatch = v;
+  }
+  std::unique_ptr<MnistCnn> evalModel;
+  if (evalBatch != o.batchSize) evalModel = std::make_unique<MnistCnn>(launcher, evalBatch);
+
+  std::optional<Progress> progress;
+  if (!o.quiet) progress.emplace(out, &out == &std::cout && isatty(STDOUT_FILENO));
+  // The batch is gathered (and normalised) on the host, then copied in: on the GPU from
+  // page-locked memory (a direct DMA), on the CPU executor from plain memory.
+  const size_t imageBytes = size_t(o.batchSize * kImagePixels) * sizeof(float);
+  const size_t labelBytes = size_t(o.batchSize) * sizeof(int32_t);
+  std::vector<std::byte> plain;
+  rt::PinnedHostBuffer pinned;
+  std::byte *staging;
+  if (launcher.hostMemory()) {
+    plain.resize(imageBytes + labelBytes);
+    staging = plain.data();
+  } else {
+    pinned = rt::PinnedHostBuffer(imageBytes + labelBytes);
+    staging = pinned.as<std::byte>();
+  }
+  std::span<float> images(reinterpret_cast<float *>(staging), size_t(o.batchSize * kImagePixels));
+  std::span<int32_t> labels(reinterpret_cast<int32_t *>(staging + imageBytes), size_t(o.batchSize));
+  const float lr = float(o.lr);
+  bool stopped = false;
+  if (state.epoch >= o.epochs)
+    out << "the checkpoint has " << state.epoch << " epoch(s) already; --epochs " << o.epochs << ": nothing to train\n";
+  while (state.epoch < o.epochs && !stopped) {
+    const std::vector<int64_t> order = shuffledIndices(train.size, state.seed, state.epoch);
+    int64_t first = state.step - state.epoch * stepsPerEpoch;  // > 0 when resuming mid-epoch
+    if (progress) progress->startEpoch(state.epoch + 1, o.epochs, stepsPerEpoch, o.batchSize);
+    double lossSum = 0;
+    int64_t lossCount = 0;
+    const double t0 = now();
+    for (int64_t s = first; s < stepsPerEpoch; ++s) {
+      if (o.maxSteps > 0 && state.step >= o.maxSteps) {
+        stopped = true;
+        break;
+      }
+      const int64_t begin = s * o.batchSize, n = std::min(o.batchSize, train.size - begin);
+      gatherBatch(train, std::span<const int64_t>(order.data() + begin, size_t(n)),
+                  std::span<float>(images.data(), size_t(n * kImagePixels)), std::span<int32_t>(labels.data(), size_t(n)));
+      model.setBatch(images.data(), labels.data(), n);
+      const float loss = model.trainStep(lr);
+      if (!std::isfinite(loss))
+        throw TrainError("the loss became " + std::to_string(loss) + " at step " + std::to_string(state.step + 1) +
+                         " (try a smaller --lr)");
+      ++state.step;
+      lossSum += loss;
+      ++lossCount;
+      if (progress) progress->update(s + 1, lossSum / double(lossCount));
+    }
+    if (progress) progress->finish();
+    const double trainSeconds = now() - t0;
+    if (!stopped) ++state.epoch;
+    double acc;
+    if (evalBatch != o.batchSize) {
+      evalModel->setParameters(model.parameters());
+      acc = evaluate(*evalModel, test);
+    } else {
+      acc = evaluate(model, test);
+    }
+    std::ostringstream line;
+    line << "test accuracy: " << percent(acc);
+    report(progress, line.str());
+    std::ostringstream info;
+    info << "  epoch " << (stopped ? state.epoch + 1 : state.epoch) << (stopped ? " (stopped by --max-steps)" : "")
+         << ": " << lossCount << " steps in " << std::fixed << std::setprecision(1) << trainSeconds << " s, mean loss " << std::setprecision(4)
+         << (lossCount ? lossSum / double(lossCount) : 0.0);
+    report(progress, info.str());
+    save();
+  }
+  return 0;
+}
+
+void TimingLauncher::launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **params,
+                            CUstream stream) {
+  const double t0 = now();
+  inner_.launch(kernelName, spec, grid, params, stream);
+  std::string key = std::string(kernelName) + " grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y);
+  Entry &e = entries_[key];
+  ++e.launches;
+  e.seconds += now() - t0;
+}
+
+std::string TimingLauncher::report() const {
+  std::vector<std::pair<std::string, Entry>> v(entries_.begin(), entries_.end());
+  std::sort(v.begin(), v.end(), [](auto &a, auto &b) { return a.second.seconds > b.second.seconds; });
+  double total = 0;
+  for (auto &[k, e] : v) total += e.seconds;
+  std::ostringstream s;
+  s << "kernel time (wall, per kernel and grid):\n";
+  for (auto &[k, e] : v)
+    s << "  " << std::left << std::setw(40) << k << std::right << std::setw(8) << e.launches << " launches "
+      << std::fixed << std::setprecision(2) << std::setw(9) << e.seconds << " s " << std::setw(6)
+      << std::setprecision(1) << (total > 0 ? 100 * e.seconds / total : 0) << "%  " << std::setprecision(3)
+      << (e.launches ? 1e3 * e.seconds / double(e.launches) : 0) << " ms each\n";
+  s << "  total " << std::fixed << std::setprecision(2) << total << " s\n";
+  return s.str();
+}
+
+}  // namespace tile::models
