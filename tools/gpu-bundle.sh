@@ -9,8 +9,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 DEV=$ROOT/.device
-TARGETS=(runtime_gpu_tests kernels_gpu_tests test_kernels_gpu_tests diff_gpu_tests bench_kernels)
-MAX_BYTES=$((48 << 20))  # headroom under the 64 MiB per call for the working tree itself
+TARGETS=(runtime_gpu_tests kernels_gpu_tests test_kernels_gpu_tests diff_gpu_tests models_gpu_tests bench_kernels
+         tile-mnist-aot)
+MAX_BYTES=$((58 << 20))  # headroom under the 64 MiB per call for the working tree itself (~1.5 MiB)
 
 # .device/ is in .gitignore too; the local exclude also covers checkouts whose .gitignore predates it.
 EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude)
@@ -47,8 +48,17 @@ done
 # The CPU code is generated for the x86-64 baseline (TILE_CPU_TARGET, default here x86-64),
 # so the GPU is compared with the executor path that every host runs.
 ninja -C "$BUILD" make-diff-bundle
+# Carried gzipped (half the size; gpu-check.sh unpacks it for diff_gpu_tests).
 TILE_CPU_TARGET=${TILE_CPU_TARGET:-x86-64} "$BUILD/tools/diff-bundle/make-diff-bundle" "$DEV/diff.bundle" "${RANDOM_PROGRAMS:-1000}" ${DIFF_SEED:-}
-staged+=("$DEV/diff.bundle")
+gzip -1 -f "$DEV/diff.bundle"
+staged+=("$DEV/diff.bundle.gz")
+# The MNIST files, gzipped (the model trains there for one epoch; gpu-check unpacks them).
+mkdir -p "$DEV/mnist"
+for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte t10k-labels-idx1-ubyte; do
+  [ -f "$ROOT/.data/mnist/$f" ] || { echo "gpu-bundle: $ROOT/.data/mnist/$f missing (scripts/fetch-mnist.sh)" >&2; exit 1; }
+  [ "$DEV/mnist/$f.gz" -nt "$ROOT/.data/mnist/$f" ] || gzip -9 -c "$ROOT/.data/mnist/$f" >"$DEV/mnist/$f.gz"
+  staged+=("$DEV/mnist/$f.gz")
+done
 install -m 755 "$ROOT/tools/gpu-check.sh" "$DEV/gpu-check.sh"
 install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
 staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py")

@@ -31,6 +31,11 @@ status=0
 summary=()
 
 # --- tests --------------------------------------------------------------------------------------------
+# The differential bundle travels gzipped: unpack it where diff_gpu_tests looks (TILE_DIFF_BUNDLE).
+if [ -f "$HERE/diff.bundle.gz" ]; then
+  export TILE_DIFF_BUNDLE=$(mktemp "${TMPDIR:-/tmp}/diff.bundle.XXXXXX")
+  gunzip -c "$HERE/diff.bundle.gz" >"$TILE_DIFF_BUNDLE"
+fi
 shopt -s nullglob
 tests=("$HERE"/*_gpu_tests)
 if [ ${#tests[@]} -eq 0 ]; then
@@ -73,6 +78,24 @@ for bin in "${tests[@]}"; do
   summary+=("$(printf '%-22s passed %4s  failed %4s  skipped %4s  %s' "$name" "$passed" "$failed" "$skipped" "$note")")
   echo "$name done ($((SECONDS - START)) s)"
 done
+
+# --- the MNIST CNN: one epoch on the real data (runtime-only trainer) ------------------------------------
+mnist_line="skipped (no tile-mnist-aot or .device/mnist)"
+if [ -x "$HERE/tile-mnist-aot" ] && [ -d "$HERE/mnist" ]; then
+  MNIST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-mnist.XXXXXX")
+  for gz in "$HERE"/mnist/*.gz; do gunzip -c "$gz" >"$MNIST_DIR/$(basename "$gz" .gz)"; done
+  t0=$SECONDS
+  timeout -k 5 180 "$HERE/tile-mnist-aot" --epochs 1 --quiet --data-dir "$MNIST_DIR" >"$LOGS/tile-mnist.log" 2>&1
+  rc=$?
+  acc=$(grep -o 'test accuracy: [0-9.]*%' "$LOGS/tile-mnist.log" | tail -1)
+  if [ "$rc" -ne 0 ] || [ -z "$acc" ]; then
+    status=1
+    mnist_line="FAILED (exit $rc): $(tail -3 "$LOGS/tile-mnist.log" | tr '\n' ' ')"
+  else
+    mnist_line="1 epoch, batch 64, lr 0.01, seed 0: $acc in $((SECONDS - t0)) s wall (load, train, test)"
+  fi
+  echo "tile-mnist done ($((SECONDS - START)) s)"
+fi
 
 # --- SASS of the ahead-of-time PTX ------------------------------------------------------------------------
 # The build machine has no disassembler: here ptxas + cuobjdump show whether the 16-byte accesses the PTX
@@ -126,6 +149,7 @@ fi
 echo
 echo "==== gpu-check summary ($((SECONDS - START)) s) - $SMI"
 for line in "${summary[@]}"; do echo "$line"; done
+echo "mnist: $mnist_line"
 cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep '^RESULT ' | awk '
   # RESULT <impl>_<op> <shape> <gbps> <us>, impl in tile/torch/triton.
   {
