@@ -8,6 +8,7 @@
 #include "tile/kernels/LayerNorm.h"
 #include "tile/kernels/Matmul.h"
 #include "tile/kernels/Softmax.h"
+#include "tile/kernels/Transpose.h"
 
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
@@ -158,6 +159,16 @@ void benchVectorAdd(Bench &b) {
   b.add("tile_add", std::to_string(n), 3.0 * bytes, us);
 }
 
+// out = inᵀ of a 16384 x 16384 float32 matrix (1 GiB moved): the target is copy's bandwidth.
+void benchTranspose(Bench &b) {
+  const int64_t n = 16384;
+  const size_t bytes = size_t(n * n) * 4;
+  int sets = rotation(2 * bytes);
+  auto in = buffers(sets, bytes), out = buffers(sets, bytes);
+  double us = b.medianUs([&](int i) { tk::Transpose::launch(gAot, in[i % sets].ptr(), out[i % sets].ptr(), n, n); });
+  b.add("tile_transpose", std::to_string(n) + "x" + std::to_string(n), 2.0 * bytes, us);
+}
+
 void benchSoftmax(Bench &b, int64_t rows, int64_t cols) {
   const size_t bytes = size_t(rows * cols) * 4;
   int sets = rotation(2 * bytes);
@@ -294,6 +305,7 @@ int main(int argc, char **argv) {
     }
     benchCopy(b);
     benchVectorAdd(b);
+    benchTranspose(b);
     // 4096 rows as in Triton's tutorials, plus 256 MiB tensors where launch and tail
     // effects fade (the same list as torch_triton_bench.py).
     const std::pair<int64_t, int64_t> rowShapes[] = {{4096, 1024}, {4096, 4096}, {4096, 16384}, {65536, 1024}, {16384, 4096}};

@@ -259,6 +259,13 @@ def bench_add():
         record("triton_add", str(N_ADD), 3 * x.nbytes, median_us(lambda: triton_add(x, y, z)))
 
 
+def bench_transpose():
+    n = 16384
+    x = torch.randn(n, n, device="cuda")
+    y = torch.empty(n, n, device="cuda")
+    record("torch_transpose", f"{n}x{n}", 2 * x.nbytes, median_us(lambda: y.copy_(x.t())))
+
+
 def bench_softmax(rows, cols):
     x = torch.randn(rows, cols, device="cuda")
     out = torch.empty_like(x)
@@ -344,6 +351,7 @@ def main():
         attempt("triton cold compile", bench_cold)  # first: the cache must still be empty
     attempt("copy", bench_copy)
     attempt("add", bench_add)
+    attempt("transpose", bench_transpose)
     for rows, cols in ROW_SHAPES:
         attempt(f"softmax {rows}x{cols}", lambda: bench_softmax(rows, cols))
     for rows, cols in ROW_SHAPES:

@@ -156,7 +156,7 @@ cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep 
     impl = $2; sub(/_.*/, "", impl); op = substr($2, length(impl) + 2)
     k = op SUBSEP $3
     gb[impl, k] = $4; us[impl, k] = $5
-    if (!(k in seen) && (op == "copy" || op == "add" || op == "softmax" || op == "layernorm")) {
+    if (!(k in seen) && (op == "copy" || op == "add" || op == "transpose" || op == "softmax" || op == "layernorm")) {
       seen[k] = 1; order[++n] = k
     }
     if (impl == "tile" && op == "copy") copy = $4

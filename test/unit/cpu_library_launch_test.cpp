@@ -52,6 +52,16 @@ TEST_F(CpuLibrary, VectorAddThroughDslLauncher) {
   }
 }
 
+TEST_F(CpuLibrary, TransposeThroughDslLauncher) {
+  for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {64, 64}, {70, 45}, {3, 129}, {uniformInt(1, 300), uniformInt(1, 300)}}) {
+    SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+    std::vector<float> in = randomFloats(static_cast<size_t>(m * n)), out = poisoned(static_cast<size_t>(m * n));
+    tk::Transpose::launch(cpu, in.data(), out.data(), m, n);
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t c = 0; c < n; ++c) ASSERT_EQ(bitsOf(out[c * m + r]), bitsOf(in[r * n + c])) << r << ", " << c;
+  }
+}
+
 TEST_F(CpuLibrary, SoftmaxThroughDslLauncher) {
   for (int64_t cols : {int64_t(1), int64_t(10), int64_t(1000), uniformInt(2, 5000)}) {
     int64_t rows = uniformInt(1, 20), stride = cols + uniformInt(0, 5);
@@ -207,6 +217,7 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
         tk::BatchNorm2dBackward::launchPooled(r, p, p, p, p, p, p, p, p, p, p, 3, 5, s, 2, relu, p);
       }
     }
+    tk::Transpose::launch(r, p, p, s, 3);
     tk::MaxPool2dForward::launch(r, p, p, p, 3, 5, s, 28);
     tk::MaxPool2dBackward::launch(r, p, p, p, 3, 5, s, 28);
     if (s <= 1024) {

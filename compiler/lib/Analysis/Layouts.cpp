@@ -7,18 +7,20 @@ using namespace mlir;
 using namespace mlir::tile;
 
 BlockedLayoutAttr mlir::tile::defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
-                                                   unsigned numWarps, unsigned vec) {
+                                                   unsigned numWarps, unsigned vec, int fastest) {
   unsigned rank = shape.size();
   int64_t numel = 1;
   for (int64_t s : shape) numel *= s;
   unsigned threads = 32 * numWarps;
-  unsigned last = rank - 1;
+  unsigned last = fastest >= 0 ? unsigned(fastest) : rank - 1;
   // Fewer elements per thread than `vec` when the tensor is too small to give every
   // thread a full vector (Triton's rule), so small tensors are not replicated.
   unsigned perThread = std::max<int64_t>(1, std::min<int64_t>({vec, numel / threads, shape[last]}));
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
   spt[last] = perThread;
-  for (int d = rank - 1; d >= 0; --d) order.push_back(d);
+  order.push_back(last);
+  for (int d = rank - 1; d >= 0; --d)
+    if (unsigned(d) != last) order.push_back(d);
 
   // Lanes: fastest dimension first, as far as its extent allows; the rest on the slowest.
   unsigned lanesLeft = 32;
@@ -44,10 +46,10 @@ BlockedLayoutAttr mlir::tile::defaultBlockedLayout(MLIRContext *ctx, ArrayRef<in
 }
 
 unsigned mlir::tile::memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask,
-                                       unsigned perThread) {
+                                       unsigned perThread, int dim) {
   auto type = dyn_cast<RankedTensorType>(ptr.getType());
   if (!type) return 1;
-  unsigned last = type.getRank() - 1;
+  unsigned last = dim >= 0 ? unsigned(dim) : type.getRank() - 1;
   auto pointee = cast<PtrType>(type.getElementType()).getPointeeType();
   unsigned bytes = std::max<unsigned>(1, pointee.getIntOrFloatBitWidth() / 8);
   const AxisInfo &p = axis.get(ptr);

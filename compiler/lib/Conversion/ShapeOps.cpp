@@ -1,6 +1,8 @@
 //===- ShapeOps.cpp - ids, ranges, splats, shape changes, pointers, layouts ===//
 #include "SharedAccess.h"
 
+#include "tile/Layout/SharedLayouts.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
@@ -105,6 +107,27 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
   }
 };
 
+/// Where the exchange keeps each element. A 2-D conversion uses a swizzled tile (16-byte
+/// chunks of row r XORed with r's phase, as for ldmatrix): threads reading down a column
+/// (a transpose) then hit different banks instead of one; anything else (reshapes,
+/// slices, other ranks) uses the row-major order both shapes share.
+std::pair<::tile::layout::LinearLayout, ::tile::layout::LinearLayout>
+exchangeOffsets(const ThreadLayout &src, const ThreadLayout &dst, RankedTensorType srcType, RankedTensorType dstType,
+                Type elem) {
+  const bool tile2d = srcType.getShape() == dstType.getShape() && srcType.getRank() == 2 && src.sliceDim < 0 &&
+                      dst.sliceDim < 0 && elem.isIntOrFloat() && !elem.isInteger(1);
+  if (tile2d) {
+    const int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
+    auto sw = ::tile::layout::ldmatrixSwizzle(cols, sharedBytesOf(elem));
+    if (sw.maxPhase > 1) {
+      auto shared = ::tile::layout::swizzledShared(rows, cols, sw.vec, sw.perPhase, sw.maxPhase);
+      return {::tile::layout::registersToOffsets(src.linear, shared),
+              ::tile::layout::registersToOffsets(dst.linear, shared)};
+    }
+  }
+  return {rowMajorOffsets(src), rowMajorOffsets(dst)};
+}
+
 /// Every thread writes its registers of `srcType` to the op's scratch at their row-major
 /// index, then (after a barrier) reads the registers of `dstType` (same element count)
 /// at theirs: a layout conversion when the shapes agree, a reshape when they do not.
@@ -117,9 +140,10 @@ SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Op
   Location loc = op->getLoc();
   ThreadLayout src = ThreadLayout::get(srcType), dst = ThreadLayout::get(dstType);
   Value base = smem.scratch(rewriter, loc, op, srcType.getNumElements() * sharedBytesOf(elem));
-  storeRegisters(rewriter, loc, base, src, rowMajorOffsets(src), srcRegs, elem);
+  auto [srcOffsets, dstOffsets] = exchangeOffsets(src, dst, srcType, dstType, elem);
+  storeRegisters(rewriter, loc, base, src, srcOffsets, srcRegs, elem);
   NVVM::Barrier0Op::create(rewriter, loc);
-  return loadRegisters(rewriter, loc, base, dst, rowMajorOffsets(dst), elem);
+  return loadRegisters(rewriter, loc, base, dst, dstOffsets, elem);
 }
 
 /// convert_layout and reshape: both move elements through shared memory.

@@ -68,8 +68,49 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
       if (failed(assign(op))) result = failure();
     });
     if (failed(result)) return failure();
+    orderAccessesByContiguity(func);
     rematerializeCheapConversions(func);
     return success();
+  }
+
+  /// A global load or store whose addresses run contiguously along another dimension
+  /// than its layout's fastest (a transposed store: `out + cols[None, :] * m + rows[:, None]`)
+  /// gets a layout with that dimension fastest, so that it is vectorised and coalesced
+  /// there; the value moves through a layout conversion (a shared-memory transpose) and
+  /// the addresses and mask are recomputed in the new layout.
+  void orderAccessesByContiguity(func::FuncOp func) {
+    AxisInfoAnalysis axis(func);
+    SmallVector<Operation *> accesses;
+    func.walk([&](Operation *op) {
+      if (isa<LoadOp, StoreOp>(op)) accesses.push_back(op);
+    });
+    for (Operation *op : accesses) {
+      auto load = dyn_cast<LoadOp>(op);
+      Value ptr = load ? load.getPtr() : cast<StoreOp>(op).getPtr();
+      Value mask = load ? load.getMask() : cast<StoreOp>(op).getMask();
+      auto type = dyn_cast<RankedTensorType>(ptr.getType());
+      auto current = type ? dyn_cast<BlockedLayoutAttr>(type.getEncoding()) : BlockedLayoutAttr();
+      if (!current || type.getRank() < 2) continue;
+      Type pointee = cast<PtrType>(type.getElementType()).getPointeeType();
+      unsigned maxVec = std::max(1u, 16 / std::max(1u, pointee.getIntOrFloatBitWidth() / 8));
+      int fastest = int(current.getOrder()[0]);
+      unsigned bestWidth = memoryVectorWidth(axis, ptr, mask, maxVec, fastest);
+      int best = fastest;
+      for (int d = 0; d < int(type.getRank()); ++d)
+        if (unsigned w = memoryVectorWidth(axis, ptr, mask, maxVec, d); w > bestWidth) best = d, bestWidth = w;
+      if (best == fastest) continue;
+      BlockedLayoutAttr layout = defaultBlockedLayout(op->getContext(), type.getShape(), warps, bestWidth, best);
+      OpBuilder b(op);
+      for (OpOperand &o : op->getOpOperands())
+        if (isa<RankedTensorType>(o.get().getType())) o.set(convertTo(b, o.get(), layout));
+      if (load) {
+        auto used = cast<RankedTensorType>(load.getType());
+        load.getResult().setType(withLayout(used, layout));
+        b.setInsertionPointAfter(load);
+        auto back = ConvertLayoutOp::create(b, load.getLoc(), used, load.getResult());
+        load.getResult().replaceAllUsesExcept(back, back);
+      }
+    }
   }
 
   /// The largest shape of each rank, and the widest access its memory ops allow.

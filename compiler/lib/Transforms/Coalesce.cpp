@@ -15,6 +15,12 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+/// The dimension consecutive registers step along (the layout's fastest; -1: the last).
+int fastestDim(Attribute layout) {
+  if (auto b = dyn_cast_or_null<BlockedLayoutAttr>(layout)) return int(b.getOrder()[0]);
+  return -1;
+}
+
 /// Elements a thread owns consecutively along the fastest dimension of `layout`.
 unsigned contiguousPerThread(Attribute layout) {
   if (auto b = dyn_cast_or_null<BlockedLayoutAttr>(layout)) return b.getSizePerThread()[b.getOrder()[0]];
@@ -34,7 +40,8 @@ struct Coalesce : mlir::tile::impl::TileCoalesceBase<Coalesce> {
       unsigned vec = 1;
       // Atomics stay scalar: there is no vector atomic add for most types.
       if (!isa<AtomicAddOp>(op))
-        vec = memoryVectorWidth(axis, ptr, mask, contiguousPerThread(layoutOf(ptr.getType())));
+        vec = memoryVectorWidth(axis, ptr, mask, contiguousPerThread(layoutOf(ptr.getType())),
+                                fastestDim(layoutOf(ptr.getType())));
       op->setAttr("tile.vec", IntegerAttr::get(i32, vec));
     });
   }

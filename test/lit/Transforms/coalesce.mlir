@@ -111,3 +111,40 @@ func.func @aligned_row_stride(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
   tile.store %p, %v : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
   return
 }
+
+// -----
+
+// A transposed store: out + cols[None, :] * m + rows[:, None] runs contiguously down the
+// columns (dimension 0), the load along the rows. The store gets its own layout with
+// dimension 0 fastest (4 elements per thread down a column) and 16-byte vectors; the
+// value is converted to it (through shared memory) and the addresses and mask are
+// recomputed in it.
+// CHECK-DAG: #[[ROWS:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-DAG: #[[COLS:blocked[0-9]*]] = #tile.blocked<sizePerThread = [4, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]>
+// CHECK-LABEL: func.func @transposed_store
+// CHECK: %[[V:.*]] = tile.load {{.*}} {tile.vec = 4 : i32} : tensor<64x64x!tile.ptr<f32>, #[[ROWS]]>
+// CHECK: %[[T:.*]] = tile.convert_layout %[[V]] : tensor<64x64xf32, #[[ROWS]]> -> tensor<64x64xf32, #[[COLS]]>
+// CHECK: tile.store %{{.*}}, %[[T]] {tile.vec = 4 : i32} : tensor<64x64x!tile.ptr<f32>, #[[COLS]]>
+func.func @transposed_store(%in: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                            %m: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %rows = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %r {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %ms = tile.splat %m : tensor<64x1xi32>
+  %rm = arith.muli %rows, %ms : tensor<64x1xi32>
+  %rmb = tile.broadcast %rm : tensor<64x1xi32> -> tensor<64x64xi32>
+  %cb = tile.broadcast %cols : tensor<1x64xi32> -> tensor<64x64xi32>
+  %inoff = arith.addi %rmb, %cb : tensor<64x64xi32>
+  %pin0 = tile.splat %in : tensor<64x64x!tile.ptr<f32>>
+  %pin = tile.addptr %pin0, %inoff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  %v = tile.load %pin : tensor<64x64x!tile.ptr<f32>> -> tensor<64x64xf32>
+  %ms2 = tile.splat %m : tensor<1x64xi32>
+  %cm = arith.muli %cols, %ms2 : tensor<1x64xi32>
+  %cmb = tile.broadcast %cm : tensor<1x64xi32> -> tensor<64x64xi32>
+  %rb = tile.broadcast %rows : tensor<64x1xi32> -> tensor<64x64xi32>
+  %outoff = arith.addi %cmb, %rb : tensor<64x64xi32>
+  %pout0 = tile.splat %out : tensor<64x64x!tile.ptr<f32>>
+  %pout = tile.addptr %pout0, %outoff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %pout, %v : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}

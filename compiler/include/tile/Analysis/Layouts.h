@@ -8,16 +8,18 @@
 namespace mlir::tile {
 
 /// The default blocked layout for tensors of `shape` on `numWarps` warps, with up to
-/// `vec` consecutive elements per thread along the fastest (last) dimension. Threads
-/// fill the fastest dimension first, then warps; smaller shapes replicate.
+/// `vec` consecutive elements per thread along the fastest dimension (`fastest`; -1: the
+/// last), the others slowest-last. Threads fill the fastest dimension first, then warps;
+/// smaller shapes replicate.
 BlockedLayoutAttr defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps,
-                                       unsigned vec);
+                                       unsigned vec, int fastest = -1);
 
 /// How many consecutive elements one thread may access with one instruction at `ptr`
 /// (a tensor of pointers) under `perThread` elements per thread along the fastest
 /// dimension: limited by the addresses' contiguity and alignment, the mask's
 /// constancy, 16 bytes, and the shape.
-unsigned memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask, unsigned perThread);
+/// `dim`: the dimension the elements are consecutive along (-1: the last).
+unsigned memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask, unsigned perThread, int dim = -1);
 
 /// The layout attribute of a tensor type (null for scalars or unencoded tensors).
 Attribute layoutOf(Type t);
