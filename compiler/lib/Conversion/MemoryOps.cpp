@@ -13,11 +13,6 @@ using namespace mlir::tile;
 
 namespace {
 
-unsigned vecOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>("tile.vec")) return std::max<int64_t>(1, a.getInt());
-  return 1;
-}
-
 unsigned regsOf(Type t) {
   auto rt = dyn_cast<RankedTensorType>(t);
   return rt ? ThreadLayout::get(rt).numRegs() : 1;

@@ -67,6 +67,27 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned offset) {
   return isa<FloatType>(t) ? Value(arith::BitcastOp::create(b, loc, t, joined)) : joined;
 }
 
+/// The cross-warp scratch of a reduction: one slot per (result element, warp along the
+/// axis) for the values, then, for argmax/argmin, the i32 indices, 4-byte aligned (values
+/// may be 1 or 2 bytes). Empty when one warp holds each result's whole axis.
+struct ReduceScratch {
+  unsigned indexOffset = 0, bytes = 0;
+};
+ReduceScratch reduceScratch(ReduceOp op) {
+  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+  if (!srcType.getEncoding()) return {};
+  ThreadLayout src = ThreadLayout::get(srcType);
+  if (src.sliceDim >= 0) return {};
+  unsigned warps = src.wpc[op.getAxis()];
+  if (warps <= 1) return {};
+  auto resType = dyn_cast<RankedTensorType>(op.getType());
+  unsigned slots = (resType ? resType.getNumElements() : 1) * warps;
+  unsigned values = slots * sharedBytesOf(srcType.getElementType());
+  if (!isArgKind(op.getKind())) return {values, values};
+  unsigned indexOffset = (values + 3) / 4 * 4;
+  return {indexOffset, indexOffset + slots * 4};
+}
+
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   ReduceLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
       : OpConversionPattern(tc, ctx), smem(smem) {}
@@ -126,13 +147,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     // 3. Across warps: each warp's partial goes to shared memory at
     //    [result element][warp along the axis]; every thread then combines them in order.
     if (unsigned warps = src.wpc[axis]; warps > 1) {
-      int64_t resultElems = resType ? resType.getNumElements() : 1;
-      unsigned valueBytes = sharedBytesOf(elem);
-      // The i32 indices follow the values, 4-byte aligned (values may be 1 or 2 bytes).
-      int64_t indexOffset = (resultElems * warps * valueBytes + 3) / 4 * 4;
-      Value base = smem.scratch(rewriter, loc, op, reduceScratchBytes(op));
+      ReduceScratch scratch = reduceScratch(op);
+      Value base = smem.scratch(rewriter, loc, op, scratch.bytes);
       Value indexBase = withIndex ? Value(LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
-                                                              ValueRange{ib.c(indexOffset)}))
+                                                              ValueRange{ib.c(scratch.indexOffset)}))
                                   : Value();
       // The slot of a result element is its row-major index over every result dimension
       // (a rank-3 source has two), times the warps along the axis.
@@ -181,21 +199,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 
 } // namespace
 
-unsigned mlir::tile::reduceScratchBytes(ReduceOp op) {
-  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-  if (!srcType.getEncoding()) return 0;
-  ThreadLayout src = ThreadLayout::get(srcType);
-  if (src.sliceDim >= 0) return 0;
-  unsigned warps = src.wpc[op.getAxis()];
-  if (warps <= 1) return 0;
-  auto resType = dyn_cast<RankedTensorType>(op.getType());
-  int64_t resultElems = resType ? resType.getNumElements() : 1;
-  Type elem = srcType.getElementType();
-  unsigned valueBytes = std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
-  unsigned values = resultElems * warps * valueBytes;
-  if (!isArgKind(op.getKind())) return values;
-  return (values + 3) / 4 * 4 + resultElems * warps * 4; // indices 4-byte aligned after the values
-}
+
+unsigned mlir::tile::reduceScratchBytes(ReduceOp op) { return reduceScratch(op).bytes; }
 
 void mlir::tile::populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
                                         SharedMemory &smem) {

@@ -32,7 +32,6 @@ public:
   OffsetIndexer(OpBuilder &b, Location loc, ::tile::layout::LinearLayout offsets, const ThreadPosition &pos,
                 int32_t xorConstant = 0);
   Value index(OpBuilder &b, Location loc, unsigned r) const;
-  const ::tile::layout::LinearLayout &layout() const { return offsets; }
 
 private:
   ::tile::layout::LinearLayout offsets;

@@ -173,9 +173,7 @@ struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
     MemDescType buffer = op.getDst().getType();
     Type elem = buffer.getElementType();
     ll::LinearLayout offsets = registerOffsets(regs, buffer);
-    unsigned vec = 1;
-    if (auto a = op->getAttrOfType<IntegerAttr>("tile.vec")) vec = std::max<int64_t>(1, a.getInt());
-    vec = std::min(vec, offsetVectorWidth(offsets, elem));
+    const unsigned vec = std::min(vecOf(op), offsetVectorWidth(offsets, elem));
     const unsigned bytes = vec * sharedBytesOf(elem);
     if (bytes != 4 && bytes != 8 && bytes != 16)
       return op.emitOpError("copies ") << bytes << " contiguous bytes per thread; cp.async needs 4, 8 or 16";

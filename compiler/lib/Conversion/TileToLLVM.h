@@ -44,6 +44,12 @@ Value fromShared(OpBuilder &b, Location loc, Value v, Type elemType);
 /// Bytes one element occupies in shared memory.
 unsigned sharedBytesOf(Type elemType);
 
+/// Consecutive registers one access of `op` moves (its `tile.vec`, from tile-coalesce; 1 if absent).
+inline unsigned vecOf(Operation *op) {
+  if (auto a = op->getAttrOfType<IntegerAttr>("tile.vec")) return std::max<int64_t>(1, a.getInt());
+  return 1;
+}
+
 /// The operands of a 1:N-converted op at one register, or the single value of a scalar.
 inline Value regOf(ValueRange values, unsigned r) { return values.size() == 1 ? values[0] : values[r]; }
 

@@ -323,7 +323,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     // Only where the addresses and mask can be recomputed in the new layout: moving them
     // through shared memory would cost more than the redundant loads it saves.
     for (Value o : load->getOperands())
-      if (isa<RankedTensorType>(o.getType()) && !(isCheap(o) && canRematerializeAs(o, fitted))) return;
+      if (isa<RankedTensorType>(o.getType()) && !rebuildableIn(o, fitted)) return;
     OpBuilder b(load);
     for (OpOperand &o : load->getOpOperands())
       if (isa<RankedTensorType>(o.get().getType())) o.set(convertTo(b, o.get(), fitted));
@@ -430,12 +430,16 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     return true;
   }
 
+  /// Whether `v` can be recomputed in `layout` instead of converted: a cheap computation
+  /// whose every step has a form in that layout.
+  static bool rebuildableIn(Value v, Attribute layout) { return isCheap(v) && canRematerializeAs(v, layout); }
+
   /// convert_layout of a cheap producer → the producer recomputed in the target layout.
   void rematerializeCheapConversions(func::FuncOp func) {
     SmallVector<ConvertLayoutOp> converts;
     func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
     for (ConvertLayoutOp cvt : converts) {
-      if (!isCheap(cvt.getSrc()) || !canRematerializeAs(cvt.getSrc(), cvt.getType().getEncoding())) continue;
+      if (!rebuildableIn(cvt.getSrc(), cvt.getType().getEncoding())) continue;
       OpBuilder b(cvt);
       Value replacement = rematerialize(b, cvt.getSrc(), cvt.getType());
       Operation *src = cvt.getSrc().getDefiningOp();
