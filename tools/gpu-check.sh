@@ -30,11 +30,30 @@ echo "logs: $LOGS"
 status=0
 summary=()
 
+# The executables travel gzipped (tools/gpu-bundle.sh): unpack them next to this script.
+for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/tile-mnist-aot.gz; do
+  [ -f "$gz" ] || continue
+  gunzip -c "$gz" >"${gz%.gz}" && chmod +x "${gz%.gz}"
+done
+
 # --- tests --------------------------------------------------------------------------------------------
 # The differential bundle travels gzipped: unpack it where diff_gpu_tests looks (TILE_DIFF_BUNDLE).
 if [ -f "$HERE/diff.bundle.gz" ]; then
   export TILE_DIFF_BUNDLE=$(mktemp "${TMPDIR:-/tmp}/diff.bundle.XXXXXX")
   gunzip -c "$HERE/diff.bundle.gz" >"$TILE_DIFF_BUNDLE"
+fi
+# cudnn_gpu_tests dlopens cuDNN and cuBLAS: PyTorch's copies (cuDNN 9.19, the headers the build machine
+# compiled against; the system's is older), found through the Python that holds PyTorch.
+NV_ROOT=$("$PY" -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
+NV_LIBS=""
+for lib in libcudnn.so.9 libcublas.so.13; do
+  f=$([ -n "$NV_ROOT" ] && find "$NV_ROOT" -name "$lib" -print -quit)
+  [ -n "$f" ] && NV_LIBS="$NV_LIBS${NV_LIBS:+:}$(dirname "$f")"
+done
+if [ -n "$NV_LIBS" ]; then
+  export LD_LIBRARY_PATH="$NV_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+else
+  echo "PyTorch's cuDNN/cuBLAS not found: cudnn_gpu_tests uses whatever libcudnn.so.9 the loader finds"
 fi
 shopt -s nullglob
 tests=("$HERE"/*_gpu_tests)
@@ -150,6 +169,8 @@ echo
 echo "==== gpu-check summary ($((SECONDS - START)) s) - $SMI"
 for line in "${summary[@]}"; do echo "$line"; done
 echo "mnist: $mnist_line"
+# Each layer against cuDNN/cuBLAS: the largest relative error and where (all lines: cudnn_gpu_tests.log).
+grep -h "^cudnn-check" "$LOGS/cudnn_gpu_tests.log" 2>/dev/null | awk '/oracle:/ { print; next } { n++; e = $(NF); if (e + 0 >= worst + 0) { worst = e; at = $0 } } END { if (n) printf "cudnn-check: %d comparisons, worst rel err %s (%s)\n", n, worst, at }'
 cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep '^RESULT ' | awk '
   # RESULT <impl>_<op> <shape> <gbps> <us>, impl in tile/torch/triton.
   {

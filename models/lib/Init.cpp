@@ -43,7 +43,8 @@ float Rng::uniform() { return static_cast<float>(next() >> 40) * 0x1.0p-24f; }
 
 float Rng::uniform(float lo, float hi) {
   float r = lo + (hi - lo) * uniform();
-  // lo + (hi-lo)*u can round up to hi when u is just below 1.
+  // lo + (hi-lo)*u can round up to hi when u is just below 1. Never contracted to an FMA (this
+  // file is built with -ffp-contract=off): the same seed gives the same bits on every host.
   return r < hi ? r : std::nextafter(hi, lo);
 }
 

@@ -21,3 +21,23 @@ if(TARGET tile_kernels_aot)
   target_compile_options(models_gpu_tests PRIVATE -Wall -Wextra)
   gtest_discover_tests(models_gpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS gpu)
 endif()
+
+# cudnn_gpu_tests: every layer of the MNIST CNN, forward and backward, and one whole training
+# step against cuDNN and cuBLAS (label `gpu`). The libraries are dlopen'ed at run time (the
+# binary links neither; gpu-check.sh points LD_LIBRARY_PATH at PyTorch's cuDNN 9.19 on the GPU
+# machine); only their headers are needed here.
+find_path(CUDNN_INCLUDE_DIR cudnn.h PATHS ${CUDA_DRIVER_INCLUDE_DIR} /usr/include NO_DEFAULT_PATH)
+find_path(CUBLAS_INCLUDE_DIR cublas_v2.h PATHS ${CUDA_DRIVER_INCLUDE_DIR} /usr/include NO_DEFAULT_PATH)
+if(TARGET tile_kernels_aot AND CUDNN_INCLUDE_DIR AND CUBLAS_INCLUDE_DIR)
+  add_executable(cudnn_gpu_tests
+    ${CMAKE_CURRENT_LIST_DIR}/cudnn_gpu_tests.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cudnn_api.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cudnn_layers.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/cudnn_mnist.cpp)
+  target_include_directories(cudnn_gpu_tests PRIVATE ${CUDNN_INCLUDE_DIR} ${CUBLAS_INCLUDE_DIR})
+  target_link_libraries(cudnn_gpu_tests PRIVATE tile_model tile_kernels_aot GTest::gtest_main ${CMAKE_DL_LIBS})
+  target_compile_options(cudnn_gpu_tests PRIVATE -Wall -Wextra)
+  gtest_discover_tests(cudnn_gpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS gpu)
+elseif(TARGET tile_kernels_aot)
+  message(STATUS "cudnn_gpu_tests not built: cudnn.h or cublas_v2.h not found")
+endif()

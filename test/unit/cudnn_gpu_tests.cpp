@@ -1,0 +1,397 @@
+// Every layer of the MNIST CNN, forward and backward, and one whole training step, against
+// cuDNN (convolution, batchnorm, relu, pooling, (log-)softmax) and cuBLAS (linear layers, SGD)
+// on fresh random inputs (label `gpu`; skipped without a GPU, failed where a GPU is present but
+// cuDNN/cuBLAS cannot be loaded). Our kernels run through the ahead-of-time launcher (runtime
+// only, for the GPU machine). Tensor cores are off on both sides (float32 FMA), so every
+// result is held to ‖ours − ref‖/‖ref‖ ≤ 1e-5; outputs are poisoned with NaN before each run
+// and a non-finite value fails. Each comparison prints one `cudnn-check` line (the closing
+// notes quote them).
+#include "cudnn_layers.h"
+#include "cudnn_mnist.h"
+#include "models_mnist_reference.h"
+
+#include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/BatchNorm.h"
+#include "tile/kernels/Conv.h"
+#include "tile/kernels/Linear.h"
+#include "tile/kernels/Loss.h"
+#include "tile/kernels/MaxPool.h"
+#include "tile/kernels/Relu.h"
+#include "tile/kernels/Sgd.h"
+#include "tile/kernels/Softmax.h"
+#include "tile/runtime/Driver.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+
+namespace tk = tile::kernels;
+using tile::reference::CudnnLayers;
+using tile::reference::CudnnMnist;
+using tile::rt::DeviceBuffer;
+
+namespace {
+
+constexpr double kTol = 1e-5;
+
+/// A float32 device tensor: random, poisoned (all bits set: NaN) or downloaded.
+struct Dev {
+  DeviceBuffer buf;
+  size_t n = 0;
+  explicit Dev(size_t count) : buf(count * sizeof(float)), n(count) { poison(); }
+  static Dev random(size_t count, uint64_t seed, float scale = 1.0f, float shift = 0.0f) {
+    std::mt19937_64 gen(seed);
+    std::normal_distribution<float> d(shift, scale);
+    std::vector<float> v(count);
+    for (float &x : v) x = d(gen);
+    Dev t(count);
+    t.buf.copyFromHost(v.data(), count * sizeof(float));
+    return t;
+  }
+  void poison() { buf.fillBytes(0xFF); }
+  std::vector<float> get() const { return buf.toHost<float>(n); }
+  uint64_t ptr() const { return buf.ptr(); }
+};
+
+double relError(const std::vector<float> &got, const std::vector<float> &ref) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (!std::isfinite(got[i]) || !std::isfinite(ref[i])) return INFINITY;
+    double d = double(got[i]) - double(ref[i]);
+    num += d * d, den += double(ref[i]) * ref[i];
+  }
+  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+}
+
+/// ours against the oracle: one `cudnn-check` line, and a failure above kTol.
+void expectClose(const std::string &what, const std::vector<float> &ours, const std::vector<float> &ref) {
+  ASSERT_EQ(ours.size(), ref.size()) << what;
+  double e = relError(ours, ref);
+  std::printf("cudnn-check %-44s rel err %.2e\n", what.c_str(), e);
+  EXPECT_LE(e, kTol) << what;
+}
+void expectClose(const std::string &what, const Dev &ours, const Dev &ref) { expectClose(what, ours.get(), ref.get()); }
+
+/// The bias gradient of a convolution that feeds a batchnorm is mathematically zero (the
+/// batchnorm's dx sums to zero over each channel), so both sides hold rounding noise and their
+/// relative difference means nothing. Both are held instead to 1e-5 of the magnitude of what
+/// was summed: per channel, Σ|dconv| over (n, h, w).
+void expectCancelledSum(const std::string &what, const std::vector<float> &ours, const std::vector<float> &ref,
+                        const std::vector<float> &dconv, int c, int hw) {
+  std::vector<double> mass(size_t(c), 0.0);
+  for (size_t i = 0; i < dconv.size(); ++i) mass[(i / size_t(hw)) % size_t(c)] += std::fabs(dconv[i]);
+  double scale = 0, diff = 0, refNorm = 0, oursNorm = 0;
+  bool finite = true;
+  for (size_t k = 0; k < size_t(c); ++k) {
+    finite = finite && std::isfinite(ours[k]) && std::isfinite(ref[k]);
+    scale += mass[k] * mass[k];
+    diff += (double(ours[k]) - ref[k]) * (double(ours[k]) - ref[k]);
+    refNorm += double(ref[k]) * ref[k], oursNorm += double(ours[k]) * ours[k];
+  }
+  scale = std::sqrt(scale);
+  double e = finite ? std::sqrt(diff) / scale : INFINITY;
+  std::printf("cudnn-check %-44s err/Σ|dconv| %.2e (|ours| %.1e, |cuDNN| %.1e)\n", what.c_str(), e,
+              std::sqrt(oursNorm) / scale, std::sqrt(refNorm) / scale);
+  EXPECT_LE(e, kTol) << what;
+  EXPECT_LE(std::sqrt(oursNorm) / scale, kTol) << what << ": not the zero a batchnorm after the convolution implies";
+}
+
+class CudnnReference : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    std::string why;
+    if (!tile::rt::gpuAvailable(&why)) return;
+    try {
+      layers_ = std::make_unique<CudnnLayers>();
+      std::printf("cudnn-check oracle: %s\n", layers_->versions().c_str());
+    } catch (const std::exception &e) {
+      loadError_ = e.what();
+    }
+  }
+  static void TearDownTestSuite() { layers_.reset(); }
+  void SetUp() override {
+    std::string why;
+    if (!tile::rt::gpuAvailable(&why)) GTEST_SKIP() << "no GPU: " << why;
+    // A GPU without its oracle checks nothing: fail, naming what is missing.
+    ASSERT_TRUE(layers_) << loadError_;
+  }
+  CudnnLayers &dnn() { return *layers_; }
+  tk::AotLauncher gpu;
+  static std::unique_ptr<CudnnLayers> layers_;
+  static std::string loadError_;
+};
+std::unique_ptr<CudnnLayers> CudnnReference::layers_;
+std::string CudnnReference::loadError_;
+
+struct ConvShape {
+  const char *name;
+  int cin, hw, cout;
+};
+// The model's two convolutions; batch 64 (training) and 5 (ragged pixel tiles).
+const ConvShape kConvs[] = {{"conv1", 1, 28, 32}, {"conv2", 32, 14, 64}};
+const int kBatches[] = {5, 64};
+
+std::string label(const char *layer, const char *what, int n) {
+  return std::string(layer) + "." + what + " B=" + std::to_string(n);
+}
+
+TEST_F(CudnnReference, ConvolutionForwardAndBackward) {
+  uint64_t seed = 1;
+  for (const ConvShape &s : kConvs)
+    for (int n : kBatches) {
+      const size_t in = size_t(n) * s.cin * s.hw * s.hw, out = size_t(n) * s.cout * s.hw * s.hw;
+      const size_t wn = size_t(s.cout) * s.cin * 9, couts = size_t(s.cout);
+      Dev x = Dev::random(in, seed++), w = Dev::random(wn, seed++, 0.3f), b = Dev::random(size_t(s.cout), seed++);
+      Dev dy = Dev::random(out, seed++);
+      Dev y(out), yRef(out);
+      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), y.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      dnn().convForward(x.ptr(), w.ptr(), b.ptr(), yRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      expectClose(label(s.name, "forward y", n), y, yRef);
+
+      Dev dx(in), dxRef(in);
+      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dx.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      dnn().convBackwardData(dy.ptr(), w.ptr(), dxRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      expectClose(label(s.name, "backward dx", n), dx, dxRef);
+
+      Dev dw(wn), dwRef(wn);
+      Dev work(size_t(tk::Conv2dBackwardWeight::workspaceElements(n, s.cin, s.hw, s.hw, s.cout)));
+      tk::Conv2dBackwardWeight::launch(gpu, x.ptr(), dy.ptr(), dw.ptr(), work.ptr(), int64_t(work.n), n, s.cin, s.hw,
+                                       s.hw, s.cout);
+      dnn().convBackwardWeight(x.ptr(), dy.ptr(), dwRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      expectClose(label(s.name, "backward dweight", n), dw, dwRef);
+
+      Dev db(couts), dbRef(couts);
+      tk::ChannelSum::launch(gpu, dy.ptr(), db.ptr(), n, s.cout, s.hw, s.hw);
+      dnn().convBackwardBias(dy.ptr(), dbRef.ptr(), n, s.cout, s.hw, s.hw);
+      expectClose(label(s.name, "backward dbias", n), db, dbRef);
+    }
+}
+
+// Batchnorm alone (statistics in two passes over x), forward and backward.
+TEST_F(CudnnReference, BatchNormForwardAndBackward) {
+  uint64_t seed = 100;
+  for (const ConvShape &s : kConvs)
+    for (int n : kBatches) {
+      const int c = s.cout, hw = s.hw;
+      const size_t cs = size_t(c);
+      const size_t count = size_t(n) * c * hw * hw;
+      // Off-centre, scaled input: the mean must not cancel.
+      Dev x = Dev::random(count, seed++, 2.0f, 3.0f), dy = Dev::random(count, seed++);
+      Dev gamma = Dev::random(size_t(c), seed++, 0.5f, 1.0f), beta = Dev::random(size_t(c), seed++);
+      Dev y(count), mean(cs), rstd(cs), yRef(count), meanRef(cs), invRef(cs);
+      tk::BatchNorm2dForward::launch(gpu, x.ptr(), y.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(), rstd.ptr(), n, c, hw,
+                                     hw, 1e-5f, /*relu=*/false);
+      dnn().batchNormForward(x.ptr(), yRef.ptr(), gamma.ptr(), beta.ptr(), meanRef.ptr(), invRef.ptr(), n, c, hw, hw,
+                             1e-5);
+      const char *bn = c == 32 ? "bn1" : "bn2";
+      expectClose(label(bn, "forward y", n), y, yRef);
+      expectClose(label(bn, "forward mean", n), mean, meanRef);
+      expectClose(label(bn, "forward 1/sqrt(var+eps)", n), rstd, invRef);
+
+      Dev dx(count), dg(cs), dbeta(cs), dxRef(count), dgRef(cs), dbetaRef(cs);
+      tk::BatchNorm2dBackward::launch(gpu, x.ptr(), dy.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(), rstd.ptr(),
+                                      dx.ptr(), dg.ptr(), dbeta.ptr(), n, c, hw, hw, /*relu=*/false);
+      dnn().batchNormBackward(x.ptr(), dy.ptr(), gamma.ptr(), dxRef.ptr(), dgRef.ptr(), dbetaRef.ptr(), meanRef.ptr(),
+                              invRef.ptr(), n, c, hw, hw, 1e-5);
+      expectClose(label(bn, "backward dx", n), dx, dxRef);
+      expectClose(label(bn, "backward dgamma", n), dg, dgRef);
+      expectClose(label(bn, "backward dbeta", n), dbeta, dbetaRef);
+    }
+}
+
+// The model's fused path: conv (+ partial statistics) -> batchnorm + relu + 2x2 max pool in one
+// kernel, and its backward (pool routing + relu mask + batchnorm, whose dx sum is the conv's
+// bias gradient), against cuDNN's conv, batchnorm, activation and pooling one after another.
+TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
+  uint64_t seed = 200;
+  for (const ConvShape &s : kConvs)
+    for (int n : kBatches) {
+      const int c = s.cout, hw = s.hw, ph = hw / 2;
+      const size_t cs = size_t(c);
+      const size_t in = size_t(n) * s.cin * hw * hw, count = size_t(n) * c * hw * hw, pooled = size_t(n) * c * ph * ph;
+      Dev x = Dev::random(in, seed++), w = Dev::random(size_t(c) * s.cin * 9, seed++, 0.3f);
+      Dev b = Dev::random(size_t(c), seed++), gamma = Dev::random(size_t(c), seed++, 0.5f, 1.0f);
+      Dev beta = Dev::random(size_t(c), seed++), dp = Dev::random(pooled, seed++);
+      // Ours: as MnistCnn::forward/backward run it.
+      Dev conv(count), stats(size_t(tk::Conv2dForward::statsElements(n, hw, hw, c))), p(pooled), mean(cs),
+          rstd(cs);
+      DeviceBuffer argmax(pooled);
+      tk::Conv2dForward::launchWithStats(gpu, x.ptr(), w.ptr(), b.ptr(), conv.ptr(), stats.ptr(), n, s.cin, hw, hw, c);
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.ptr(), n, hw, hw);
+      tk::BatchNorm2dForward::launchPooled(gpu, conv.ptr(), p.ptr(), argmax.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(),
+                                           rstd.ptr(), n, c, hw, hw, 1e-5f, /*relu=*/true, &st);
+      Dev dconv(count), dg(cs), dbeta(cs), dbias(cs);
+      tk::BatchNorm2dBackward::launchPooled(gpu, conv.ptr(), dp.ptr(), argmax.ptr(), gamma.ptr(), beta.ptr(),
+                                            mean.ptr(), rstd.ptr(), dconv.ptr(), dg.ptr(), dbeta.ptr(), n, c, hw, hw,
+                                            /*relu=*/true, dbias.ptr());
+      // cuDNN, layer by layer.
+      Dev convRef(count), y(count), r(count), pRef(pooled), meanRef(cs), invRef(cs);
+      dnn().convForward(x.ptr(), w.ptr(), b.ptr(), convRef.ptr(), n, s.cin, hw, hw, c);
+      dnn().batchNormForward(convRef.ptr(), y.ptr(), gamma.ptr(), beta.ptr(), meanRef.ptr(), invRef.ptr(), n, c, hw, hw,
+                             1e-5);
+      dnn().reluForward(y.ptr(), r.ptr(), n, c, hw, hw);
+      dnn().maxPoolForward(r.ptr(), pRef.ptr(), n, c, hw, hw);
+      Dev dr(count), dy(count), dconvRef(count), dgRef(cs), dbetaRef(cs), dbiasRef(cs);
+      dnn().maxPoolBackward(pRef.ptr(), dp.ptr(), r.ptr(), dr.ptr(), n, c, hw, hw);
+      dnn().reluBackward(r.ptr(), dr.ptr(), y.ptr(), dy.ptr(), n, c, hw, hw);
+      dnn().batchNormBackward(convRef.ptr(), dy.ptr(), gamma.ptr(), dconvRef.ptr(), dgRef.ptr(), dbetaRef.ptr(),
+                              meanRef.ptr(), invRef.ptr(), n, c, hw, hw, 1e-5);
+      dnn().convBackwardBias(dconvRef.ptr(), dbiasRef.ptr(), n, c, hw, hw);
+      const std::string layer = std::string(s.name) + "+bn+relu+pool";
+      expectClose(label(layer.c_str(), "forward y", n), p, pRef);
+      expectClose(label(layer.c_str(), "forward mean", n), mean, meanRef);
+      expectClose(label(layer.c_str(), "forward 1/sqrt(var+eps)", n), rstd, invRef);
+      expectClose(label(layer.c_str(), "backward dconv", n), dconv, dconvRef);
+      expectClose(label(layer.c_str(), "backward dgamma", n), dg, dgRef);
+      expectClose(label(layer.c_str(), "backward dbeta", n), dbeta, dbetaRef);
+      expectCancelledSum(label(layer.c_str(), "backward dbias", n), dbias.get(), dbiasRef.get(), dconvRef.get(), c, hw * hw);
+    }
+}
+
+TEST_F(CudnnReference, ReluAndMaxPool) {
+  const int n = 64, c = 32, hw = 28;
+  const size_t count = size_t(n) * c * hw * hw, pooled = count / 4;
+  Dev x = Dev::random(count, 300), dy = Dev::random(count, 301), dp = Dev::random(pooled, 302);
+  Dev y(count), yRef(count), dx(count), dxRef(count);
+  tk::ReluForward::launch(gpu, x.ptr(), y.ptr(), int64_t(count));
+  dnn().reluForward(x.ptr(), yRef.ptr(), n, c, hw, hw);
+  expectClose(label("relu", "forward y", n), y, yRef);
+  tk::ReluBackward::launch(gpu, y.ptr(), dy.ptr(), dx.ptr(), int64_t(count));
+  dnn().reluBackward(yRef.ptr(), dy.ptr(), x.ptr(), dxRef.ptr(), n, c, hw, hw);
+  expectClose(label("relu", "backward dx", n), dx, dxRef);
+
+  // Continuous random inputs: no ties inside a window, so the argmax is unambiguous.
+  Dev p(pooled), pRef(pooled), dxp(count), dxpRef(count);
+  DeviceBuffer argmax(pooled);
+  tk::MaxPool2dForward::launch(gpu, x.ptr(), p.ptr(), argmax.ptr(), n, c, hw, hw);
+  dnn().maxPoolForward(x.ptr(), pRef.ptr(), n, c, hw, hw);
+  expectClose(label("maxpool", "forward y", n), p, pRef);
+  tk::MaxPool2dBackward::launch(gpu, dp.ptr(), argmax.ptr(), dxp.ptr(), n, c, hw, hw);
+  dnn().maxPoolBackward(pRef.ptr(), dp.ptr(), x.ptr(), dxpRef.ptr(), n, c, hw, hw);
+  expectClose(label("maxpool", "backward dx", n), dxp, dxpRef);
+}
+
+// log-softmax + NLL (one kernel of ours) against cuDNN's log-softmax, the NLL of its output
+// and cuDNN's log-softmax backward of the NLL's gradient; and the plain softmax kernel.
+TEST_F(CudnnReference, LogSoftmaxLossAndSoftmax) {
+  for (int n : {5, 64, 1024}) {
+    const int classes = 10;
+    const size_t count = size_t(n) * classes;
+    Dev z = Dev::random(count, 400 + uint64_t(n), 3.0f);
+    const size_t rows = size_t(n);
+    std::vector<int32_t> labels(rows);
+    std::mt19937 gen{uint32_t(n)};
+    for (int32_t &l : labels) l = int32_t(gen() % classes);
+    DeviceBuffer lab = DeviceBuffer::fromHost(labels);
+    Dev loss{size_t(n)}, mean(1), dz(count);
+    tk::CrossEntropy::launch(gpu, z.ptr(), lab.ptr(), loss.ptr(), mean.ptr(), dz.ptr(), n, classes);
+
+    Dev logp(count), dzRef(count);
+    dnn().logSoftmaxForward(z.ptr(), logp.ptr(), n, classes);
+    std::vector<float> lp = logp.get(), lossRef(rows), dlogp(count, 0.0f);
+    double total = 0;
+    for (int b = 0; b < n; ++b) {
+      lossRef[size_t(b)] = -lp[size_t(b) * classes + size_t(labels[size_t(b)])];
+      total += lossRef[size_t(b)];
+      dlogp[size_t(b) * classes + size_t(labels[size_t(b)])] = -1.0f / float(n);
+    }
+    DeviceBuffer dl = DeviceBuffer::fromHost(dlogp);
+    dnn().logSoftmaxBackward(logp.ptr(), dl.ptr(), dzRef.ptr(), n, classes);
+    expectClose(label("loss", "per-sample NLL", n), loss.get(), lossRef);
+    expectClose(label("loss", "mean NLL", n), mean.get(), std::vector<float>{float(total / n)});
+    expectClose(label("loss", "backward dlogits", n), dz, dzRef);
+
+    Dev sm(count), smRef(count);
+    tk::Softmax::launch(gpu, sm.ptr(), z.ptr(), n, classes, classes, classes);
+    dnn().softmaxForward(z.ptr(), smRef.ptr(), n, classes);
+    expectClose(label("softmax", "forward y", n), sm, smRef);
+  }
+}
+
+TEST_F(CudnnReference, LinearForwardAndBackward) {
+  struct Shape {
+    const char *name;
+    int in, out;
+    bool relu;
+  };
+  uint64_t seed = 500;
+  for (Shape s : {Shape{"fc1", 3136, 128, true}, Shape{"fc2", 128, 10, false}})
+    for (int n : {5, 64, 1024}) {
+      const size_t outs = size_t(s.out);
+      Dev x = Dev::random(size_t(n) * s.in, seed++), w = Dev::random(size_t(s.out) * s.in, seed++, 0.05f);
+      Dev b = Dev::random(size_t(s.out), seed++), dy = Dev::random(size_t(n) * s.out, seed++);
+      Dev y(size_t(n) * s.out), yRef(size_t(n) * s.out);
+      tk::Linear::forward(gpu, x.ptr(), w.ptr(), b.ptr(), y.ptr(), n, s.in, s.out, s.relu);
+      dnn().linearForward(x.ptr(), w.ptr(), b.ptr(), yRef.ptr(), n, s.in, s.out);
+      if (s.relu) dnn().reluForward(yRef.ptr(), yRef.ptr(), n, s.out, 1, 1);
+      expectClose(label(s.name, s.relu ? "forward relu(xW^T+b)" : "forward xW^T+b", n), y, yRef);
+
+      Dev dx(size_t(n) * s.in), dxRef(size_t(n) * s.in), dw(size_t(s.out) * s.in), dwRef(size_t(s.out) * s.in);
+      Dev db(outs), dbRef(outs);
+      tk::Linear::backwardData(gpu, dy.ptr(), w.ptr(), dx.ptr(), n, s.in, s.out);
+      tk::Linear::backwardWeight(gpu, dy.ptr(), x.ptr(), dw.ptr(), n, s.in, s.out);
+      tk::Linear::backwardBias(gpu, dy.ptr(), db.ptr(), n, s.out);
+      dnn().linearBackwardData(dy.ptr(), w.ptr(), dxRef.ptr(), n, s.in, s.out);
+      dnn().linearBackwardWeight(dy.ptr(), x.ptr(), dwRef.ptr(), n, s.in, s.out);
+      dnn().linearBackwardBias(dy.ptr(), dbRef.ptr(), n, s.out);
+      expectClose(label(s.name, "backward dx", n), dx, dxRef);
+      expectClose(label(s.name, "backward dweight", n), dw, dwRef);
+      expectClose(label(s.name, "backward dbias", n), db, dbRef);
+    }
+}
+
+TEST_F(CudnnReference, SgdUpdate) {
+  const size_t n = 421642;  // the model's parameter count
+  Dev p = Dev::random(n, 600), g = Dev::random(n, 601);
+  std::vector<float> start = p.get();
+  DeviceBuffer pRef = DeviceBuffer::fromHost(start);
+  tk::SgdUpdate::launch(gpu, p.ptr(), g.ptr(), 0.01f, int64_t(n));
+  dnn().axpy(g.ptr(), pRef.ptr(), int64_t(n), -0.01f);
+  expectClose("sgd p - lr*g", p.get(), pRef.toHost<float>(n));
+}
+
+// One whole training step of MnistCnn (batch 64, MNIST-like images) against the same network
+// wired from cuDNN + cuBLAS: the loss, the logits, every parameter gradient and every updated
+// parameter.
+TEST_F(CudnnReference, WholeTrainingStep) {
+  const int B = 64;
+  const float lr = 0.01f;
+  tile::models::MnistCnn model(gpu, B);
+  model.init(11);
+  CudnnMnist ref(dnn(), B);
+  ref.setParameters(model.parameters());
+  std::vector<float> images;
+  std::vector<int32_t> labels;
+  tile::models::testing::syntheticBatch(12, B, images, labels);
+
+  model.setBatch(images.data(), labels.data(), B);
+  model.forward();
+  model.backward();
+  std::vector<float> logits = model.logits();
+  float loss = model.loss();
+  model.sgdStep(lr);
+  float lossRef = ref.trainStep(images, labels, lr);
+
+  expectClose("step loss", std::vector<float>{loss}, std::vector<float>{lossRef});
+  expectClose("step logits", logits, ref.logits());
+  std::vector<tile::models::NamedTensor> g = model.gradients(), gRef = ref.gradients();
+  std::vector<tile::models::NamedTensor> p = model.parameters(), pRef = ref.parameters();
+  ASSERT_EQ(g.size(), gRef.size());
+  // The conv biases' gradients are zero up to rounding (a batchnorm follows each convolution):
+  // held to the magnitude of the conv output gradient they sum.
+  const std::vector<float> dconv1 = ref.activationGradient("conv1"), dconv2 = ref.activationGradient("conv2");
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (gRef[i].name == "grad conv1.bias")
+      expectCancelledSum("step " + gRef[i].name, g[i].data, gRef[i].data, dconv1, 32, 28 * 28);
+    else if (gRef[i].name == "grad conv2.bias")
+      expectCancelledSum("step " + gRef[i].name, g[i].data, gRef[i].data, dconv2, 64, 14 * 14);
+    else
+      expectClose("step " + gRef[i].name, g[i].data, gRef[i].data);
+  }
+  for (size_t i = 0; i < p.size(); ++i) expectClose("step updated " + pRef[i].name, p[i].data, pRef[i].data);
+}
+
+} // namespace
