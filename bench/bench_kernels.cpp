@@ -4,6 +4,7 @@
 // match bench/torch_triton_bench.py so the two can be put side by side.
 //   bench_kernels [--reps N]
 #include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
 #include "tile/kernels/Matmul.h"
@@ -69,20 +70,22 @@ class Bench {
  public:
   explicit Bench(int reps) : reps_(reps) {}
 
-  // Median over reps of the event-timed duration of launch(i); i picks the rotating buffer set.
-  template <class F> double medianUs(F launch) {
+  // Median over reps (default: --reps) of the event-timed duration of launch(i); i picks the rotating buffer
+  // set.
+  template <class F> double medianUs(F launch, int reps = 0) {
     constexpr int kChunk = 25;
+    if (reps <= 0) reps = reps_;
     for (int i = 0; i < 5; ++i) launch(i);  // warm-up (module load happened earlier, this settles clocks)
-    std::vector<Event> start(reps_), stop(reps_);
-    for (int i = 0; i < reps_; ++i) {
+    std::vector<Event> start(reps), stop(reps);
+    for (int i = 0; i < reps; ++i) {
       if (i % kChunk == 0) flusher_.flush();
       start[i].record();
       launch(i);
       stop[i].record();
     }
     stop.back().synchronize();
-    std::vector<double> us(reps_);
-    for (int i = 0; i < reps_; ++i) us[i] = 1e3 * stop[i].elapsedMs(start[i]);
+    std::vector<double> us(reps);
+    for (int i = 0; i < reps; ++i) us[i] = 1e3 * stop[i].elapsedMs(start[i]);
     return median(us);
   }
 
@@ -207,7 +210,8 @@ DeviceBuffer randomMatrix(size_t n, int kind, uint64_t seed) {
 }
 
 // C = A·B, square n, f32 C; kind 0 f32 (CUDA cores, exact), 1 f16, 2 bf16 (tensor cores), 3 tf32 inputs on CUDA cores.
-void benchMatmul(Bench &b, int64_t n, int kind) {
+// reps 0: --reps.
+void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
   static const char *names[] = {"tile_matmul_f32", "tile_matmul_f16", "tile_matmul_bf16", "tile_matmul_tf32"};
   const int input = kind == 3 ? 0 : kind;
   DeviceBuffer a = randomMatrix(size_t(n * n), input, 1), bm = randomMatrix(size_t(n * n), input, 2);
@@ -217,8 +221,21 @@ void benchMatmul(Bench &b, int64_t n, int kind) {
     if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
     else if (kind == 2) tk::MatmulBF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
     else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, kind == 3);
-  });
+  }, reps);
   b.addFlops(names[kind], std::to_string(n), 2.0 * double(n) * n * n, us);
+}
+
+// C[i] = A[i]·B[i] for `batch` row-major M x K and K x N problems (BatchedMatmul, f16, f32 C), shape
+// BxMxNxK as in torch_triton_bench.py's BMM_SHAPES (torch.bmm there).
+void benchBatchedMatmul(Bench &b, int64_t batch, int64_t m, int64_t n, int64_t k) {
+  DeviceBuffer a = randomMatrix(size_t(batch * m * k), 1, 1), bm = randomMatrix(size_t(batch * k * n), 1, 2);
+  DeviceBuffer c(size_t(batch * m * n) * 4), bias(size_t(n) * 4);
+  double us = b.medianUs([&](int) {
+    tk::BatchedMatmulF16::launch(gAot, a, bm, c, bias, batch, m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1, 0);
+  });
+  b.addFlops("tile_matmul_f16", std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(n) + "x" +
+                                    std::to_string(k),
+             2.0 * double(batch) * m * n * k, us);
 }
 
 // The MNIST model's linear layers (shared/mnist_cnn.md), M x N x K, f16 and f32 (the same
@@ -314,9 +331,12 @@ int main(int argc, char **argv) {
     b.note("tile_launch_host", "1024", launchHostUs());
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2, 0, 3}) benchMatmul(b, n, kind);
+    // 8192: tensor cores only (f32 on CUDA cores would take ~0.1 s a launch), 20 repeats of ~3 ms.
+    for (int kind : {1, 2}) benchMatmul(b, 8192, kind, 20);
     benchMatmulTiles(b, 4096);
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{64, 128, 3136}, {1024, 128, 3136}, {1024, 10, 128}})
       benchMatmulShape(b, m, n, k);
+    benchBatchedMatmul(b, 32, 512, 512, 512);
     b.print();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_kernels: %s\n", e.what());

@@ -41,6 +41,11 @@ RESULTS = []
 
 
 MATMUL_SIZES = (1024, 2048, 4096)
+# Tensor-core dtypes only (as bench_kernels.cpp): f32 without TF32 at 8192^3 is slow and ours runs on FMA.
+MATMUL_SIZES_HALF = (8192,)
+# Batched matmul B x M x N x K, row-major (torch.bmm; bench_kernels.cpp's benchBatchedMatmul): recorded as
+# matmul_f16 with a four-part shape.
+BMM_SHAPES = ((32, 512, 512, 512),)
 
 
 def next_pow2(v):
@@ -300,16 +305,19 @@ def record_flops(name, shape, flops, us):
     print(f"  {name:<22} {shape:<12} {us:12.2f} us {tflops:10.1f} TFLOP/s")
 
 
-def bench_matmul(n):
+def bench_matmul(n, half_only=False):
     flops = 2.0 * n * n * n
     for dtype, tag in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
         a, b = torch.randn(n, n, device="cuda", dtype=dtype), torch.randn(n, n, device="cuda", dtype=dtype)
         record_flops(f"torch_matmul_{tag}", str(n), flops, median_us(lambda: torch.matmul(a, b)))
-        if HAVE_TRITON and dtype == torch.float16:
+        if HAVE_TRITON:
             c = torch.empty(n, n, device="cuda", dtype=dtype)
+            c.fill_(float("nan"))
             triton_matmul(a, b, c)
-            check_close("triton_matmul", c.float(), (a.double() @ b.double()).float(), 1e-2)
-            record_flops("triton_matmul_f16", str(n), flops, median_us(lambda: triton_matmul(a, b, c)))
+            check_close(f"triton_matmul_{tag}", c.float(), (a.double() @ b.double()).float(), 1e-2)
+            record_flops(f"triton_matmul_{tag}", str(n), flops, median_us(lambda: triton_matmul(a, b, c)))
+    if half_only:
+        return
     a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
     torch.backends.cuda.matmul.allow_tf32 = False
     record_flops("torch_matmul_f32", str(n), flops, median_us(lambda: torch.matmul(a, b)))
@@ -330,6 +338,12 @@ def bench_matmul_shape(m, n, k):
         a, b = torch.randn(m, k, device="cuda", dtype=dtype), torch.randn(k, n, device="cuda", dtype=dtype)
         torch.backends.cuda.matmul.allow_tf32 = False
         record_flops(f"torch_matmul_{tag}", shape, flops, median_us(lambda: torch.matmul(a, b)))
+
+
+def bench_bmm(batch, m, n, k):
+    a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16)
+    record_flops("torch_matmul_f16", f"{batch}x{m}x{n}x{k}", 2.0 * batch * m * n * k, median_us(lambda: torch.bmm(a, b)))
 
 
 def bench_launch_host():
@@ -359,8 +373,12 @@ def main():
     attempt("launch host", bench_launch_host)
     for n in MATMUL_SIZES:
         attempt(f"matmul {n}", lambda: bench_matmul(n))
+    for n in MATMUL_SIZES_HALF:
+        attempt(f"matmul {n}", lambda: bench_matmul(n, half_only=True))
     for m, n, k in MNIST_MATMULS:
         attempt(f"matmul {m}x{n}x{k}", lambda: bench_matmul_shape(m, n, k))
+    for batch, m, n, k in BMM_SHAPES:
+        attempt(f"bmm {batch}x{m}x{n}x{k}", lambda: bench_bmm(batch, m, n, k))
     print()
     for name, shape, us, gbps in RESULTS:
         print(f"RESULT {name} {shape} {gbps:.1f} {us:.3f}")

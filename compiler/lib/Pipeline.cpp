@@ -1,5 +1,7 @@
 //===- Pipeline.cpp - the pass pipeline from tile IR to PTX ---------------===//
 #include "tile/Pipeline.h"
+
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "tile/Target/PTX.h"
 #include "tile/Transforms/Passes.h"
 
@@ -33,9 +35,11 @@ void tile::compiler::addTileGpuPasses(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::tile::createTileAssignLayouts());
+  pm.addPass(mlir::tile::createTileCoalesce());
+  pm.addPass(mlir::tile::createTileAccelerateMatmul());
+  pm.addPass(mlir::tile::createTileRemoveLayoutConversions());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  pm.addPass(mlir::tile::createTileCoalesce());
   pm.addPass(mlir::tile::createTileOptimizeDotOperands());
   pm.addPass(mlir::tile::createTilePipeline());
   pm.addPass(mlir::createCanonicalizerPass());
@@ -154,17 +158,28 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
   lower.addPass(mlir::createCanonicalizerPass());
   lower.addPass(mlir::createCSEPass());
   lower.addPass(mlir::createReconcileUnrealizedCastsPass());
+  // A debug scope on the kernel, so the ops' locations (the user's DSL lines) become PTX
+  // .file/.loc directives: compute-sanitizer, Nsight Compute and cuobjdump then name the
+  // DSL line. Directives only: no DWARF sections in the PTX.
+  {
+    mlir::LLVM::DIScopeForLLVMFuncOpPassOptions debug;
+    debug.emissionKind = mlir::LLVM::DIEmissionKind::DebugDirectivesOnly;
+    lower.addPass(mlir::LLVM::createDIScopeForLLVMFuncOpPass(debug));
+  }
   if (failed(lower.run(module)))
     throw InternalError("tile: internal compiler error lowering kernel '" + name + "' to LLVM (this is a bug):\n" + diagnostics);
   dumpStage(name, "llvm.mlir", printIR(module));
 
-  if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kSharedBytesAttr)) result.sharedBytes = a.getInt();
-  if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kNumWarpsAttr)) result.numWarps = a.getInt();
+  rt::CompiledKernel &kernel = result.kernel;
+  kernel.name = name;
+  kernel.target = opts.target.str();
+  if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kSharedBytesAttr)) kernel.meta.sharedBytes = a.getInt();
+  if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kNumWarpsAttr)) kernel.meta.numWarps = a.getInt();
 
   PTXOutput ptx = emitPTX(module, opts.target, opts.keepStages || std::getenv("TILE_DUMP_DIR"));
   dumpStage(name, "ll", ptx.llvmIR);
   dumpStage(name, "ptx", ptx.ptx);
   result.llvmIR = std::move(ptx.llvmIR);
-  result.ptx = std::move(ptx.ptx);
+  kernel.ptx = std::move(ptx.ptx);
   return result;
 }

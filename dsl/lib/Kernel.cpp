@@ -15,6 +15,9 @@ namespace tile {
 
 using namespace detail;
 
+/// The most pipeline stages a launch may ask for (each is one more ring buffer per load).
+static constexpr int kMaxStages = 8;
+
 static uint64_t fnv1a(const std::string &s) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (char c : s) {
@@ -80,6 +83,9 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
   int w = spec.numWarps;
   if (w < 1 || w > 32 || (w & (w - 1)))
     fail(loc, "kernel '" + name + "': num_warps must be a power of two from 1 to 32, got " + std::to_string(w));
+  if (spec.numStages < 0 || spec.numStages > kMaxStages)
+    fail(loc, "kernel '" + name + "': num_stages must be 1.." + std::to_string(kMaxStages) + " (or 0: the default), got " +
+                  std::to_string(spec.numStages));
 
   mlir::MLIRContext &ctx = compiler::context();
   mlir::Location defLoc = toLoc(&ctx, loc);
@@ -94,6 +100,7 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
   auto func = mlir::func::FuncOp::create(b, defLoc, name, b.getFunctionType(argTypes, {}));
   func->setAttr(mlir::tile::kKernelAttr, b.getUnitAttr());
   func->setAttr(mlir::tile::kNumWarpsAttr, b.getI32IntegerAttr(w));
+  if (spec.numStages > 0) func->setAttr(mlir::tile::kNumStagesAttr, b.getI32IntegerAttr(spec.numStages));
   mlir::Block *entry = func.addEntryBlock();
 
   std::vector<Value> args(params.size());

@@ -3,6 +3,7 @@
 #ifndef TILE_DSL_KERNELIMPL_H
 #define TILE_DSL_KERNELIMPL_H
 
+#include "tile/runtime/CompiledKernel.h"
 #include "tile/tile.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -18,14 +19,14 @@
 
 namespace tile {
 
-/// One kernel loaded into one CUDA context, for the launch fast path.
+/// One kernel loaded into one CUDA context, for the launch fast path: the function and its
+/// record's launch metadata (the PTX stays with the module cache, which loaded it).
 struct LoadedVariant {
   CUcontext ctx = nullptr;
   uint64_t hash = 0;    ///< hashSpecialization(spec, nameHash)
   Specialization spec;  ///< compared on a hash match: a collision must not launch the wrong code
   CUfunction fn = nullptr;
-  unsigned sharedBytes = 0;
-  unsigned numWarps = 4;
+  rt::LaunchMetadata meta;
 };
 
 /// One specialisation compiled for the CPU executor (defined in CpuLaunch.cpp).

@@ -17,14 +17,13 @@ void KernelBase::launchSpecialized(Grid grid, const LaunchOptions &opts, const S
   CUcontext ctx = rt::Context::get().handle(); // throws a one-line error when there is no GPU
   uint64_t h = hashSpecialization(spec, k.nameHash);
   CUfunction fn = nullptr;
-  unsigned shared = 0, warps = 0;
+  rt::LaunchMetadata meta;
   {
     std::lock_guard<std::mutex> lock(k.mu);
     for (const LoadedVariant &v : k.variants)
       if (v.ctx == ctx && v.hash == h && v.spec == spec) {
         fn = v.fn;
-        shared = v.sharedBytes;
-        warps = v.numWarps;
+        meta = v.meta;
         break;
       }
   }
@@ -35,17 +34,16 @@ void KernelBase::launchSpecialized(Grid grid, const LaunchOptions &opts, const S
     CompileRequest req;
     req.sm = info.ccMajor * 10 + info.ccMinor;
     CompileResult r = compile(spec, req);
-    fn = rt::ModuleCache::global().getOrLoad(ctx, rt::fnv1a64(r.ptx, k.nameHash), k.name,
-                                             [&r] { return r.ptx; }, r.sharedBytes);
-    shared = r.sharedBytes;
-    warps = r.numWarps;
+    const rt::CompiledKernel &compiled = r.kernel;
+    fn = rt::ModuleCache::global().getOrLoad(ctx, rt::fnv1a64(compiled.ptx, k.nameHash), compiled.name,
+                                             [&compiled] { return compiled.ptx; }, compiled.meta.sharedBytes);
+    meta = compiled.meta;
     std::lock_guard<std::mutex> lock(k.mu);
     bool present = false;
     for (const LoadedVariant &v : k.variants) present |= v.ctx == ctx && v.hash == h && v.spec == spec;
-    if (!present) k.variants.push_back(LoadedVariant{ctx, h, spec, fn, shared, warps});
+    if (!present) k.variants.push_back(LoadedVariant{ctx, h, spec, fn, meta});
   }
-  rt::launch(fn, rt::Dim3{grid.x, grid.y, grid.z}, rt::Dim3{32 * warps, 1, 1}, shared,
-             static_cast<CUstream>(opts.stream), params, k.name.c_str());
+  rt::launch(fn, rt::Dim3{grid.x, grid.y, grid.z}, meta, static_cast<CUstream>(opts.stream), params, k.name.c_str());
 }
 
 } // namespace tile

@@ -2,6 +2,7 @@
 #include "AotWriter.h"
 
 #include "tile/Pipeline.h"
+#include "tile/runtime/CompiledKernel.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -59,6 +60,22 @@ static std::string specLiteral(const Specialization &s) {
   return os.str();
 }
 
+/// The record as a CompiledKernelView initializer over the PTX array `ptxArray` (its length
+/// from sizeof: constant-initialised, nothing computed or copied at start-up).
+static std::string recordLiteral(const rt::CompiledKernel &k, const std::string &ptxArray) {
+  // checkCompiledKernel guarantees name and target need no escaping in a string literal.
+  if (std::string why = rt::checkCompiledKernel(k); !why.empty())
+    throw std::invalid_argument("AotWriter: the compiled kernel '" + k.name + "' is malformed: " + why);
+  // Structured bindings: a new field fails to compile here until it is emitted.
+  const auto &[name, target, ptx, meta] = k;
+  const auto &[sharedBytes, numWarps] = meta;
+  (void)ptx; // emitted separately, as the raw string `ptxArray`
+  std::ostringstream os;
+  os << "{.name = \"" << name << "\", .target = \"" << target << "\", .ptx = {" << ptxArray << ", sizeof "
+     << ptxArray << " - 1}, .meta = {.sharedBytes = " << sharedBytes << ", .numWarps = " << numWarps << "}}";
+  return os.str();
+}
+
 static std::string signature(const KernelEntry &e) {
   std::ostringstream os;
   os << "void " << e.stubName << "(const tile::rt::AotLaunchConfig &config";
@@ -82,22 +99,23 @@ int AotWriter::write(const std::string &stem, const std::string &headerInclude) 
   std::filesystem::create_directories(stem + "_ptx");
   for (const KernelEntry &e : entries_) {
     std::string table = "k_" + e.stubName;
-    std::vector<unsigned> sharedBytes;
+    std::vector<std::string> records;
     for (size_t v = 0; v < e.variants.size(); ++v) {
       CompileRequest req;
       req.sm = sm_;
       req.ptxVersion = ptxVersion_;
-      CompileResult r = e.kernel->compile(e.variants[v], req);
-      sharedBytes.push_back(r.sharedBytes);
+      const rt::CompiledKernel k = e.kernel->compile(e.variants[v], req).kernel;
+      std::string ptxArray = table + "_ptx" + std::to_string(v);
+      records.push_back(recordLiteral(k, ptxArray));
       // Each PTX also as a file, for the ptxas check in the tests and for inspection.
-      std::ofstream(stem + "_ptx/" + e.stubName + "_" + std::to_string(v) + ".ptx") << r.ptx;
-      c << "// " << e.kernel->name() << " [" << e.variants[v].str() << "] " << r.target << ", " << r.sharedBytes
-        << " bytes of shared memory\nconst char " << table << "_ptx" << v << "[] = R\"tileptx(" << r.ptx << ")tileptx\";\n";
+      std::ofstream(stem + "_ptx/" + e.stubName + "_" + std::to_string(v) + ".ptx") << k.ptx;
+      c << "// " << k.name << " [" << e.variants[v].str() << "] " << k.target << ", " << k.meta.sharedBytes
+        << " bytes of shared memory\nconst char " << ptxArray << "[] = R\"tileptx(" << k.ptx << ")tileptx\";\n";
       ++count;
     }
     c << "const tile::rt::AotVariant " << table << "_variants[] = {\n";
     for (size_t v = 0; v < e.variants.size(); ++v)
-      c << "    {" << specLiteral(e.variants[v]) << ", " << table << "_ptx" << v << ", " << sharedBytes[v] << "},\n";
+      c << "    {" << specLiteral(e.variants[v]) << ",\n     " << records[v] << "},\n";
     c << "};\nconst tile::rt::AotKernel " << table << "{\"" << e.kernel->name() << "\", " << table << "_variants, "
       << e.variants.size() << "};\n";
   }

@@ -32,10 +32,10 @@ void launchAot(const AotKernel &kernel, const Specialization &actual, const AotL
   Context &ctx = Context::get();
   // The variant's address identifies it within this process.
   uint64_t hash = fnv1a64(kernel.name) ^ reinterpret_cast<uintptr_t>(v);
-  CUfunction f = ModuleCache::global().getOrLoad(ctx.handle(), hash, kernel.name, [v] { return std::string(v->ptx); },
-                                                   v->sharedBytes);
-  unsigned threads = 32u * static_cast<unsigned>(v->spec.numWarps);
-  launch(f, config.grid, Dim3{threads, 1, 1}, v->sharedBytes, config.stream, params, kernel.name);
+  const CompiledKernelView &k = v->kernel;
+  CUfunction f = ModuleCache::global().getOrLoad(ctx.handle(), hash, std::string(k.name),
+                                                   [&k] { return std::string(k.ptx); }, k.meta.sharedBytes);
+  launch(f, config.grid, k.meta, config.stream, params, kernel.name);
 }
 
 } // namespace tile::rt

@@ -1,6 +1,7 @@
 //===- DiffBundle.cpp - the differential-testing bundle format ------------===//
 // Layout: "TILEDIFF", u32 version, u32 case count, the cases, then the FNV-1a 64 of
-// everything before it. Integers little-endian; strings and byte arrays length-prefixed.
+// everything before it. Integers little-endian; strings and byte arrays length-prefixed; a
+// case's kernel is its encoded CompiledKernel (the disk cache's serialisation).
 #include "tile/runtime/DiffBundle.h"
 
 #include "tile/runtime/Error.h"
@@ -10,13 +11,14 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 namespace tile::rt {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'D', 'I', 'F', 'F'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3; // 3: the kernel as an encoded CompiledKernel
 
 class Writer {
 public:
@@ -98,10 +100,7 @@ void writeDiffBundle(const std::string &path, const std::vector<DiffCase> &cases
   for (const DiffCase &c : cases) {
     w.str(c.name);
     w.pod<uint64_t>(c.seed);
-    w.str(c.kernel);
-    w.str(c.ptx);
-    w.pod<uint32_t>(c.sharedBytes);
-    w.pod<int32_t>(c.numWarps);
+    w.str(encodeCompiledKernel(c.kernel));
     w.pod<uint32_t>(c.grid.x), w.pod<uint32_t>(c.grid.y), w.pod<uint32_t>(c.grid.z);
     w.pod<double>(c.tolerance);
     w.pod<uint32_t>(static_cast<uint32_t>(c.args.size()));
@@ -143,10 +142,11 @@ std::vector<DiffCase> readDiffBundle(const std::string &path) {
   for (DiffCase &c : cases) {
     c.name = r.str();
     c.seed = r.pod<uint64_t>();
-    c.kernel = r.str();
-    c.ptx = r.str();
-    c.sharedBytes = r.pod<uint32_t>();
-    c.numWarps = r.pod<int32_t>();
+    std::string why;
+    std::optional<CompiledKernel> kernel = decodeCompiledKernel(r.str(), &why);
+    if (!kernel)
+      throw Error("tile: differential bundle " + path + ": case '" + c.name + "' holds no usable kernel (" + why + ")");
+    c.kernel = std::move(*kernel);
     c.grid.x = r.pod<uint32_t>(), c.grid.y = r.pod<uint32_t>(), c.grid.z = r.pod<uint32_t>();
     c.tolerance = r.pod<double>();
     c.args.resize(r.pod<uint32_t>());

@@ -22,4 +22,9 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedBytes, CUstream 
                     " block=" + d3(block) + " shared=" + std::to_string(sharedBytes));
 }
 
+void launch(CUfunction f, Dim3 grid, const LaunchMetadata &meta, CUstream stream, void **params,
+            const char *kernelName) {
+  launch(f, grid, Dim3{32 * meta.numWarps, 1, 1}, meta.sharedBytes, stream, params, kernelName);
+}
+
 } // namespace tile::rt

@@ -29,8 +29,9 @@ std::string bundlePath() {
 
 /// Runs one case on the GPU; returns "" when every output matches, else what differed.
 std::string replay(const DiffCase &c) {
-  Module module = Module::loadPTX(c.ptx, c.kernel);
-  CUfunction fn = module.function(c.kernel, c.sharedBytes > 48 * 1024 ? c.sharedBytes : 0);
+  const CompiledKernel &k = c.kernel;
+  Module module = Module::loadPTX(k.ptx, k.name);
+  CUfunction fn = module.function(k.name, k.meta.sharedBytes > 48 * 1024 ? k.meta.sharedBytes : 0);
   std::vector<DeviceBuffer> buffers(c.args.size());
   std::vector<CUdeviceptr> addresses(c.args.size());
   std::vector<int32_t> i32(c.args.size());
@@ -57,8 +58,7 @@ std::string replay(const DiffCase &c) {
     case ArgKind::Const: break;
     }
   }
-  launch(fn, c.grid, Dim3{32u * static_cast<unsigned>(c.numWarps), 1, 1}, c.sharedBytes, nullptr, params.data(),
-         c.kernel.c_str());
+  launch(fn, c.grid, k.meta, nullptr, params.data(), k.name.c_str());
   Context::get().synchronize();
   std::string failures;
   for (size_t i = 0; i < c.args.size(); ++i) {

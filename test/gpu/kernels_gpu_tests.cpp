@@ -4,6 +4,7 @@
 // poisoned with 0xFF bytes (NaN) first, every element checked written, padding checked untouched,
 // relative error ||out - ref|| / ||ref|| within tolerance, and any NaN/Inf fails.
 #include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
 #include "tile/kernels/Softmax.h"
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../common/BatchedMatmulCheck.h"
 #include "../common/Numerics.h"
 
 #include <algorithm>
@@ -287,6 +289,43 @@ TEST_F(LayerNorm, StridedAndMisaligned) {
 }
 
 // ---------------------------------------------------------------------------------------------------------
+// Batched matmul: the problems of test/common/BatchedMatmulCheck.h (as on the CPU executor) plus shapes that
+// take the large tensor-core tile. Bounds against float64 of the factors the kernel multiplies: 1e-6 for f32
+// (FMA, exact products, f32 sums); 1e-5 for TF32, f16 and bf16, whose products are exact too but are summed
+// by mma.sync in the tensor cores' order (and rounding). Against float64 of the unrounded inputs, relative
+// to Σ|a·b| + |bias|: inputTolerance() (f32 1e-6, tf32 and f16 1.1e-3, bf16 8e-3).
+
+class BatchedMatmulGpu : public KernelsGpu {
+ protected:
+  void run(tile::testutil::MatmulInput input, const tile::testutil::BatchedMatmulCase &cs) {
+    using tile::testutil::MatmulInput;
+    SCOPED_TRACE(std::string(tile::testutil::inputName(input)) + " " + cs.str());
+    tile::testutil::BatchedMatmulProblem p = tile::testutil::makeBatchedMatmul(input, cs, gen_);
+    const bool half = tile::testutil::isHalfInput(input);
+    DeviceBuffer da = half ? DeviceBuffer::fromHost(p.a16) : DeviceBuffer::fromHost(p.a32);
+    DeviceBuffer db = half ? DeviceBuffer::fromHost(p.b16) : DeviceBuffer::fromHost(p.b32);
+    DeviceBuffer dbias = DeviceBuffer::fromHost(p.bias), dc = poisoned(size_t(p.c.size));
+    tile::testutil::launchBatchedMatmul(gAot, p, da.ptr(), db.ptr(), dc.ptr(), dbias.ptr());
+    Context::get().synchronize();
+    const double factorTolerance = input == MatmulInput::F32 ? 1e-6 : 1e-5;
+    EXPECT_TRUE(tile::testutil::checkBatchedMatmul(p, dc.toHost<float>(size_t(p.c.size)), factorTolerance));
+  }
+  void runAll(tile::testutil::MatmulInput input) {
+    using S = tile::testutil::Storage;
+    std::vector<tile::testutil::BatchedMatmulCase> cases = tile::testutil::batchedMatmulCases();
+    cases.push_back({33, 256, 256, 64, S::RowMajor, S::RowMajor, S::RowMajor, 2, false, 0});  // a full wave: 128x128
+    cases.push_back({8, 128, 192, 320, S::RowMajor, S::Broadcast, S::RowMajor, 1, true, 0});  // aligned, B shared
+    cases.push_back({2, 513, 999, 77, S::RowMajor, S::ColMajor, S::RowMajor, 2});             // ragged, B transposed
+    for (const tile::testutil::BatchedMatmulCase &cs : cases) run(input, cs);
+  }
+};
+
+TEST_F(BatchedMatmulGpu, F32) { runAll(tile::testutil::MatmulInput::F32); }
+TEST_F(BatchedMatmulGpu, TF32) { runAll(tile::testutil::MatmulInput::TF32); }
+TEST_F(BatchedMatmulGpu, F16) { runAll(tile::testutil::MatmulInput::F16); }
+TEST_F(BatchedMatmulGpu, BF16) { runAll(tile::testutil::MatmulInput::BF16); }
+
+// ---------------------------------------------------------------------------------------------------------
 // Argument checks: thrown before any driver call, so these run without a GPU too.
 
 namespace {
@@ -330,4 +369,5 @@ TEST(KernelsArgs, EmptyLaunchesNothing) {
   EXPECT_NO_THROW(tk::VectorAdd::launch(gAot, p, p, p, 0));
   EXPECT_NO_THROW(tk::Softmax::launch(gAot, p, p, 0, 128, 128, 128));
   EXPECT_NO_THROW(tk::LayerNormForward::launch(gAot, p, p, p, p, p, p, 0, 128, 128, 1e-5f));
+  EXPECT_NO_THROW(tk::BatchedMatmulF16::launch(gAot, p, p, p, p, 0, 64, 64, 64, 0, 64, 1, 0, 64, 1, 0, 64, 1, 0));
 }

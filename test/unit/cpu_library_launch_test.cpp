@@ -5,6 +5,7 @@
 // declaration's variants(), i.e. compiled into the AOT bundle.
 #include "cpu_test_util.h"
 
+#include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/DslLauncher.h"
 
 #include <algorithm>
@@ -159,6 +160,32 @@ TEST_F(CpuLibrary, WrongShapesGiveOneLineErrors) {
                       "conv3x3_fwd: cin = 0 is outside"));
   EXPECT_TRUE(oneLine(invalidArgument([&] { tk::Conv2dBackwardWeight::launch(cpu, p, p, p, p, 10, 2, 3, 8, 8, 4); }),
                       "conv3x3_bwd_weight: the workspace holds 10 floats"));
+  auto bmm = [&](int64_t batch, int64_t k, int64_t strideAb, int64_t strideBb = 0) {
+    tk::BatchedMatmulF32::launch(cpu, p, p, p, p, batch, 4, 4, k, strideAb, 4, 1, strideBb, 4, 1, 16, 4, 1, 0);
+  };
+  EXPECT_TRUE(oneLine(invalidArgument([&] { bmm(65536, 4, 16); }),
+                      "batched_matmul_f32: batch = 65536 is outside [0, 65535]"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { bmm(2, 0, 16); }), "batched_matmul_f32: k = 0 is outside [1, "));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { bmm(2, 4, -16); }), "batched_matmul_f32: strideAb = -16 is outside"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] { bmm(2, 4, 16, int64_t(1) << 45); }),
+                      "strideBb = 35184372088832 is outside"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] {
+                        tk::BatchedMatmulF32::launch(cpu, p, p, p, p, 2, 4, 4, 4, 16, 4, 1, 16, 4, 1, 0, 4, 1, 0);
+                      }),
+                      "batched_matmul_f32: strideCb = 0 with batch = 2"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] {
+                        tk::BatchedMatmulBF16::launch(cpu, p, p, p, p, 2, 4, 4, 4, 16, 4, 1, 16, 4, 1, 16, 4, 1, 0,
+                                                      tk::MatmulEpilogue::None, true);
+                      }),
+                      "batched_matmul_bf16: tf32 applies to float inputs only"));
+  EXPECT_TRUE(oneLine(invalidArgument([&] {
+                        tk::BatchedMatmulF16::launch(cpu, p, p, p, p, 2, 70000, 70000, 8, 0, 70000, 1, 0, 70000, 1, 16,
+                                                     70000, 1, 0);
+                      }),
+                      "batched_matmul_f16: m, n, k = 70000, 70000, 8 with these strides exceed int32 indexing"));
+  // batch, m or n == 0 launches nothing.
+  EXPECT_NO_THROW(bmm(0, 4, 16));
+  EXPECT_NO_THROW(tk::BatchedMatmulF32::launch(cpu, p, p, p, p, 3, 0, 4, 4, 16, 4, 1, 16, 4, 1, 16, 4, 1, 0));
   for (float v : buf) EXPECT_EQ(v, 0.0f) << "nothing ran";
 }
 
@@ -232,6 +259,13 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
       tk::MatmulF32::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep, true);
       tk::MatmulF16::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep);
       tk::MatmulBF16::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep);
+      for (int64_t batch : {3, 64}) { // below and above a wave of 128 x 128 tiles
+        tk::BatchedMatmulF32::launch(r, p, p, p, p, batch, s, 64, 30, s * 30, 30, 1, 0, 64, 1, s * 64, 64, 1, 64, ep);
+        tk::BatchedMatmulF32::launch(r, p, p, p, p, batch, s, 64, 30, s * 30, 30, 1, 0, 64, 1, s * 64, 64, 1, 64, ep,
+                                     true);
+        tk::BatchedMatmulF16::launch(r, p, p, p, p, batch, s, 64, 32, s * 32, 32, 1, 0, 64, 1, s * 64, 64, 1, 0, ep);
+        tk::BatchedMatmulBF16::launch(r, p, p, p, p, batch, s, 64, 30, s * 30, 1, s, 30, 64, 1, s * 64, 64, 1, 0, ep);
+      }
     }
     tk::Linear::forward(r, p, p, p, p, 64, s, 128, true);
     tk::Linear::backwardData(r, p, p, p, 64, s, 128);

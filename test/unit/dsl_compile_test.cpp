@@ -1,11 +1,13 @@
 // KernelBase::compile (pipeline + disk cache) and the launch path's behaviour without a GPU.
 #include "tile/tile.h"
 
+#include "tile/runtime/CompiledKernel.h"
 #include "tile/runtime/DiskCache.h"
 #include "tile/runtime/Driver.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <set>
@@ -51,18 +53,62 @@ TEST_F(DslCompile, SecondCompileHitsDiskCache) {
   req.sm = 90;
   CompileResult a = add.compile(spec, req);
   EXPECT_FALSE(a.fromDiskCache);
-  EXPECT_NE(a.ptx.find(".entry dsl_compile_add"), std::string::npos) << a.ptx;
-  EXPECT_NE(a.target.find("sm_90"), std::string::npos) << a.target;
+  EXPECT_EQ(a.kernel.name, "dsl_compile_add");
+  EXPECT_NE(a.kernel.ptx.find(".entry dsl_compile_add"), std::string::npos) << a.kernel.ptx;
+  EXPECT_NE(a.kernel.target.find("sm_90"), std::string::npos) << a.kernel.target;
+  EXPECT_EQ(a.kernel.meta.numWarps, 4u);
   CompileResult b = add.compile(spec, req);
   EXPECT_TRUE(b.fromDiskCache);
-  EXPECT_EQ(a.ptx, b.ptx);
-  EXPECT_EQ(a.sharedBytes, b.sharedBytes);
-  EXPECT_EQ(a.numWarps, b.numWarps);
-  EXPECT_EQ(a.target, b.target);
+  EXPECT_EQ(a.kernel, b.kernel); // name, target, PTX and launch metadata
 
   // A different specialisation is a different entry.
   CompileResult c = add.compile(add.specialize(4, kAligned, kAligned, kAligned, 4096, 512), req);
   EXPECT_FALSE(c.fromDiskCache);
+}
+
+/// A K loop of f16 dots (tensor cores on sm_90): its operand loads are software-pipelined.
+auto makeMatmul() {
+  return tile::kernel("dsl_compile_mm", [](Ptr<f16> a, Ptr<f16> b, Ptr<float> c, I32 k) {
+    Value rm = arange(0, 64), rn = arange(0, 64), rk = arange(0, 32);
+    Value acc = for_range(0, k, 32, zeros({64, 64}, DType::f32), [&](Value k0, Value acc) {
+      Value ta = load(a + col(rm) * k + row(k0 + rk));
+      Value tb = load(b + col(k0 + rk) * 64 + row(rn));
+      return dot(ta, tb, acc);
+    });
+    store(c + col(rm) * 64 + row(rn), acc);
+  });
+}
+
+TEST_F(DslCompile, NumStagesSizesThePipelineRings) {
+  auto mm = makeMatmul();
+  CompileRequest req;
+  req.sm = 90;
+  req.keepStages = true;
+  auto ringsOf = [&](int stages) {
+    Specialization spec = mm.specialize(4, kAligned, kAligned, kAligned, 4096);
+    spec.numStages = stages;
+    CompileResult r = mm.compile(spec, req);
+    EXPECT_FALSE(r.fromDiskCache) << "num_stages " << stages << " must be its own cache entry";
+    return r.optimizedIR;
+  };
+  EXPECT_NE(ringsOf(0).find("!tile.memdesc<3x64x32xf16"), std::string::npos) << "default: 3 stages";
+  EXPECT_NE(ringsOf(2).find("!tile.memdesc<2x64x32xf16"), std::string::npos);
+  EXPECT_NE(ringsOf(4).find("!tile.memdesc<4x64x32xf16"), std::string::npos);
+  std::string off = ringsOf(1);
+  EXPECT_EQ(off.find("tile.async_copy"), std::string::npos) << "1 stage: no pipelining";
+
+  Specialization bad = mm.specialize(4, kAligned, kAligned, kAligned, 4096);
+  bad.numStages = 9;
+  try {
+    mm.compile(bad, req);
+    ADD_FAILURE() << "num_stages 9 accepted";
+  } catch (const std::exception &e) {
+    EXPECT_NE(std::string(e.what()).find("num_stages must be 1..8"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(bad.str(), "w4,s9,p16,p16,p16,i16");
+  Specialization parsed;
+  ASSERT_TRUE(parseSpecialization(bad.str(), parsed));
+  EXPECT_EQ(parsed, bad);
 }
 
 TEST_F(DslCompile, KeepStagesFillsEveryStage) {
@@ -72,11 +118,22 @@ TEST_F(DslCompile, KeepStagesFillsEveryStage) {
   req.keepStages = true;
   CompileResult r = add.compile(add.specialize(4, kAligned, kAligned, kAligned, 4096, 256), req);
   EXPECT_FALSE(r.fromDiskCache);
-  EXPECT_EQ(r.kernelName, "dsl_compile_add");
+  EXPECT_EQ(r.kernel.name, "dsl_compile_add");
   EXPECT_NE(r.tileIR.find("tile.make_range"), std::string::npos);
   EXPECT_FALSE(r.optimizedIR.empty());
   EXPECT_FALSE(r.llvmIR.empty());
-  EXPECT_FALSE(r.ptx.empty());
+  EXPECT_FALSE(r.kernel.ptx.empty());
+}
+
+/// The key of the one cache entry `compile` writes.
+template <class Compile> std::string keyWrittenBy(const std::filesystem::path &dir, Compile compile) {
+  std::set<std::string> before;
+  for (auto &e : std::filesystem::directory_iterator(dir)) before.insert(e.path().stem().string());
+  compile();
+  std::string key;
+  for (auto &e : std::filesystem::directory_iterator(dir))
+    if (!before.count(e.path().stem().string())) key = e.path().stem().string();
+  return key;
 }
 
 TEST_F(DslCompile, MalformedPayloadIsAMiss) {
@@ -84,20 +141,30 @@ TEST_F(DslCompile, MalformedPayloadIsAMiss) {
   Specialization spec = add.specialize(4, kAligned, kAligned, kAligned, 4096, 128);
   CompileRequest req;
   req.sm = 90;
-  std::set<std::string> before;
-  for (auto &e : std::filesystem::directory_iterator(dir_)) before.insert(e.path().stem().string());
-  CompileResult a = add.compile(spec, req);
+  CompileResult a;
+  std::string key = keyWrittenBy(dir_, [&] { a = add.compile(spec, req); });
   ASSERT_FALSE(a.fromDiskCache);
-  std::string key;
-  for (auto &e : std::filesystem::directory_iterator(dir_))
-    if (!before.count(e.path().stem().string())) key = e.path().stem().string();
   ASSERT_FALSE(key.empty()) << "compile() wrote no cache entry";
-  // A well-formed cache entry whose payload is not ours: recompiled, then rewritten.
-  tile::rt::DiskCache::global().store(key, "tile-ptx v1\nshared x\n");
-  CompileResult b = add.compile(spec, req);
-  EXPECT_FALSE(b.fromDiskCache);
-  EXPECT_EQ(a.ptx, b.ptx);
-  EXPECT_TRUE(add.compile(spec, req).fromDiskCache);
+  // Well-formed cache entries whose payloads are no usable record: reported in one line,
+  // recompiled, then rewritten.
+  rt::CompiledKernel other = a.kernel;
+  other.name = "another_kernel";
+  struct Bad {
+    std::string payload, why;
+  };
+  for (const Bad &bad : {Bad{"tile-ptx v1\nshared x\n", "format v1, this build reads v2"},
+                         Bad{rt::encodeCompiledKernel(a.kernel).substr(0, 200), "truncated PTX"},
+                         Bad{rt::encodeCompiledKernel(other), "it holds kernel 'another_kernel'"}}) {
+    tile::rt::DiskCache::global().store(key, bad.payload);
+    testing::internal::CaptureStderr();
+    CompileResult b = add.compile(spec, req);
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_FALSE(b.fromDiskCache);
+    EXPECT_EQ(a.kernel, b.kernel);
+    EXPECT_NE(err.find("holds no usable kernel record (" + bad.why), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+    EXPECT_TRUE(add.compile(spec, req).fromDiskCache);
+  }
 }
 
 TEST(DslLaunch, WithoutGpuThrowsOneLine) {

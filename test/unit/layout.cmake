@@ -7,3 +7,11 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET TileLayout)
   target_compile_options(layout_tests PRIVATE -Wall -Wextra)
   gtest_discover_tests(layout_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS layout)
 endif()
+
+# layout_attr_tests: every distributed layout attribute's toLinearLayout against an
+# independent formula, #tile.linear's text form, tensor-type checks (needs MLIR).
+if(NOT TILE_RUNTIME_ONLY AND TARGET TileDialect)
+  add_executable(layout_attr_tests ${CMAKE_CURRENT_LIST_DIR}/layout_attr_test.cpp)
+  target_link_libraries(layout_attr_tests PRIVATE TileDialect GTest::gtest_main)
+  gtest_discover_tests(layout_attr_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS layout)
+endif()

@@ -1,6 +1,7 @@
 // tile::layout::LinearLayout: the GF(2) algebra on hand-computed and seeded random
-// layouts, and the blocked/slice constructors against a literal transcription of
-// ThreadLayout (compiler/lib/Conversion/ThreadLayout.cpp), which is the spec.
+// layouts, and the blocked/slice constructors against a literal transcription of the
+// blocked formula (LinearLayout::blocked's documentation, which is the spec; slices drop
+// the registers that held nothing new).
 #include "tile/Layout/LinearLayout.h"
 
 #include <gtest/gtest.h>
@@ -389,16 +390,21 @@ struct BlockedParams {
   std::vector<unsigned> spt, tpw, wpc, order;
 };
 
-/// ThreadLayout::get, numRegs, regIndex, emitThreadPosition and emitCoord transcribed
-/// without MLIR: the coordinate of register r of thread (lane, warp) along each tensor
-/// dimension, and which copy of a replicated element owns it. This is the definition
-/// the linear layouts must reproduce.
+/// The blocked formula transcribed with per-dimension register, lane and warp indices
+/// (what the lowering computed before it used linear layouts): the coordinate of
+/// register r of thread (lane, warp) along each tensor dimension, and which copy of a
+/// replicated element owns it. This is the definition the linear layouts must reproduce.
+/// A slice has no registers along the sliced dimension, nor registers that would wrap
+/// (sizePerThread beyond the extent): those held nothing another register does not.
 class ThreadLayoutReference {
 public:
   ThreadLayoutReference(const BlockedParams &p, std::vector<int64_t> tensorShape, int sliceDim)
       : p(p), shape(std::move(tensorShape)), sliceDim(sliceDim) {
     if (sliceDim >= 0) shape.insert(shape.begin() + sliceDim, 1);
-    for (unsigned d = 0; d < p.spt.size(); ++d) nreg.push_back(p.spt[d] * std::max<int64_t>(1, shape[d] / tile(d)));
+    for (unsigned d = 0; d < p.spt.size(); ++d) {
+      int64_t perThread = sliceDim >= 0 ? std::min<int64_t>(p.spt[d], shape[d]) : p.spt[d];
+      nreg.push_back(perThread * std::max<int64_t>(1, shape[d] / tile(d)));
+    }
   }
 
   int64_t tile(unsigned d) const { return int64_t(p.spt[d]) * p.tpw[d] * p.wpc[d]; }
@@ -415,7 +421,7 @@ public:
     return std::accumulate(p.wpc.begin(), p.wpc.end(), int64_t(1), std::multiplies<>());
   }
 
-  /// The coordinate of register r of thread (lane, warp) per tensor dimension (emitCoord).
+  /// The coordinate of register r of thread (lane, warp) per tensor dimension.
   std::vector<int64_t> coords(int64_t r, int64_t lane, int64_t warp) const {
     Position pos = position(r, lane, warp);
     std::vector<int64_t> result;
@@ -431,7 +437,7 @@ public:
     return result;
   }
 
-  /// emitIsOwner: whether this is the first copy of a replicated element.
+  /// Whether this is the first copy of a replicated element.
   bool isOwner(int64_t r, int64_t lane, int64_t warp) const {
     Position pos = position(r, lane, warp);
     bool owner = true;
@@ -446,7 +452,7 @@ private:
     std::vector<int64_t> regIdx, laneCoord, warpCoord;
   };
 
-  /// regIndex and emitThreadPosition: mixed radix over `order`, fastest first.
+  /// Per-dimension indices: mixed radix over `order`, fastest first.
   Position position(int64_t r, int64_t lane, int64_t warp) const {
     size_t rank = p.spt.size();
     Position pos{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank), std::vector<int64_t>(rank)};
@@ -465,7 +471,7 @@ private:
     return pos;
   }
 
-  /// emitUnwrappedCoord.
+  /// The coordinate before wrapping into the shape.
   int64_t unwrappedCoord(const Position &pos, unsigned d) const {
     int64_t rd = pos.regIdx[d];
     int64_t thread = pos.warpCoord[d] * p.tpw[d] + pos.laneCoord[d];
@@ -588,6 +594,9 @@ TEST(BlockedLayout, SliceDropsRegistersAndReplicatesThreads) {
   LL l = LL::slice(0, {1, 4}, {4, 8}, {2, 1}, {1, 0}, {64});
   LL expected({{"register", {{1}, {2}, {32}}}, {"lane", {{4}, {8}, {16}, {0}, {0}}}, {"warp", {{0}}}}, {{"dim0", 64}});
   EXPECT_EQ(l, expected);
+  // A register that would wrap (sizePerThread 4 on extent 2) holds nothing new: dropped.
+  LL wrapped = LL::slice(0, {1, 4}, {4, 8}, {2, 1}, {1, 0}, {2});
+  EXPECT_EQ(wrapped, LL({{"register", {{1}}}, {"lane", {{0}, {0}, {0}, {0}, {0}}}, {"warp", {{0}}}}, {{"dim0", 2}}));
   // Slicing a rank-1 layout leaves a scalar held by every thread.
   LL scalar = LL::slice(0, {4}, {32}, {2}, {0}, {});
   EXPECT_EQ(scalar.getNumOutDims(), 0);

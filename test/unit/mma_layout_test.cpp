@@ -1,5 +1,6 @@
-// mma.sync m16n8k16 fragments as linear layouts (tile/Layout/MmaLayouts.h) against the
-// PTX ISA's fragment tables, transcribed here for every register, lane and warp.
+// mma.sync m16n8k16 (f16/bf16) and m16n8k8 (tf32) fragments as linear layouts
+// (tile/Layout/MmaLayouts.h) against the PTX ISA's fragment tables, transcribed here for
+// every register, lane and warp.
 #include "tile/Layout/MmaLayouts.h"
 
 #include <gtest/gtest.h>
@@ -74,32 +75,64 @@ TEST(MmaLayouts, AccumulatorMatchesThePtxFragments) {
   }
 }
 
+/// Every register of every lane and warp of operand layout `l` against the PTX table `want`.
+template <class Want> void expectFragments(const LinearLayout &l, int warps, const char *what, Want want) {
+  for (int w = 0; w < warps; ++w)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int r = 0; r < l.getInDimSize("register"); ++r) {
+        auto got = l.applyFlat({r, lane, w});
+        Coord c = want(r, lane, w);
+        ASSERT_EQ(got[0], c.row) << what << ": r " << r << " lane " << lane << " warp " << w;
+        ASSERT_EQ(got[1], c.col) << what << ": r " << r << " lane " << lane << " warp " << w;
+      }
+  EXPECT_TRUE(l.isSurjective()) << what;
+}
+
 TEST(MmaLayouts, OperandsMatchThePtxFragments) {
   for (const Case &c : kCases) {
-    LinearLayout a = tile::layout::mmaV2Operand(0, c.wm, c.wn, c.m, c.k);
-    LinearLayout b = tile::layout::mmaV2Operand(1, c.wm, c.wn, c.k, c.n);
-    for (int w = 0; w < c.wm * c.wn; ++w)
-      for (int lane = 0; lane < 32; ++lane) {
-        for (int r = 0; r < a.getInDimSize("register"); ++r) {
-          auto got = a.applyFlat({r, lane, w});
-          Coord want = operandA(r, lane, w, c.wm, c.k);
-          ASSERT_EQ(got[0], want.row) << "a: r " << r << " lane " << lane << " warp " << w;
-          ASSERT_EQ(got[1], want.col) << "a: r " << r << " lane " << lane << " warp " << w;
-        }
-        for (int r = 0; r < b.getInDimSize("register"); ++r) {
-          auto got = b.applyFlat({r, lane, w});
-          Coord want = operandB(r, lane, w, c.wm, c.wn, c.k);
-          ASSERT_EQ(got[0], want.row) << "b: r " << r << " lane " << lane << " warp " << w;
-          ASSERT_EQ(got[1], want.col) << "b: r " << r << " lane " << lane << " warp " << w;
-        }
-      }
-    EXPECT_TRUE(a.isSurjective() && b.isSurjective());
+    const int warps = c.wm * c.wn;
+    expectFragments(tile::layout::mmaV2Operand(0, c.wm, c.wn, c.m, c.k), warps, "a",
+                    [&](int r, int lane, int w) { return operandA(r, lane, w, c.wm, c.k); });
+    expectFragments(tile::layout::mmaV2Operand(1, c.wm, c.wn, c.k, c.n), warps, "b",
+                    [&](int r, int lane, int w) { return operandB(r, lane, w, c.wm, c.wn, c.k); });
+  }
+}
+
+/// PTX ISA, "Matrix fragments for mma.m16n8k8" with .tf32: a0 (g, t), a1 (g + 8, t),
+/// a2 (g, t + 4), a3 (g + 8, t + 4); b0 (t, g), b1 (t + 4, g).
+Coord operandATf32(int r, int lane, int warp, int wm, int k) {
+  int frag, kRep, mRep;
+  split(r, 4, k / 8, frag, kRep, mRep);
+  int group = lane >> 2, inGroup = lane % 4;
+  int row = group + (frag & 1) * 8, col = inGroup + (frag >> 1) * 4;
+  return {row + 16 * (warp % wm) + 16 * wm * mRep, col + 8 * kRep};
+}
+
+Coord operandBTf32(int r, int lane, int warp, int wm, int wn, int k) {
+  int frag, kRep, nRep;
+  split(r, 2, k / 8, frag, kRep, nRep);
+  int group = lane >> 2, inGroup = lane % 4;
+  return {inGroup + frag * 4 + 8 * kRep, group + 8 * (warp / wm) + 8 * wn * nRep};
+}
+
+TEST(MmaLayouts, Tf32OperandsMatchThePtxFragments) {
+  const Case cases[] = {{1, 1, 16, 8, 8}, {2, 2, 32, 16, 8}, {4, 1, 128, 64, 32}, {2, 4, 64, 128, 16}, {2, 2, 128, 128, 32}};
+  for (const Case &c : cases) {
+    LinearLayout a = tile::layout::mmaV2Operand(0, c.wm, c.wn, c.m, c.k, 32);
+    LinearLayout b = tile::layout::mmaV2Operand(1, c.wm, c.wn, c.k, c.n, 32);
+    ASSERT_EQ(a.getInDimSize("register"), c.m * c.k / (32 * c.wm)) << "4 registers per 16x8 tile";
+    ASSERT_EQ(b.getInDimSize("register"), c.k * c.n / (32 * c.wn)) << "2 registers per 8x8 tile";
+    expectFragments(a, c.wm * c.wn, "a", [&](int r, int lane, int w) { return operandATf32(r, lane, w, c.wm, c.k); });
+    expectFragments(b, c.wm * c.wn, "b",
+                    [&](int r, int lane, int w) { return operandBTf32(r, lane, w, c.wm, c.wn, c.k); });
   }
 }
 
 TEST(MmaLayouts, ShapesTheWarpsDoNotCoverAreRefused) {
   EXPECT_THROW(tile::layout::mmaV2Accumulator(4, 1, 32, 8), std::invalid_argument);
   EXPECT_THROW(tile::layout::mmaV2Operand(0, 1, 1, 16, 8), std::invalid_argument);
+  EXPECT_THROW(tile::layout::mmaV2Operand(0, 1, 1, 16, 4, 32), std::invalid_argument) << "tf32 K below 8";
+  EXPECT_THROW(tile::layout::mmaV2Operand(1, 1, 1, 8, 8, 8), std::invalid_argument) << "8-bit elements";
 }
 
 } // namespace

@@ -25,10 +25,7 @@ DiffCase sampleCase() {
   DiffCase c;
   c.name = "softmax 3x5";
   c.seed = 42;
-  c.kernel = "softmax";
-  c.ptx = "// ptx text";
-  c.sharedBytes = 16;
-  c.numWarps = 8;
+  c.kernel = CompiledKernel{"softmax", "sm_90 ptx80", "// ptx text", {.sharedBytes = 16, .numWarps = 8}};
   c.grid = Dim3{3, 1, 1};
   c.tolerance = 1e-5;
   DiffArg out;
@@ -58,8 +55,7 @@ TEST(DiffBundle, RoundTrip) {
   const DiffCase &c = back[1];
   EXPECT_EQ(c.name, "softmax 3x5");
   EXPECT_EQ(c.seed, 42u);
-  EXPECT_EQ(c.ptx, "// ptx text");
-  EXPECT_EQ(c.numWarps, 8);
+  EXPECT_EQ(c.kernel, sampleCase().kernel);
   EXPECT_EQ(c.grid.x, 3u);
   ASSERT_EQ(c.args.size(), 3u);
   EXPECT_EQ(c.args[0].expected, floats({0.25f, 0.75f}));
@@ -85,6 +81,12 @@ TEST(DiffBundle, CorruptOrMissingFilesGiveOneLineErrors) {
   EXPECT_THROW(readDiffBundle(tempPath("does-not-exist.bundle")), Error);
   std::ofstream(tempPath("garbage.bundle")) << "not a bundle at all, really";
   EXPECT_THROW(readDiffBundle(tempPath("garbage.bundle")), Error);
+}
+
+TEST(DiffBundle, RefusesToWriteAMalformedKernel) {
+  DiffCase c = sampleCase();
+  c.kernel.meta.numWarps = 3;
+  EXPECT_THROW(writeDiffBundle(tempPath("malformed.bundle"), {c}), Error);
 }
 
 TEST(DiffBundle, CompareFloatsByRelativeErrorAndRejectNaN) {

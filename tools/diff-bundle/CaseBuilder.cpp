@@ -15,8 +15,6 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
   rt::DiffCase c;
   c.name = std::move(name);
   c.seed = seed;
-  c.kernel = kernel.name();
-  c.numWarps = numWarps;
   c.grid = rt::Dim3{grid.x, grid.y, grid.z};
   c.tolerance = tolerance;
 
@@ -86,9 +84,7 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
   CompileRequest req;
   req.sm = 90;
   req.ptxVersion = compiler::minPtxVersionFor(90);
-  CompileResult compiled = kernel.compile(spec, req);
-  c.ptx = compiled.ptx;
-  c.sharedBytes = compiled.sharedBytes;
+  c.kernel = kernel.compile(spec, req).kernel;
 
   for (size_t i = 0; i < args.size(); ++i) {
     if (params[i].kind == ArgKind::Const) continue;

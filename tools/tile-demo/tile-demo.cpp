@@ -193,7 +193,7 @@ void showPTXCompile() {
     auto t0 = std::chrono::steady_clock::now();
     CompileResult r = j.kernel->compile(j.spec, req);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-14s %-40s %7.1f ms %10zu\n", j.kernel->name().c_str(), j.spec.str().c_str(), ms, r.ptx.size());
+    std::printf("%-14s %-40s %7.1f ms %10zu\n", j.kernel->name().c_str(), j.spec.str().c_str(), ms, r.kernel.ptx.size());
   }
   std::printf("\nSee every stage with: build/tools/tilec/tilec --kernel=softmax --spec=w4,p16,p16,i16,i16,i16,c1024 "
               "--stage=tile|opt|llvm|ptx|regs\n");

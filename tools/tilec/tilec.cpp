@@ -26,14 +26,23 @@
 
 namespace cl = llvm::cl;
 
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<tile IR file>"), cl::init("-"));
-static cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::init("-"));
-static cl::opt<std::string> stage("stage", cl::desc("tile | opt | llvm | ptx | sass | regs"), cl::init("ptx"));
-static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90)"), cl::init(90));
-static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10 (0: highest LLVM knows)"), cl::init(0));
-static cl::opt<std::string> kernelName("kernel", cl::desc("a library kernel (vector_add, softmax, layernorm_fwd) instead of a file"));
-static cl::opt<std::string> specText("spec", cl::desc("its specialisation, e.g. w4,p16,p16,p16,i16,c1024"));
-static cl::opt<bool> printAfterAll("print-ir-after-all", cl::desc("print the IR after every pass to stderr"));
+// tilec's own options, the only ones --help lists (LLVM's hundreds of backend options stay
+// accepted but hidden).
+static cl::OptionCategory tilecOptions("tilec options");
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<tile IR file>"), cl::init("-"),
+                                     cl::cat(tilecOptions));
+static cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::init("-"), cl::cat(tilecOptions));
+static cl::opt<std::string> stage("stage", cl::desc("tile | opt | llvm | ptx | sass | regs"), cl::init("ptx"),
+                                     cl::cat(tilecOptions));
+static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90)"), cl::init(90), cl::cat(tilecOptions));
+static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10 (0: highest LLVM knows)"), cl::init(0),
+                                     cl::cat(tilecOptions));
+static cl::opt<std::string> kernelName("kernel", cl::desc("a library kernel (vector_add, softmax, layernorm_fwd) instead of a file"),
+                                     cl::cat(tilecOptions));
+static cl::opt<std::string> specText("spec", cl::desc("its specialisation, e.g. w4,p16,p16,p16,i16,c1024"),
+                                     cl::cat(tilecOptions));
+static cl::opt<bool> printAfterAll("print-ir-after-all", cl::desc("print the IR after every pass to stderr"),
+                                     cl::cat(tilecOptions));
 
 /// Runs `tool args...` on a PTX file and returns its output, or an explanation.
 static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
@@ -105,7 +114,7 @@ static int printLibraryKernel() {
     req.ptxVersion = ptxVersion;
     req.keepStages = true;
     tile::CompileResult r = kernel->compile(spec, req);
-    return printStage(llvm::outs(), r.optimizedIR, r.llvmIR, r.ptx);
+    return printStage(llvm::outs(), r.optimizedIR, r.llvmIR, r.kernel.ptx);
   } catch (const std::exception &e) {
     llvm::errs() << e.what() << "\n";
     return 1;
@@ -115,6 +124,7 @@ static int printLibraryKernel() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(tilecOptions);
   cl::ParseCommandLineOptions(argc, argv, "tile compiler driver: print any stage of a kernel\n");
   if (printAfterAll) setenv("TILE_PRINT_IR_AFTER_ALL", "1", 1);
   if (!kernelName.empty()) return printLibraryKernel();
@@ -143,7 +153,7 @@ int main(int argc, char **argv) {
     opts.keepStages = true;
     try {
       tile::compiler::PipelineResult r = tile::compiler::runPipeline(*module, opts);
-      if (int rc = printStage(out->os(), r.optimizedIR, r.llvmIR, r.ptx)) return rc;
+      if (int rc = printStage(out->os(), r.optimizedIR, r.llvmIR, r.kernel.ptx)) return rc;
     } catch (const std::exception &e) {
       llvm::errs() << e.what() << "\n";
       return 1;

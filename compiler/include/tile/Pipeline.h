@@ -3,6 +3,8 @@
 #ifndef TILE_PIPELINE_H
 #define TILE_PIPELINE_H
 
+#include "tile/runtime/CompiledKernel.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 
@@ -44,11 +46,9 @@ struct PipelineOptions {
 };
 
 struct PipelineResult {
-  std::string optimizedIR; ///< tile IR after the tile passes
-  std::string llvmIR;      ///< optimised LLVM IR, libdevice linked
-  std::string ptx;
-  unsigned sharedBytes = 0;
-  unsigned numWarps = 4;
+  rt::CompiledKernel kernel; ///< the PTX and what a launch of it needs
+  std::string optimizedIR;   ///< tile IR after the tile passes (keepStages)
+  std::string llvmIR;        ///< optimised LLVM IR, libdevice linked (keepStages)
 };
 
 /// Runs the whole pipeline on a module holding one kernel (func.func with `tile.kernel`).

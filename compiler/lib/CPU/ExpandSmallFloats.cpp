@@ -255,7 +255,7 @@ void passSmallFloatArgumentsAsInt16(func::FuncOp f) {
   f.setFunctionType(FunctionType::get(f.getContext(), inputs, f.getResultTypes()));
 }
 
-struct ExpandSmallFloatsPass : tile::impl::TileCpuExpandSmallFloatsBase<ExpandSmallFloatsPass> {
+struct ExpandSmallFloatsPass : mlir::tile::impl::TileCpuExpandSmallFloatsBase<ExpandSmallFloatsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     getOperation()->walk(passSmallFloatArgumentsAsInt16);

@@ -5,11 +5,13 @@
 // lanes along N hold copies), and b [K, N] the full K extent of its columns. So result
 // register (i, j) needs only this thread's registers a(i, k) and b(k, j): no data moves.
 // The accumulation is the documented one: fma in increasing k, starting from acc, which
-// is what the CPU executor does too. Where layout assignment chose tensor cores (f16 and
-// bf16 on sm_80+), lowerMma issues mma.sync instead.
+// is what the CPU executor does too. Where tile-accelerate-matmul chose tensor cores
+// (f16 and bf16, or f32 with TF32 input precision, on sm_80+), lowerMma issues mma.sync.
 #include "TileToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -38,28 +40,42 @@ Value packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
 }
 
 /// The tensor-core dot: operands in #tile.dot_operand, result in #tile.mma. Register
-/// numbering (tile/Layout/MmaLayouts.h): a = 8 per 16x16 fragment, then K, then M
-/// repetitions; b = 4 per 16x8 fragment, then K, then N; c = 4 per 16x8, then N, then M.
-/// For each (m, n) tile, one mma.sync m16n8k16 per K step, in increasing k.
+/// numbering (tile/Layout/MmaLayouts.h): a = 8 per 16x16 fragment (4 per 16x8 for tf32),
+/// then K, then M repetitions; b = 4 per 16x8 fragment (2 per 8x8 for tf32), then K, then
+/// N; c = 4 per 16x8, then N, then M. For each (m, n) tile, one mma.sync per K step
+/// (m16n8k16 for f16/bf16, m16n8k8 for f32 inputs rounded to tf32), in increasing k.
 LogicalResult lowerMma(DotOp op, ValueRange aRegs, ValueRange bRegs, ValueRange accRegs,
                        ConversionPatternRewriter &rewriter) {
   Location loc = op.getLoc();
   auto mma = cast<MmaLayoutAttr>(op.getType().getEncoding());
-  const int64_t m = op.getType().getDimSize(0), n = op.getType().getDimSize(1), k = op.getA().getType().getDimSize(1);
-  const int64_t mReps = m / (16 * mma.getWarpsPerCTA()[0]), nReps = n / (8 * mma.getWarpsPerCTA()[1]), kReps = k / 16;
   Type elem = op.getA().getType().getElementType();
-  auto ptx = elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
+  const bool tf32 = elem.isF32();
+  const int64_t instrK = tf32 ? 8 : 16;
+  const int64_t m = op.getType().getDimSize(0), n = op.getType().getDimSize(1), k = op.getA().getType().getDimSize(1);
+  const int64_t mReps = m / (16 * mma.getWarpsPerCTA()[0]), nReps = n / (8 * mma.getWarpsPerCTA()[1]),
+                kReps = k / instrK;
+  if (!mReps || !nReps || !kReps)
+    return op.emitOpError("lowering: the mma layout's warps do not cover the ")
+           << m << "x" << n << "x" << k << " dot (tile-accelerate-matmul only chooses it for covered tiles)";
+  auto ptx = tf32 ? NVVM::MMATypes::tf32 : elem.isF16() ? NVVM::MMATypes::f16 : NVVM::MMATypes::bf16;
   Type f32 = rewriter.getF32Type();
   auto resultType = LLVM::LLVMStructType::getLiteral(rewriter.getContext(), {f32, f32, f32, f32});
-  // Operand registers packed once: a per (M, K) fragment, b per (K, N) fragment.
+  // Operand registers packed once: a per (M, K) fragment, b per (K, N) fragment. 16-bit:
+  // two elements per 32-bit register; tf32: each element rounded (cvt.rna.tf32.f32, as
+  // the FMA path and the CPU executor round) into a register of its own.
   auto pack = [&](ValueRange regs, int64_t first, int count) {
     SmallVector<Value> packed;
-    for (int p = 0; p < count; ++p) packed.push_back(packPair(rewriter, loc, regs[first + 2 * p], regs[first + 2 * p + 1]));
+    for (int p = 0; p < count; ++p)
+      packed.push_back(tf32 ? NVVM::ConvertFloatToTF32Op::create(rewriter, loc, rewriter.getI32Type(), regs[first + p],
+                                                                 NVVM::FPRoundingMode::RNA, NVVM::SaturationMode::NONE,
+                                                                 /*relu=*/false)
+                            : packPair(rewriter, loc, regs[first + 2 * p], regs[first + 2 * p + 1]));
     return packed;
   };
+  const int aPerFragment = tf32 ? 4 : 8, bPerFragment = tf32 ? 2 : 4;
   SmallVector<SmallVector<Value>> a, b;
-  for (int64_t f = 0; f < mReps * kReps; ++f) a.push_back(pack(aRegs, 8 * f, 4));
-  for (int64_t f = 0; f < nReps * kReps; ++f) b.push_back(pack(bRegs, 4 * f, 2));
+  for (int64_t f = 0; f < mReps * kReps; ++f) a.push_back(pack(aRegs, aPerFragment * f, 4));
+  for (int64_t f = 0; f < nReps * kReps; ++f) b.push_back(pack(bRegs, bPerFragment * f, 2));
   SmallVector<Value> acc(accRegs.begin(), accRegs.end());
   // K steps outermost: consecutive mma.sync then write different accumulators, so each
   // need not wait for the previous one's result (the k order per accumulator is kept).
@@ -68,13 +84,40 @@ LogicalResult lowerMma(DotOp op, ValueRange aRegs, ValueRange bRegs, ValueRange 
       for (int64_t ni = 0; ni < nReps; ++ni) {
         const int64_t c0 = 4 * (ni + nReps * mi);
         SmallVector<Value> c(acc.begin() + c0, acc.begin() + c0 + 4);
-        auto d = NVVM::MmaOp::create(rewriter, loc, resultType, a[ki + kReps * mi], b[ki + kReps * ni], c, {16, 8, 16},
-                                     std::nullopt, std::nullopt, std::array<NVVM::MMATypes, 2>{ptx, ptx},
+        auto d = NVVM::MmaOp::create(rewriter, loc, resultType, a[ki + kReps * mi], b[ki + kReps * ni], c,
+                                     {16, 8, int(instrK)}, std::nullopt, std::nullopt,
+                                     std::array<NVVM::MMATypes, 2>{ptx, ptx},
                                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
         for (int i = 0; i < 4; ++i) acc[c0 + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);
       }
   rewriter.replaceOpWithMultiple(op, {acc});
   return success();
+}
+
+/// For the FMA dot: for each result register r of `c` and each k, the register of operand
+/// `x` (a: sharedDim 0, the rows; b: sharedDim 1, the columns) that holds (row of r, k)
+/// (a) or (k, column of r) (b) in the same thread, at [r * K + k]; none unless x's lanes
+/// and warps place the shared dimension as c's do and all of K lies in registers.
+std::optional<SmallVector<unsigned>> fmaOperandRegisters(const ThreadLayout &x, const ThreadLayout &c,
+                                                         unsigned sharedDim, int64_t k) {
+  const unsigned kDim = 1 - sharedDim;
+  for (const char *name : {"lane", "warp"}) {
+    if (x.linear.getInDimSizeLog2(name) != c.linear.getInDimSizeLog2(name)) return std::nullopt;
+    for (int bit = 0; bit < c.linear.getInDimSizeLog2(name); ++bit)
+      if (x.linear.getBasis(name, bit)[sharedDim] != c.linear.getBasis(name, bit)[sharedDim] ||
+          x.linear.getBasis(name, bit)[kDim] != 0)
+        return std::nullopt;
+  }
+  std::map<std::pair<int32_t, int32_t>, unsigned> byCoord; // (shared, k) -> first register holding it
+  for (unsigned r = 0; r < x.numRegs(); ++r) byCoord.emplace(std::pair{x.regCoord(r, sharedDim), x.regCoord(r, kDim)}, r);
+  SmallVector<unsigned> regs;
+  for (unsigned r = 0; r < c.numRegs(); ++r)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      auto it = byCoord.find({c.regCoord(r, sharedDim), int32_t(kk)});
+      if (it == byCoord.end()) return std::nullopt;
+      regs.push_back(it->second);
+    }
+  return regs;
 }
 
 struct DotLowering : OpConversionPattern<DotOp> {
@@ -87,9 +130,10 @@ struct DotLowering : OpConversionPattern<DotOp> {
     ThreadLayout a = ThreadLayout::get(op.getA().getType()), b = ThreadLayout::get(op.getB().getType());
     ThreadLayout c = ThreadLayout::get(op.getType());
     const int64_t k = op.getA().getType().getDimSize(1);
-    if (a.sliceDim >= 0 || b.sliceDim >= 0 || c.sliceDim >= 0 || a.nreg[1] != k || b.nreg[0] != k ||
-        a.nreg[0] != c.nreg[0] || b.nreg[1] != c.nreg[1])
-      return rewriter.notifyMatchFailure(op, "operand layouts are not the FMA dot's (layout assignment's job)");
+    std::optional<SmallVector<unsigned>> aRegs = fmaOperandRegisters(a, c, 0, k), bRegs = fmaOperandRegisters(b, c, 1, k);
+    if (!aRegs || !bRegs)
+      return op.emitOpError("lowering: operand layouts do not hold each result register's row of a and column of b "
+                            "in the same thread (tile-assign-layouts chooses such layouts for the FMA dot)");
     InputPrecision precision = op.getInputPrecision();
 
     // Each operand register converted once, not once per use.
@@ -101,13 +145,9 @@ struct DotLowering : OpConversionPattern<DotOp> {
     SmallVector<Value> av = factors(adaptor.getA()), bv = factors(adaptor.getB());
     SmallVector<Value> results;
     for (unsigned r = 0; r < c.numRegs(); ++r) {
-      SmallVector<unsigned> ij = c.regIndex(r);
       Value acc = adaptor.getAcc()[r];
-      for (int64_t kk = 0; kk < k; ++kk) {
-        Value x = av[a.regNumber({ij[0], unsigned(kk)})];
-        Value y = bv[b.regNumber({unsigned(kk), ij[1]})];
-        acc = LLVM::FMAOp::create(rewriter, loc, x, y, acc);
-      }
+      for (int64_t kk = 0; kk < k; ++kk)
+        acc = LLVM::FMAOp::create(rewriter, loc, av[(*aRegs)[r * k + kk]], bv[(*bRegs)[r * k + kk]], acc);
       results.push_back(acc);
     }
     rewriter.replaceOpWithMultiple(op, {results});

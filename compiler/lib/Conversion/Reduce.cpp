@@ -1,14 +1,17 @@
 //===- Reduce.cpp - reductions within threads, warps and the block --------===//
 // Order (documented in the op): a thread combines its own elements in increasing index,
 // then lanes combine in a butterfly (xor 1, 2, 4, ...), then warps combine their
-// partial results in increasing warp index through shared memory. Replicated copies
-// of an element contribute the identity, so nothing is counted twice.
+// partial results in increasing warp index through shared memory. Which registers,
+// lanes and warps run along the axis comes from the source's linear layout (any
+// distributed layout of the form planReduce describes); copies of an element (the
+// layout's free variables) are skipped, so nothing is counted twice.
 #include "TileToLLVM.h"
 #include "tile/Transforms/ReduceCombine.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include <limits>
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -26,18 +29,6 @@ struct Combiner {
   Type elem;
 
   bool isFloat() const { return isa<FloatType>(elem); }
-
-  Value identity() const {
-    if (kind == ReduceKind::Sum) return arith::ConstantOp::create(b, loc, b.getZeroAttr(elem));
-    bool wantsLow = kind == ReduceKind::Max || kind == ReduceKind::ArgMax; // identity is the lowest value
-    if (auto ft = dyn_cast<FloatType>(elem)) {
-      auto inf = APFloat::getInf(ft.getFloatSemantics(), /*Negative=*/wantsLow);
-      return arith::ConstantOp::create(b, loc, b.getFloatAttr(elem, inf));
-    }
-    unsigned w = elem.getIntOrFloatBitWidth();
-    APInt v = wantsLow ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
-    return arith::ConstantOp::create(b, loc, b.getIntegerAttr(elem, v));
-  }
 
   Partial combine(Partial x, Partial y) const { return combineReduce(b, loc, kind, x, y); }
 };
@@ -67,6 +58,50 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned offset) {
   return isa<FloatType>(t) ? Value(arith::BitcastOp::create(b, loc, t, joined)) : joined;
 }
 
+/// How a reduction along `axis` runs on the source's linear layout. Each basis of the
+/// layout must move along the axis only, or along other dimensions only (or be zero): then
+/// a thread's registers group by their coordinates off the axis (one group per result
+/// element it holds), and the lanes and warps whose bases move along the axis hold the
+/// rest of each group's axis. Blocked, mma and dot-operand layouts and slices of them are
+/// all of that form. Copies (registers, lanes or warps whose bits are free variables)
+/// must be plain replicas (zero bases): they are skipped, not combined.
+struct ReducePlan {
+  std::string unsupported; ///< why the layout cannot be reduced this way; empty when it can
+  SmallVector<int> laneBits, warpBits; ///< bits whose bases move along the axis, increasing
+  unsigned warpsAlongAxis() const { return 1u << warpBits.size(); }
+};
+
+ReducePlan planReduce(const ThreadLayout &src, unsigned axis) {
+  ReducePlan plan;
+  const auto &ll = src.linear;
+  for (const char *name : {"register", "lane", "warp"}) {
+    int32_t free = name == StringRef("register") ? src.freeRegisterBits
+                   : name == StringRef("lane")   ? src.freeLaneBits
+                                                 : src.freeWarpBits;
+    for (int bit = 0; bit < ll.getInDimSizeLog2(name); ++bit) {
+      const auto &basis = ll.getBasis(name, bit);
+      bool onAxis = basis[axis] != 0, offAxis = false;
+      for (unsigned d = 0; d < basis.size(); ++d) offAxis |= d != axis && basis[d] != 0;
+      if (onAxis && offAxis) {
+        plan.unsupported = std::string(name) + " bit " + std::to_string(bit) +
+                           " moves along the reduced axis and another dimension at once";
+        return plan;
+      }
+      if ((free >> bit) & 1) {
+        if (name != StringRef("register") && (onAxis || offAxis)) {
+          plan.unsupported = std::string(name) + " bit " + std::to_string(bit) +
+                             " repeats elements other bits already reach (only zero-basis copies are supported)";
+          return plan;
+        }
+        continue;
+      }
+      if (onAxis && name == StringRef("lane")) plan.laneBits.push_back(bit);
+      if (onAxis && name == StringRef("warp")) plan.warpBits.push_back(bit);
+    }
+  }
+  return plan;
+}
+
 /// The cross-warp scratch of a reduction: one slot per (result element, warp along the
 /// axis) for the values, then, for argmax/argmin, the i32 indices, 4-byte aligned (values
 /// may be 1 or 2 bytes). Empty when one warp holds each result's whole axis.
@@ -76,12 +111,10 @@ struct ReduceScratch {
 ReduceScratch reduceScratch(ReduceOp op) {
   auto srcType = cast<RankedTensorType>(op.getSrc().getType());
   if (!srcType.getEncoding()) return {};
-  ThreadLayout src = ThreadLayout::get(srcType);
-  if (src.sliceDim >= 0) return {};
-  unsigned warps = src.wpc[op.getAxis()];
-  if (warps <= 1) return {};
+  ReducePlan plan = planReduce(ThreadLayout::get(srcType), op.getAxis());
+  if (!plan.unsupported.empty() || plan.warpBits.empty()) return {};
   auto resType = dyn_cast<RankedTensorType>(op.getType());
-  unsigned slots = (resType ? resType.getNumElements() : 1) * warps;
+  unsigned slots = (resType ? resType.getNumElements() : 1) * plan.warpsAlongAxis();
   unsigned values = slots * sharedBytesOf(srcType.getElementType());
   if (!isArgKind(op.getKind())) return {values, values};
   unsigned indexOffset = (values + 3) / 4 * 4;
@@ -97,83 +130,125 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     ThreadLayout src = ThreadLayout::get(srcType);
-    if (src.sliceDim >= 0) return rewriter.notifyMatchFailure(op, "reducing a sliced tensor");
     unsigned axis = op.getAxis();
+    ReducePlan plan = planReduce(src, axis);
+    if (!plan.unsupported.empty())
+      return op.emitOpError("lowering: cannot reduce a tensor of layout ")
+             << srcType.getEncoding() << " along axis " << axis << ": " << plan.unsupported;
+
+    // Result registers: for a tensor result its layout's; for a scalar, one. The result's
+    // lanes and warps must hold what the source's do once the axis is dropped (a slice
+    // of the source's layout along the axis does).
+    auto resType = dyn_cast<RankedTensorType>(op.getType());
+    std::optional<ThreadLayout> res;
+    if (resType) res = ThreadLayout::get(resType);
+    auto srcDimOf = [&](unsigned resDim) { return resDim < axis ? resDim : resDim + 1; };
+    auto mismatch = [&]() {
+      return op.emitOpError("lowering: the result layout ")
+             << (resType ? resType.getEncoding() : Attribute()) << " does not hold the reduction of the source layout "
+             << srcType.getEncoding() << " along axis " << axis << " (expected a slice of it)";
+    };
+    for (const char *name : {"lane", "warp"}) {
+      if (res && res->linear.getInDimSizeLog2(name) != src.linear.getInDimSizeLog2(name)) return mismatch();
+      for (int bit = 0; bit < src.linear.getInDimSizeLog2(name); ++bit)
+        for (unsigned d = 0; d < src.rank(); ++d) {
+          if (d == axis) continue;
+          int32_t want = src.linear.getBasis(name, bit)[d];
+          int32_t got = res ? res->linear.getBasis(name, bit)[d < axis ? d : d - 1] : 0;
+          if (want != got) return mismatch();
+        }
+    }
+    // One accumulator per distinct off-axis coordinate, numbered in result-register order.
+    std::map<std::vector<int32_t>, unsigned> keyOf;
+    SmallVector<unsigned> resultKey;
+    unsigned numResults = res ? res->numRegs() : 1;
+    for (unsigned rr = 0; rr < numResults; ++rr) {
+      std::vector<int32_t> coord;
+      for (unsigned d = 0; res && d < res->rank(); ++d) coord.push_back(res->regCoord(rr, d));
+      resultKey.push_back(keyOf.emplace(std::move(coord), keyOf.size()).first->second);
+    }
+    auto srcKey = [&](unsigned r) -> std::optional<unsigned> {
+      std::vector<int32_t> coord;
+      for (unsigned d = 0; res && d < res->rank(); ++d) coord.push_back(src.regCoord(r, srcDimOf(d)));
+      auto it = keyOf.find(coord);
+      return it == keyOf.end() ? std::nullopt : std::optional<unsigned>(it->second);
+    };
+
     Type elem = getTypeConverter()->convertType(srcType.getElementType());
     Combiner comb{rewriter, loc, op.getKind(), elem};
     bool withIndex = isArgKind(op.getKind());
     IntBuilder ib{rewriter, loc};
     ThreadPosition pos = emitThreadPosition(rewriter, loc, src);
 
-    // Result registers: for a tensor result its slice layout's; for a scalar, one.
-    auto resType = dyn_cast<RankedTensorType>(op.getType());
-    std::optional<ThreadLayout> res;
-    if (resType) res = ThreadLayout::get(resType);
-    unsigned numResults = res ? res->numRegs() : 1;
-
-    // 1. Within the thread, in increasing register (= index) order.
-    SmallVector<std::optional<Partial>> acc(numResults);
-    SmallVector<unsigned> representative(numResults, 0); // a source register of each result
+    // 1. Within the thread, in increasing register (= index) order; copies of an element
+    //    the thread holds twice count once.
+    SmallVector<std::optional<Partial>> acc(keyOf.size());
+    SmallVector<unsigned> representative(keyOf.size(), 0); // a source register of each result
     for (unsigned r = 0; r < src.numRegs(); ++r) {
-      unsigned key = res ? res->regNumber(src.regIndex(r)) : 0;
+      if (src.isRegisterReplica(r)) continue;
+      std::optional<unsigned> key = srcKey(r);
+      if (!key) return mismatch();
       Partial p{adaptor.getSrc()[r], {}};
       if (withIndex) p.index = emitCoord(rewriter, loc, src, pos, r, axis);
-      if (src.replicates(axis)) {
-        // Copies beyond the tensor's extent along the axis must not count.
-        Value owner = ib.ult(emitUnwrappedCoord(rewriter, loc, src, pos, r, axis), src.shape[axis]);
-        p.value = arith::SelectOp::create(rewriter, loc, owner, p.value, comb.identity());
-      }
-      if (!acc[key]) {
-        acc[key] = p;
-        representative[key] = r;
+      if (!acc[*key]) {
+        acc[*key] = p;
+        representative[*key] = r;
       } else {
-        acc[key] = comb.combine(*acc[key], p);
+        acc[*key] = comb.combine(*acc[*key], p);
       }
     }
+    for (auto &a : acc)
+      if (!a) return mismatch();
 
-    // 2. Across the lanes that share the axis: butterfly.
-    int64_t laneStride = 1;
-    for (unsigned d : src.order) {
-      if (d == axis) break;
-      laneStride *= src.tpw[d];
-    }
-    for (unsigned k = 1; k < src.tpw[axis]; k *= 2)
+    // 2. Across the lanes whose bits move along the axis: butterfly (lanes that only hold
+    //    copies have the same partial already).
+    for (int bit : plan.laneBits)
       for (auto &a : acc) {
-        Partial other{shuffleXor(rewriter, loc, a->value, k * laneStride), {}};
-        if (withIndex) other.index = shuffleXor(rewriter, loc, a->index, k * laneStride);
+        Partial other{shuffleXor(rewriter, loc, a->value, 1u << bit), {}};
+        if (withIndex) other.index = shuffleXor(rewriter, loc, a->index, 1u << bit);
         a = comb.combine(*a, other);
       }
 
-    // 3. Across warps: each warp's partial goes to shared memory at
+    // 3. Across warps along the axis: each warp's partial goes to shared memory at
     //    [result element][warp along the axis]; every thread then combines them in order.
-    if (unsigned warps = src.wpc[axis]; warps > 1) {
+    if (unsigned warps = plan.warpsAlongAxis(); warps > 1) {
       ReduceScratch scratch = reduceScratch(op);
       Value base = smem.scratch(rewriter, loc, op, scratch.bytes);
       Value indexBase = withIndex ? Value(LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
                                                               ValueRange{ib.c(scratch.indexOffset)}))
                                   : Value();
+      // The warp's index along the axis: its axis bits, packed (one shift and mask when
+      // they are consecutive, as in blocked layouts).
+      Value warpAlong;
+      bool consecutive = plan.warpBits.back() - plan.warpBits.front() + 1 == int(plan.warpBits.size());
+      if (consecutive) {
+        warpAlong = ib.urem(ib.udiv(pos.warp, int64_t(1) << plan.warpBits.front()), warps);
+      } else {
+        warpAlong = ib.c(0);
+        for (unsigned i = 0; i < plan.warpBits.size(); ++i) {
+          Value bitValue = ib.urem(ib.udiv(pos.warp, int64_t(1) << plan.warpBits[i]), 2);
+          warpAlong = ib.add(warpAlong, ib.mul(bitValue, ib.c(int64_t(1) << i)));
+        }
+      }
       // The slot of a result element is its row-major index over every result dimension
       // (a rank-3 source has two), times the warps along the axis.
-      SmallVector<Value> slot(numResults);
-      for (unsigned key = 0; key < numResults; ++key) {
+      SmallVector<Value> slot(acc.size());
+      for (unsigned key = 0; key < acc.size(); ++key) {
         Value elemIndex = ib.c(0);
-        if (res) {
-          SmallVector<unsigned> dims = res->tensorDims();
-          for (unsigned i = 0; i < dims.size(); ++i)
-            elemIndex = ib.add(ib.mul(elemIndex, ib.c(resType.getDimSize(i))),
-                               emitCoord(rewriter, loc, src, pos, representative[key], dims[i]));
-        }
+        for (unsigned d = 0; res && d < res->rank(); ++d)
+          elemIndex = ib.add(ib.mul(elemIndex, ib.c(resType.getDimSize(d))),
+                             emitCoord(rewriter, loc, src, pos, representative[key], srcDimOf(d)));
         slot[key] = ib.mul(elemIndex, ib.c(warps));
       }
       // (The barrier before these writes, where earlier reads need one, is tile-insert-barriers'.)
-      for (unsigned key = 0; key < numResults; ++key) {
-        Value at = ib.add(slot[key], pos.warpCoord[axis]);
+      for (unsigned key = 0; key < acc.size(); ++key) {
+        Value at = ib.add(slot[key], warpAlong);
         LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, acc[key]->value), sharedElementPtr(rewriter, loc, base, elem, at));
         if (withIndex)
           LLVM::StoreOp::create(rewriter, loc, acc[key]->index, sharedElementPtr(rewriter, loc, indexBase, rewriter.getI32Type(), at));
       }
       NVVM::Barrier0Op::create(rewriter, loc);
-      for (unsigned key = 0; key < numResults; ++key) {
+      for (unsigned key = 0; key < acc.size(); ++key) {
         std::optional<Partial> total;
         for (unsigned w = 0; w < warps; ++w) {
           Value at = ib.add(slot[key], ib.c(w));
@@ -191,7 +266,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     }
 
     SmallVector<Value> results;
-    for (auto &a : acc) results.push_back(withIndex ? a->index : a->value);
+    for (unsigned rr = 0; rr < numResults; ++rr) {
+      auto &a = acc[resultKey[rr]];
+      results.push_back(withIndex ? a->index : a->value);
+    }
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }

@@ -56,10 +56,9 @@ struct MakeRangeLowering : OpConversionPattern<MakeRangeOp> {
     Location loc = op.getLoc();
     ThreadPosition pos = emitThreadPosition(rewriter, loc, layout);
     IntBuilder ib{rewriter, loc};
-    unsigned dim = layout.tensorDims()[0];
     SmallVector<Value> regs;
     for (unsigned r = 0; r < layout.numRegs(); ++r) {
-      Value c = emitCoord(rewriter, loc, layout, pos, r, dim);
+      Value c = emitCoord(rewriter, loc, layout, pos, r, 0);
       regs.push_back(op.getStart() ? ib.add(c, ib.c(op.getStart())) : c);
     }
     rewriter.replaceOpWithMultiple(op, {regs});
@@ -76,18 +75,32 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
   }
 };
 
-/// Result register r reads the source register at the same per-dimension index; the
-/// register-number mapping ignores size-1 (broadcast) and sliced dimensions.
+/// Result register r reads the source register holding the same element: the two
+/// layouts place every coordinate the op keeps (all but expand_dims' new axis and
+/// broadcast dimensions) on the same lanes and warps, so no data moves
+/// (tile-assign-layouts gives expand_dims a slice of its result's layout as operand).
 template <class Op> struct RemapRegisters : OpConversionPattern<Op> {
   using OpConversionPattern<Op>::OpConversionPattern;
   LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    ThreadLayout src = ThreadLayout::get(cast<RankedTensorType>(op.getSrc().getType()));
-    ThreadLayout dst = ThreadLayout::get(cast<RankedTensorType>(op.getType()));
-    if (src.parentRank() != dst.parentRank()) return rewriter.notifyMatchFailure(op, "layouts of different rank");
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(op.getType());
+    ThreadLayout src = ThreadLayout::get(srcType), dst = ThreadLayout::get(dstType);
+    SmallVector<int> dstToSrc;
+    for (int d = 0; d < int(dstType.getRank()); ++d) {
+      if constexpr (std::is_same_v<Op, ExpandDimsOp>)
+        dstToSrc.push_back(d == int(op.getAxis()) ? -1 : d < int(op.getAxis()) ? d : d - 1);
+      else
+        dstToSrc.push_back(srcType.getDimSize(d) == dstType.getDimSize(d) ? d : -1);
+    }
+    SmallVector<unsigned> match = matchRegisters(src, dst, dstToSrc);
+    if (match.empty())
+      return op.emitOpError("lowering: the source layout ")
+             << srcType.getEncoding() << " does not hold the result's elements on the threads of " << dstType.getEncoding()
+             << " (a layout conversion is missing)";
     ValueRange in = adaptor.getSrc();
     SmallVector<Value> regs;
-    for (unsigned r = 0; r < dst.numRegs(); ++r) regs.push_back(in[src.regNumber(dst.regIndex(r))]);
+    for (unsigned r : match) regs.push_back(in[r]);
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
   }
@@ -110,12 +123,13 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
 /// Where the exchange keeps each element. A 2-D conversion uses a swizzled tile (16-byte
 /// chunks of row r XORed with r's phase, as for ldmatrix): threads reading down a column
 /// (a transpose) then hit different banks instead of one; anything else (reshapes,
-/// slices, other ranks) uses the row-major order both shapes share.
+/// other ranks) uses the row-major order both shapes share. Both come from the layouts'
+/// linear maps, so any pair of distributed layouts converts.
 std::pair<::tile::layout::LinearLayout, ::tile::layout::LinearLayout>
 exchangeOffsets(const ThreadLayout &src, const ThreadLayout &dst, RankedTensorType srcType, RankedTensorType dstType,
                 Type elem) {
-  const bool tile2d = srcType.getShape() == dstType.getShape() && srcType.getRank() == 2 && src.sliceDim < 0 &&
-                      dst.sliceDim < 0 && elem.isIntOrFloat() && !elem.isInteger(1);
+  const bool tile2d = srcType.getShape() == dstType.getShape() && srcType.getRank() == 2 && elem.isIntOrFloat() &&
+                      !elem.isInteger(1);
   if (tile2d) {
     const int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
     auto sw = ::tile::layout::ldmatrixSwizzle(cols, sharedBytesOf(elem));

@@ -1,80 +1,29 @@
 //===- ThreadLayout.cpp ---------------------------------------------------===//
 #include "ThreadLayout.h"
 
-#include "tile/Layout/MmaLayouts.h"
-
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::tile;
 
 ThreadLayout ThreadLayout::get(RankedTensorType type) {
   ThreadLayout l;
-  // mma.sync fragments: only the linear layout (coordinates, register count) exists.
-  if (auto mma = dyn_cast<MmaLayoutAttr>(type.getEncoding())) {
-    l.shape.assign(type.getShape().begin(), type.getShape().end());
-    l.linear = ::tile::layout::mmaV2Accumulator(mma.getWarpsPerCTA()[0], mma.getWarpsPerCTA()[1], l.shape[0], l.shape[1]);
-    return l;
+  l.shape.assign(type.getShape().begin(), type.getShape().end());
+  l.linear = toLinearLayout(type);
+  for (const auto &[name, mask] : l.linear.getFreeVariableMasks()) {
+    if (name == "register") l.freeRegisterBits = mask;
+    else if (name == "lane") l.freeLaneBits = mask;
+    else if (name == "warp") l.freeWarpBits = mask;
   }
-  if (auto operand = dyn_cast<DotOperandLayoutAttr>(type.getEncoding())) {
-    ArrayRef<unsigned> warps = operand.getParent().getWarpsPerCTA();
-    l.shape.assign(type.getShape().begin(), type.getShape().end());
-    l.linear = ::tile::layout::mmaV2Operand(operand.getOpIdx(), warps[0], warps[1], l.shape[0], l.shape[1]);
-    return l;
-  }
-  BlockedLayoutAttr blocked;
-  SmallVector<int64_t> shape(type.getShape());
-  if (auto slice = dyn_cast<SliceLayoutAttr>(type.getEncoding())) {
-    blocked = slice.getParent();
-    l.sliceDim = slice.getDim();
-    shape.insert(shape.begin() + l.sliceDim, 1);
-  } else {
-    blocked = cast<BlockedLayoutAttr>(type.getEncoding());
-  }
-  l.spt.assign(blocked.getSizePerThread().begin(), blocked.getSizePerThread().end());
-  l.tpw.assign(blocked.getThreadsPerWarp().begin(), blocked.getThreadsPerWarp().end());
-  l.wpc.assign(blocked.getWarpsPerCTA().begin(), blocked.getWarpsPerCTA().end());
-  l.order.assign(blocked.getOrder().begin(), blocked.getOrder().end());
-  l.shape = shape;
-  for (unsigned d = 0; d < l.spt.size(); ++d)
-    l.nreg.push_back(l.spt[d] * std::max<int64_t>(1, shape[d] / l.tile(d)));
-  std::vector<unsigned> spt(l.spt.begin(), l.spt.end()), tpw(l.tpw.begin(), l.tpw.end()),
-      wpc(l.wpc.begin(), l.wpc.end()), order(l.order.begin(), l.order.end());
-  std::vector<int64_t> own(type.getShape().begin(), type.getShape().end());
-  l.linear = l.sliceDim >= 0 ? ::tile::layout::LinearLayout::slice(l.sliceDim, spt, tpw, wpc, order, own)
-                             : ::tile::layout::LinearLayout::blocked(spt, tpw, wpc, order, own);
   return l;
 }
 
 unsigned ThreadLayout::numRegs() const { return linear.getInDimSize("register"); }
 
-SmallVector<unsigned> ThreadLayout::regIndex(unsigned r) const {
-  SmallVector<unsigned> idx(nreg.size(), 0);
-  for (unsigned d : order) {
-    if (int(d) == sliceDim) continue;
-    idx[d] = r % nreg[d];
-    r /= nreg[d];
-  }
-  return idx;
-}
-
-unsigned ThreadLayout::regNumber(ArrayRef<unsigned> idx) const {
-  unsigned r = 0, stride = 1;
-  for (unsigned d : order) {
-    if (int(d) == sliceDim) continue;
-    r += (idx[d] % nreg[d]) * stride;
-    stride *= nreg[d];
-  }
-  return r;
-}
-
-SmallVector<unsigned> ThreadLayout::tensorDims() const {
-  SmallVector<unsigned> dims;
-  for (unsigned d = 0; d < shape.size(); ++d)
-    if (int(d) != sliceDim) dims.push_back(d);
-  return dims;
-}
+int32_t ThreadLayout::regCoord(unsigned r, unsigned d) const { return registerPart(linear, r, d); }
 
 Value IntBuilder::c(int64_t v) const { return arith::ConstantIntOp::create(b, loc, v, 32); }
 Value IntBuilder::add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
@@ -99,16 +48,6 @@ ThreadPosition mlir::tile::emitThreadPosition(OpBuilder &b, Location loc, const 
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   pos.lane = ib.urem(tid, 32);
   pos.warp = ib.udiv(tid, 32);
-  unsigned rank = layout.parentRank();
-  pos.laneCoord.resize(rank);
-  pos.warpCoord.resize(rank);
-  int64_t laneStride = 1, warpStride = 1;
-  for (unsigned d : layout.order) {
-    pos.laneCoord[d] = layout.tpw[d] == 1 ? ib.c(0) : ib.urem(ib.udiv(pos.lane, laneStride), layout.tpw[d]);
-    pos.warpCoord[d] = layout.wpc[d] == 1 ? ib.c(0) : ib.urem(ib.udiv(pos.warp, warpStride), layout.wpc[d]);
-    laneStride *= layout.tpw[d];
-    warpStride *= layout.wpc[d];
-  }
   for (int t = 0; t < layout.linear.getNumOutDims(); ++t)
     pos.threadPart.push_back(emitThreadPart(b, loc, layout.linear, pos.lane, pos.warp, t));
   return pos;
@@ -140,37 +79,51 @@ int32_t mlir::tile::registerPart(const ::tile::layout::LinearLayout &ll, unsigne
   return part;
 }
 
-Value mlir::tile::emitUnwrappedCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
-                                    unsigned r, unsigned d) {
+Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos, unsigned r,
+                            unsigned d) {
   IntBuilder ib{b, loc};
-  unsigned rd = l.regIndex(r)[d];
-  // (warp * tpw + lane) * spt + fixed part
-  Value thread = ib.add(ib.mul(pos.warpCoord[d], ib.c(l.tpw[d])), pos.laneCoord[d]);
-  Value base = ib.mul(thread, ib.c(l.spt[d]));
-  int64_t fixed = int64_t(rd / l.spt[d]) * l.tile(d) + rd % l.spt[d];
-  return fixed ? ib.add(base, ib.c(fixed)) : base;
-}
-
-Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
-                            unsigned r, unsigned d) {
-  IntBuilder ib{b, loc};
-  if (int(d) == l.sliceDim || l.shape[d] == 1) return ib.c(0);
-  unsigned t = l.sliceDim >= 0 && int(d) > l.sliceDim ? d - 1 : d; // tensor dimension of parent dimension d
-  int32_t own = registerPart(l.linear, r, t);
-  return own ? Value(arith::XOrIOp::create(b, loc, pos.threadPart[t], ib.c(own))) : pos.threadPart[t];
+  if (l.shape[d] == 1) return ib.c(0);
+  int32_t own = l.regCoord(r, d);
+  return own ? Value(arith::XOrIOp::create(b, loc, pos.threadPart[d], ib.c(own))) : pos.threadPart[d];
 }
 
 Value mlir::tile::emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
                               unsigned r) {
   IntBuilder ib{b, loc};
+  if (l.isRegisterReplica(r)) return arith::ConstantIntOp::create(b, loc, 0, 1);
   Value owner;
-  for (unsigned d : l.tensorDims())
-    if (l.replicates(d)) owner = ib.andi(owner, ib.ult(emitUnwrappedCoord(b, loc, l, pos, r, d), l.shape[d]));
-  // A slice is held by every thread along the removed dimension: the first one owns it.
-  if (l.sliceDim >= 0) {
-    unsigned d = l.sliceDim;
-    if (l.tpw[d] > 1) owner = ib.andi(owner, ib.eq(pos.laneCoord[d], 0));
-    if (l.wpc[d] > 1) owner = ib.andi(owner, ib.eq(pos.warpCoord[d], 0));
-  }
+  if (l.freeLaneBits) owner = ib.eq(arith::AndIOp::create(b, loc, pos.lane, ib.c(l.freeLaneBits)), 0);
+  if (l.freeWarpBits) owner = ib.andi(owner, ib.eq(arith::AndIOp::create(b, loc, pos.warp, ib.c(l.freeWarpBits)), 0));
   return owner;
+}
+
+SmallVector<unsigned> mlir::tile::matchRegisters(const ThreadLayout &src, const ThreadLayout &dst,
+                                                 ArrayRef<int> dstToSrc) {
+  // The lanes and warps must place the compared coordinates alike.
+  for (const char *name : {"lane", "warp"}) {
+    if (src.linear.getInDimSizeLog2(name) != dst.linear.getInDimSizeLog2(name)) return {};
+    for (int bit = 0; bit < dst.linear.getInDimSizeLog2(name); ++bit)
+      for (unsigned d = 0; d < dstToSrc.size(); ++d)
+        if (dstToSrc[d] >= 0 && dst.linear.getBasis(name, bit)[d] != src.linear.getBasis(name, bit)[dstToSrc[d]])
+          return {};
+  }
+  // Then a register matches by its own part of those coordinates; the first of equal
+  // source registers (the non-replica) is taken.
+  std::map<std::vector<int32_t>, unsigned> byCoord;
+  for (unsigned r = 0; r < src.numRegs(); ++r) {
+    std::vector<int32_t> key;
+    for (int s : dstToSrc)
+      if (s >= 0) key.push_back(src.regCoord(r, s));
+    byCoord.emplace(std::move(key), r);
+  }
+  SmallVector<unsigned> match;
+  for (unsigned r = 0; r < dst.numRegs(); ++r) {
+    std::vector<int32_t> key;
+    for (unsigned d = 0; d < dstToSrc.size(); ++d)
+      if (dstToSrc[d] >= 0) key.push_back(dst.regCoord(r, d));
+    auto it = byCoord.find(key);
+    if (it == byCoord.end()) return {};
+    match.push_back(it->second);
+  }
+  return match;
 }

@@ -1,12 +1,13 @@
 //===- ThreadLayout.h - which elements of a tensor each thread holds ------===//
-// The arithmetic behind #tile.blocked and #tile.slice, shared by every lowering
-// pattern. A thread holds `numRegs()` elements ("registers"), enumerated with the
-// layout's fastest dimension first; register r sits at coordinate
-//   coord[d] = (r_d / spt[d]) * tile[d] + (warp_d * tpw[d] + lane_d) * spt[d] + r_d % spt[d]
-// (mod shape[d] when the layout's tile is larger than the tensor: replication).
-// The same map as a linear layout over GF(2) (tile/Layout/LinearLayout.h) is what the
-// coordinates are emitted from: a coordinate is the XOR of the bases of the set bits of
-// (register, lane, warp), so any layout expressed that way lowers the same way.
+// What every lowering pattern asks of a tensor's layout, whatever the layout is
+// (#tile.blocked, #tile.slice of any of them, #tile.mma, #tile.dot_operand,
+// #tile.linear): its linear layout over GF(2) (DistributedLayoutInterface::
+// toLinearLayout, tile/Layout/LinearLayout.h). A thread holds numRegs() elements
+// ("registers"); the coordinate of register r of thread (lane, warp) is the XOR of the
+// bases of the set bits of r, lane and warp. The lane's and warp's part is computed once
+// per thread (emitThreadPosition); each register adds a constant. Copies of one element
+// (zero or dependent bases) are told apart by the layout's free variables: the holder
+// whose free bits are all zero is the element's owner.
 #ifndef TILE_CONVERSION_THREADLAYOUT_H
 #define TILE_CONVERSION_THREADLAYOUT_H
 
@@ -19,36 +20,28 @@ namespace mlir::tile {
 
 class ThreadLayout {
 public:
-  /// For a tensor type whose encoding is a blocked, slice, mma or dot-operand layout.
-  /// Only blocked and slice layouts fill the per-dimension fields below (spt, ...,
-  /// regIndex, regNumber); every layout has `linear`, `shape` and numRegs().
+  /// For a tensor type whose encoding is a distributed layout.
   static ThreadLayout get(RankedTensorType type);
 
-  unsigned parentRank() const { return shape.size(); }
+  unsigned rank() const { return shape.size(); }
   /// Registers per thread.
   unsigned numRegs() const;
-  /// Per parent dimension register index of register r (0 along the sliced dimension).
-  SmallVector<unsigned> regIndex(unsigned r) const;
-  /// Register number of a per-dimension index (the sliced dimension is ignored).
-  unsigned regNumber(ArrayRef<unsigned> idx) const;
-  int64_t tile(unsigned d) const { return int64_t(spt[d]) * tpw[d] * wpc[d]; }
-  /// True when threads hold copies of the same elements along d.
-  bool replicates(unsigned d) const { return tile(d) > shape[d]; }
-  /// Parent dimensions of the tensor's own dimensions (all but the sliced one).
-  SmallVector<unsigned> tensorDims() const;
+  /// Register r's own (constant) part of the coordinate along tensor dimension d.
+  int32_t regCoord(unsigned r, unsigned d) const;
+  /// True when register r holds a copy of an element another register of the same
+  /// thread holds too (one of its set bits is a free variable).
+  bool isRegisterReplica(unsigned r) const { return r & freeRegisterBits; }
 
-  SmallVector<unsigned> spt, tpw, wpc, order;
-  SmallVector<int64_t> shape; ///< parent rank; 1 along the sliced dimension
-  SmallVector<unsigned> nreg; ///< registers per parent dimension
-  int sliceDim = -1;
-  /// (register, lane, warp) -> the tensor's own dimensions.
+  SmallVector<int64_t> shape;
+  /// (register, lane, warp) -> the tensor's dimensions.
   ::tile::layout::LinearLayout linear;
+  /// Free variables (LinearLayout::getFreeVariableMasks) per input dimension.
+  int32_t freeRegisterBits = 0, freeLaneBits = 0, freeWarpBits = 0;
 };
 
-/// Thread position within the block, per parent dimension of a layout.
+/// The thread's lane and warp, and its part of every coordinate.
 struct ThreadPosition {
   Value lane, warp;
-  SmallVector<Value> laneCoord, warpCoord; ///< per parent dimension
   /// Per tensor dimension, the XOR of the lane's and the warp's bases: a register's
   /// coordinate is this XOR the register's own (constant) part.
   SmallVector<Value> threadPart;
@@ -78,19 +71,20 @@ Value emitThreadPart(OpBuilder &b, Location loc, const ::tile::layout::LinearLay
 /// Register r's own (constant) part of output dimension `outDim`: the XOR of its bits' bases.
 int32_t registerPart(const ::tile::layout::LinearLayout &ll, unsigned r, unsigned outDim);
 
-/// Coordinate (i32) of register r along parent dimension d, wrapped into the shape.
-Value emitCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
-                unsigned r, unsigned d);
+/// Coordinate (i32) of register r along tensor dimension d.
+Value emitCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos, unsigned r,
+                unsigned d);
 
-/// Coordinate of register r along d before wrapping into the shape: at or past shape[d]
-/// it is a replica of the element at coord mod shape[d].
-Value emitUnwrappedCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
-                         unsigned r, unsigned d);
+/// i1 that is true for the one (register, lane, warp) holding the first copy of register
+/// r's element (the one whose free variables are zero); null when every thread owns its
+/// register r (no lane or warp copies, and r is no replica of another register).
+Value emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos, unsigned r);
 
-/// i1 that is true for the one thread holding the first copy of register r's element
-/// (false for replicas); null when the layout never replicates.
-Value emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos,
-                  unsigned r);
+/// For each register of `dst`, a register of `src` holding the same element in the same
+/// thread, where both layouts agree on the dimensions `dstToSrc` maps (dst dimension ->
+/// src dimension, -1: ignored, e.g. a broadcast or inserted dimension). Empty when the
+/// lanes and warps of the two place those coordinates differently (data would move).
+SmallVector<unsigned> matchRegisters(const ThreadLayout &src, const ThreadLayout &dst, ArrayRef<int> dstToSrc);
 
 } // namespace mlir::tile
 

@@ -39,6 +39,10 @@ struct TileOpAsmInterface : public OpAsmDialectInterface {
       os << "dot_op";
       return AliasResult::FinalAlias;
     }
+    if (isa<LinearLayoutAttr>(attr)) {
+      os << "linear";
+      return AliasResult::FinalAlias;
+    }
     return AliasResult::NoAlias;
   }
 };
@@ -94,12 +98,6 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
     seen[o] = true;
   }
   return success();
-}
-
-unsigned BlockedLayoutAttr::getNumWarps() const {
-  unsigned n = 1;
-  for (unsigned w : getWarpsPerCTA()) n *= w;
-  return n;
 }
 
 LogicalResult SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned vec,

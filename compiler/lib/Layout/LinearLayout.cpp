@@ -200,42 +200,36 @@ void validateShape(const std::vector<int64_t> &shape) {
       fail("tensor shape entries must be powers of two up to 2^30, got " + std::to_string(s));
 }
 
-/// ThreadLayout's coordinate formula read bit by bit. Its terms occupy disjoint bits
-/// (r % spt below spt, the thread index between spt and tile, r / spt above tile), so
-/// the sum is an XOR, and the final `mod shape` only drops high bits: each input bit
-/// moves one coordinate by a power of two, or by nothing once that reaches the shape.
-/// `sliceDim` (or -1) is the parent dimension a slice removes.
-LinearLayout buildBlocked(const BlockedParams &p, const std::vector<int64_t> &parentShape, int sliceDim) {
+/// The blocked formula read bit by bit: along dimension d, register r_d of thread
+/// (lane_d, warp_d) sits at (r_d / spt) * tile + (warp_d * tpw + lane_d) * spt + r_d % spt,
+/// mod shape[d]. Its terms occupy disjoint bits (r % spt below spt, the thread index
+/// between spt and tile, r / spt above tile), so the sum is an XOR, and the final
+/// `mod shape` only drops high bits: each input bit moves one coordinate by a power of
+/// two, or by nothing once that reaches the shape.
+LinearLayout buildBlocked(const BlockedParams &p, const std::vector<int64_t> &shape) {
   size_t rank = p.spt.size();
   auto step = [&](unsigned d, int64_t delta) {
     Basis b(rank, 0);
-    b[d] = delta < parentShape[d] ? int32_t(delta) : 0;
+    b[d] = delta < shape[d] ? int32_t(delta) : 0;
     return b;
   };
 
-  // Registers follow regIndex: mixed radix over `order`, each dimension's index split
-  // into r % spt (low bits) and r / spt, the repeat of the whole tile (high bits). The
-  // sliced dimension has no registers at all.
+  // Registers: mixed radix over `order`, each dimension's index split into r % spt (low
+  // bits) and r / spt, the repeat of the whole tile (high bits).
   std::vector<Basis> regs, lanes, warps;
   for (unsigned d : p.order) {
-    if (int(d) == sliceDim) continue;
     for (int32_t j = 0; j < log2Exact(p.spt[d]); ++j) regs.push_back(step(d, int64_t(1) << j));
-    int64_t repeats = std::max<int64_t>(1, parentShape[d] / p.tile(d));
+    int64_t repeats = std::max<int64_t>(1, shape[d] / p.tile(d));
     for (int32_t j = 0; j < log2Exact(repeats); ++j) regs.push_back(step(d, p.tile(d) << j));
   }
-  // Lane and warp ids are mixed radix over `order` too (emitThreadPosition).
+  // Lane and warp ids are mixed radix over `order` too.
   for (unsigned d : p.order)
     for (int32_t j = 0; j < log2Exact(p.tpw[d]); ++j) lanes.push_back(step(d, int64_t(p.spt[d]) << j));
   for (unsigned d : p.order)
     for (int32_t j = 0; j < log2Exact(p.wpc[d]); ++j) warps.push_back(step(d, int64_t(p.spt[d]) * p.tpw[d] << j));
 
-  // A slice drops the removed coordinate, so threads along it become replicas.
   NamedValues outDims;
-  for (unsigned d = 0; d < rank; ++d)
-    if (int(d) != sliceDim) outDims.emplace_back("dim" + std::to_string(outDims.size()), int32_t(parentShape[d]));
-  if (sliceDim >= 0)
-    for (auto *list : {&regs, &lanes, &warps})
-      for (Basis &b : *list) b.erase(b.begin() + sliceDim);
+  for (unsigned d = 0; d < rank; ++d) outDims.emplace_back("dim" + std::to_string(d), int32_t(shape[d]));
   return LinearLayout({{"register", regs}, {"lane", lanes}, {"warp", warps}}, outDims);
 }
 
@@ -287,7 +281,7 @@ LinearLayout LinearLayout::blocked(const std::vector<unsigned> &sizePerThread,
   validateBlocked(p);
   if (shape.size() != sizePerThread.size()) fail("blocked layout rank differs from the tensor's rank");
   validateShape(shape);
-  return buildBlocked(p, shape, -1);
+  return buildBlocked(p, shape);
 }
 
 LinearLayout LinearLayout::slice(unsigned dim, const std::vector<unsigned> &sizePerThread,
@@ -298,10 +292,52 @@ LinearLayout LinearLayout::slice(unsigned dim, const std::vector<unsigned> &size
   if (dim >= sizePerThread.size()) fail("slice dimension " + std::to_string(dim) + " is out of the parent's rank");
   if (shape.size() + 1 != sizePerThread.size()) fail("a slice's tensor rank must be the parent's rank minus one");
   validateShape(shape);
-  // ThreadLayout sees the sliced tensor as the parent shape with 1 along `dim`.
+  // The parent for the sliced tensor's shape with extent 1 along `dim`, that dim dropped.
   std::vector<int64_t> parentShape = shape;
   parentShape.insert(parentShape.begin() + dim, 1);
-  return buildBlocked(p, parentShape, int(dim));
+  return sliceLayout(buildBlocked(p, parentShape), dim);
+}
+
+LinearLayout tile::layout::sliceLayout(const LinearLayout &parent, unsigned dim) {
+  const NamedValues &parentOuts = parent.getOutDims();
+  if (dim >= parentOuts.size()) fail("slice dimension " + std::to_string(dim) + " is out of the parent's rank");
+  NamedValues outDims;
+  for (size_t d = 0; d < parentOuts.size(); ++d)
+    if (d != dim) outDims.emplace_back("dim" + std::to_string(outDims.size()), parentOuts[d].second);
+  LinearLayout::BasesT bases;
+  for (const auto &[name, list] : parent.getBases()) {
+    std::vector<Basis> kept;
+    for (Basis b : list) {
+      b.erase(b.begin() + dim);
+      bool zero = std::all_of(b.begin(), b.end(), [](int32_t c) { return c == 0; });
+      if (zero && name == "register") continue; // holds nothing another register does not
+      kept.push_back(std::move(b));
+    }
+    bases.emplace_back(name, std::move(kept));
+  }
+  return LinearLayout(std::move(bases), std::move(outDims));
+}
+
+LinearLayout tile::layout::wrapOuts(const LinearLayout &layout, const std::vector<int32_t> &sizes) {
+  const NamedValues &outs = layout.getOutDims();
+  if (sizes.size() != outs.size()) fail("wrapOuts: one size per output dimension expected");
+  NamedValues outDims;
+  for (size_t d = 0; d < outs.size(); ++d) {
+    if (!isPowerOf2(sizes[d]) || sizes[d] > outs[d].second)
+      fail("wrapOuts: size " + std::to_string(sizes[d]) + " of " + quoted(outs[d].first) +
+           " is not a power of two at most " + std::to_string(outs[d].second));
+    outDims.emplace_back(outs[d].first, sizes[d]);
+  }
+  LinearLayout::BasesT bases;
+  for (const auto &[name, list] : layout.getBases()) {
+    std::vector<Basis> wrapped;
+    for (Basis b : list) {
+      for (size_t d = 0; d < b.size(); ++d) b[d] &= sizes[d] - 1;
+      wrapped.push_back(std::move(b));
+    }
+    bases.emplace_back(name, std::move(wrapped));
+  }
+  return LinearLayout(std::move(bases), std::move(outDims));
 }
 
 // --- Queries ------------------------------------------------------------------------

@@ -53,24 +53,37 @@ LinearLayout mmaV2Accumulator(int warpsM, int warpsN, int64_t m, int64_t n) {
   return make(regs, lanes, warps, m, n);
 }
 
-LinearLayout mmaV2Operand(int opIdx, int warpsM, int warpsN, int64_t rows, int64_t cols) {
+LinearLayout mmaV2Operand(int opIdx, int warpsM, int warpsN, int64_t rows, int64_t cols, int elemBits) {
+  if (elemBits != 16 && elemBits != 32) throw std::invalid_argument("mma.sync operands are 16- or 32-bit elements");
+  // One instruction's K: 16 for 16-bit inputs (m16n8k16), 8 for tf32 (m16n8k8).
+  const int64_t instrK = elemBits == 16 ? 16 : 8;
   std::vector<Basis> regs, lanes, warps;
   if (opIdx == 0) { // a [M, K]
     checkCover(rows, 16 * warpsM, "M");
-    checkCover(cols, 16, "K");
-    regs = {{0, 1}, {8, 0}, {0, 8}};
-    repeat(regs, cols / 16, 16, 1);
+    checkCover(cols, instrK, "K");
+    if (elemBits == 16) {
+      regs = {{0, 1}, {8, 0}, {0, 8}};
+      lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
+    } else { // a0 (g, t), a1 (g + 8, t), a2 (g, t + 4), a3 (g + 8, t + 4)
+      regs = {{8, 0}, {0, 4}};
+      lanes = {{0, 1}, {0, 2}, {1, 0}, {2, 0}, {4, 0}};
+    }
+    repeat(regs, cols / instrK, instrK, 1);
     repeat(regs, rows / (16 * warpsM), 16 * warpsM, 0);
-    lanes = {{0, 2}, {0, 4}, {1, 0}, {2, 0}, {4, 0}};
     repeat(warps, warpsM, 16, 0);
     for (int i = 0; i < log2Exact(warpsN, "warpsN"); ++i) warps.push_back({0, 0}); // copies along N
   } else { // b [K, N]
-    checkCover(rows, 16, "K");
+    checkCover(rows, instrK, "K");
     checkCover(cols, 8 * warpsN, "N");
-    regs = {{1, 0}, {8, 0}};
-    repeat(regs, rows / 16, 16, 0);
+    if (elemBits == 16) {
+      regs = {{1, 0}, {8, 0}};
+      lanes = {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}};
+    } else { // b0 (t, g), b1 (t + 4, g)
+      regs = {{4, 0}};
+      lanes = {{1, 0}, {2, 0}, {0, 1}, {0, 2}, {0, 4}};
+    }
+    repeat(regs, rows / instrK, instrK, 0);
     repeat(regs, cols / (8 * warpsN), 8 * warpsN, 1);
-    lanes = {{2, 0}, {4, 0}, {0, 1}, {0, 2}, {0, 4}};
     for (int i = 0; i < log2Exact(warpsM, "warpsM"); ++i) warps.push_back({0, 0}); // copies along M
     repeat(warps, warpsN, 8, 1);
   }

@@ -19,13 +19,15 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
     SmallVector<ConvertLayoutOp> converts;
     getOperation().walk([&](ConvertLayoutOp c) {
       auto dst = c.getType();
-      if (isa<DotOperandLayoutAttr>(dst.getEncoding()) && dst.getRank() == 2 &&
-          dst.getElementType().getIntOrFloatBitWidth() == 16)
-        converts.push_back(c);
+      if (!isa<DotOperandLayoutAttr>(dst.getEncoding()) || dst.getRank() != 2 || !dst.getElementType().isIntOrFloat())
+        return;
+      const unsigned bits = dst.getElementType().getIntOrFloatBitWidth();
+      if (bits == 16 || bits == 32) converts.push_back(c);
     });
     for (ConvertLayoutOp c : converts) {
       auto type = c.getType();
-      auto swizzle = ::tile::layout::ldmatrixSwizzle(type.getDimSize(1), 2);
+      const int elemBytes = int(type.getElementType().getIntOrFloatBitWidth() / 8);
+      auto swizzle = ::tile::layout::ldmatrixSwizzle(type.getDimSize(1), elemBytes);
       auto shared = SwizzledSharedLayoutAttr::get(&getContext(), swizzle.vec, swizzle.perPhase, swizzle.maxPhase, {1, 0});
       auto buffer = MemDescType::get(&getContext(), type.getShape(), type.getElementType(), shared);
       OpBuilder b(c);
@@ -37,15 +39,16 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
     getOperation().walk([&](DotOp dot) { splitAlongK(dot); });
   }
 
-  /// A tensor-core dot reading both operands from buffers becomes one dot per 16-wide K
-  /// slice, each reading its slice just before it (in increasing k, so the accumulation
-  /// order is unchanged): only one slice of operand fragments is live at a time instead
-  /// of the whole K, which leaves registers for larger tiles.
+  /// A tensor-core dot reading both operands from buffers becomes one dot per K slice of
+  /// one instruction (16 wide, 8 for tf32), each reading its slice just before it (in
+  /// increasing k, so the accumulation order is unchanged): only one slice of operand
+  /// fragments is live at a time instead of the whole K, which leaves registers for larger
+  /// tiles.
   static void splitAlongK(DotOp dot) {
-    constexpr int64_t kSlice = 16;
     auto a = dot.getA().getDefiningOp<LocalLoadOp>(), b = dot.getB().getDefiningOp<LocalLoadOp>();
     if (!a || !b || a.getOffsets() || b.getOffsets() || !isa<MmaLayoutAttr>(dot.getType().getEncoding())) return;
     auto aType = a.getType(), bType = b.getType();
+    const int64_t kSlice = aType.getElementType().isF32() ? 8 : 16;
     const int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
     if (k <= kSlice) return;
     OpBuilder builder(dot);

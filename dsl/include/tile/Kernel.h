@@ -6,6 +6,7 @@
 
 #include "tile/HalfBits.h"
 #include "tile/Spec.h"
+#include "tile/runtime/CompiledKernel.h"
 
 #include <array>
 #include <cstddef>
@@ -34,6 +35,10 @@ enum class Executor : uint8_t { Auto, GPU, CPU };
 
 struct LaunchOptions {
   int numWarps = 4;
+  /// Buffers per software-pipelined load of a K loop (cp.async rings on sm_80+; Triton's
+  /// num_stages): 0 = the compiler's default (3), 1 = no pipelining. The CPU executor
+  /// ignores it. Part of the specialisation (and so of the cache key).
+  int numStages = 0;
   void *stream = nullptr; ///< a CUstream; null = the default stream
   Executor executor = Executor::Auto;
   /// CPU executor only: check every active load/store/atomic element against the buffers
@@ -74,16 +79,13 @@ struct ParamDesc {
   DType dtype; ///< pointee for Ptr, value type for scalars, i64 for Const
 };
 
-/// The output of each compiler stage for one specialisation (for tools and tests).
+/// One specialisation compiled: the record the launch paths, the disk cache and the AOT writer
+/// use, and (with CompileRequest::keepStages) every stage's text for tools and tests.
 struct CompileResult {
-  std::string kernelName;
+  rt::CompiledKernel kernel;
   std::string tileIR;       ///< as traced from the DSL
   std::string optimizedIR;  ///< after the tile passes (layouts assigned)
   std::string llvmIR;       ///< after libdevice linking and optimisation
-  std::string ptx;
-  std::string target;       ///< e.g. "sm_90 ptx87"
-  unsigned sharedBytes = 0;
-  unsigned numWarps = 4;
   bool fromDiskCache = false;
 };
 
@@ -92,7 +94,7 @@ struct CompileRequest {
   int sm = 0;          ///< 0: the current GPU's, else 90 (no GPU)
   int ptxVersion = 0;  ///< 0: the highest both the driver and LLVM know
   bool useDiskCache = true;
-  bool keepStages = false; ///< fill every field of CompileResult (else only ptx & metadata)
+  bool keepStages = false; ///< fill the stage texts of CompileResult (else only its kernel)
 };
 
 /// Type-erased kernel: name, parameters and the traced body.
@@ -235,6 +237,7 @@ public:
     static_assert(sizeof...(A) == N, "launch() needs one argument per kernel parameter");
     Specialization spec;
     spec.numWarps = opts.numWarps;
+    spec.numStages = opts.numStages;
     Storage storage;
     std::array<void *, N + 1> ptrs{};
     bindAll(storage, spec, ptrs, std::make_index_sequence<N>(), args...);

@@ -37,11 +37,16 @@ struct ArgSpec {
 struct Specialization {
   std::vector<ArgSpec> args;
   int numWarps = 4;
+  /// Buffers of each software-pipelined load (cp.async rings, sm_80+): 0 = the compiler's
+  /// default (3), 1 = no pipelining. A compile option, not a launch fact.
+  int numStages = 0;
   bool operator==(const Specialization &) const = default;
 
-  /// Human-readable and stable: used in cache keys, AOT variant tables and messages.
+  /// Human-readable and stable: used in cache keys, AOT variant tables and messages
+  /// ("w4,s2,p16,i": the stages only when not the default).
   std::string str() const {
     std::string s = "w" + std::to_string(numWarps);
+    if (numStages != 0) s += ",s" + std::to_string(numStages);
     for (const ArgSpec &a : args) {
       switch (a.kind) {
       case ArgKind::Const: s += ",c" + std::to_string(a.constValue); break;
@@ -85,6 +90,13 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
       if (end == text.size()) break;
       continue;
     }
+    if (k == 's' && s.args.empty() && s.numStages == 0) { // right after the warps only
+      int64_t stages;
+      if (!number(stages) || stages < 1) return false;
+      s.numStages = static_cast<int>(stages);
+      if (end == text.size()) break;
+      continue;
+    }
     ArgSpec a;
     switch (k) {
     case 'c': a.kind = ArgKind::Const; if (!number(a.constValue)) return false; break;
@@ -118,6 +130,7 @@ inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
     }
   };
   mix(static_cast<uint64_t>(spec.numWarps));
+  mix(static_cast<uint64_t>(spec.numStages));
   for (const ArgSpec &a : spec.args) {
     mix(static_cast<uint64_t>(a.kind));
     mix(static_cast<uint64_t>(a.constValue));
@@ -130,10 +143,12 @@ inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
 inline bool isDiv16(uint64_t v) { return v % 16 == 0; }
 
 /// True when code compiled for `variant` is correct for launch arguments described by
-/// `actual`: same warps, kinds and constants, and every divisibility the variant
+/// `actual`: same warps, stages, kinds and constants, and every divisibility the variant
 /// assumed holds (assuming less is always safe, only slower).
 inline bool isSafeFor(const Specialization &variant, const Specialization &actual) {
-  if (variant.numWarps != actual.numWarps || variant.args.size() != actual.args.size()) return false;
+  if (variant.numWarps != actual.numWarps || variant.numStages != actual.numStages ||
+      variant.args.size() != actual.args.size())
+    return false;
   for (size_t i = 0; i < variant.args.size(); ++i) {
     const ArgSpec &v = variant.args[i], &a = actual.args[i];
     if (v.kind != a.kind || v.constValue != a.constValue || (v.div16 && !a.div16) || (v.one && !a.one)) return false;

@@ -56,9 +56,12 @@ func.func @sum_exp(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps =
 #b = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0]>
 
 // Atomics: one per element, only by the thread owning it; 32 elements on 64 threads
-// replicate, so the owner test is part of the condition.
+// replicate, so the owner test is part of the condition: the warp bit that only
+// replicates (a free variable of the layout) must be clear.
 // CHECK-LABEL: llvm.func @atomics
-// CHECK: llvm.icmp "ult"
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: %[[FREE:.*]] = llvm.and %{{.*}}, %[[ONE]] : i32
+// CHECK: llvm.icmp "eq" %[[FREE]]
 // CHECK: llvm.atomicrmw fadd {{.*}} monotonic
 func.func @atomics(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 2 : i32} {
   %r = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32, #b>

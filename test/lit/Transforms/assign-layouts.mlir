@@ -31,15 +31,14 @@ func.func @unaligned(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps
 // -----
 
 // 2-D: threads along the contiguous dimension first. Ranges feeding expand_dims are
-// built directly in the slice layout (no convert_layout); the row reduction yields a
-// slice that expand_dims turns back into the parent layout.
+// converted into the slice layout (remove-layout-conversions rebuilds them there); the
+// row reduction yields a slice that expand_dims turns back into the parent layout.
 // CHECK: #[[B2:.*]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
 // CHECK: #[[S1:.*]] = #tile.slice<dim = 1, parent = #[[B2]]>
 // CHECK: #[[S0:.*]] = #tile.slice<dim = 0, parent = #[[B2]]>
 // CHECK-LABEL: func.func @rows
-// CHECK-NOT: tile.convert_layout
-// CHECK: tile.make_range {{.*}} : tensor<16xi32, #[[S1]]>
-// CHECK: tile.make_range {{.*}} : tensor<128xi32, #[[S0]]>
+// CHECK: tile.convert_layout %{{.*}} : tensor<16xi32, #{{.*}}> -> tensor<16xi32, #[[S1]]>
+// CHECK: tile.convert_layout %{{.*}} : tensor<128xi32, #{{.*}}> -> tensor<128xi32, #[[S0]]>
 // CHECK: tile.reduce{{ +}}max {{.*}} : tensor<16x128xf32, #[[B2]]> -> tensor<16xf32, #[[S1]]>
 // CHECK: tile.expand_dims {{.*}} : tensor<16xf32, #[[S1]]> -> tensor<16x1xf32, #[[B2]]>
 func.func @rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
@@ -88,33 +87,6 @@ func.func @slice_meets_blocked(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}
 
 // -----
 
-// Index arithmetic over ranges (pid * 16 + arange) feeding expand_dims is recomputed
-// in the slice layout rather than moved through shared memory.
-// CHECK-LABEL: func.func @remat_index_math
-// CHECK-NOT: tile.convert_layout
-// CHECK: tile.expand_dims
-func.func @remat_index_math(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
-  %pid = tile.program_id 0 : i32
-  %c16 = arith.constant 16 : i32
-  %base = arith.muli %pid, %c16 : i32
-  %bs = tile.splat %base : tensor<16xi32>
-  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
-  %rows = arith.addi %bs, %r : tensor<16xi32>
-  %xs1 = tile.splat %x : tensor<16x!tile.ptr<f32>>
-  %p1 = tile.addptr %xs1, %rows : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
-  %v1 = tile.load %p1 : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
-  tile.store %p1, %v1 : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
-  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
-  %rb = tile.broadcast %r2 : tensor<16x1xi32> -> tensor<16x64xi32>
-  %xs = tile.splat %x : tensor<16x64x!tile.ptr<f32>>
-  %p = tile.addptr %xs, %rb : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
-  %v = tile.load %p : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
-  tile.store %p, %v : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
-  return
-}
-
-// -----
-
 // dot: the result keeps the accumulator's blocked layout; a gets its rows with the whole
 // K (sizePerThread [1, 16]) and b its columns with the whole K ([16, 1]), same lanes and
 // warps, so the FMA lowering needs no data movement. trans permutes the layout; reshape
@@ -157,46 +129,4 @@ func.func @reduce_of_reduce(%a: !tile.ptr<f32>) attributes {tile.kernel, tile.nu
   %q = tile.splat %a : tensor<8x!tile.ptr<f32>>
   tile.store %q, %r2 : tensor<8x!tile.ptr<f32>>, tensor<8xf32>
   return
-}
-
-// -----
-
-// A tensor-core operand's load gets a layout fitted to its own shape: the default for
-// rank 2 is sized for the 64x64 accumulator and would wrap a 64x16 tile (several threads
-// loading the same elements). Its address tensor (pointer arithmetic over ranges) is
-// recomputed in the fitted layout rather than converted; B [16, 64] already fits.
-// CHECK-DAG: #[[FIT:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
-// CHECK-LABEL: func.func @fitted_operand_load
-// CHECK: %[[PA:.*]] = tile.addptr %{{.*}} : tensor<64x16x!tile.ptr<f16>, #[[FIT]]>
-// CHECK-NOT: tile.convert_layout {{.*}}!tile.ptr
-// CHECK: tile.load %[[PA]] : tensor<64x16x!tile.ptr<f16>, #[[FIT]]> -> tensor<64x16xf16, #[[FIT]]>
-module attributes {tile.target = "sm_90"} {
-func.func @fitted_operand_load(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
-  %rm = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
-  %rk = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
-  %c16 = arith.constant 16 : i32
-  %m2 = tile.expand_dims %rm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
-  %s16 = tile.splat %c16 : tensor<64x1xi32>
-  %row = arith.muli %m2, %s16 : tensor<64x1xi32>
-  %rowb = tile.broadcast %row : tensor<64x1xi32> -> tensor<64x16xi32>
-  %k2 = tile.expand_dims %rk {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
-  %kb = tile.broadcast %k2 : tensor<1x16xi32> -> tensor<64x16xi32>
-  %offa = arith.addi %rowb, %kb : tensor<64x16xi32>
-  %pa0 = tile.splat %a : tensor<64x16x!tile.ptr<f16>>
-  %pa = tile.addptr %pa0, %offa : tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>
-  %va = tile.load %pa : tensor<64x16x!tile.ptr<f16>> -> tensor<64x16xf16>
-  %rn = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
-  %pb0 = tile.splat %a : tensor<1024x!tile.ptr<f16>>
-  %pb = tile.addptr %pb0, %rn : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
-  %vb1 = tile.load %pb : tensor<1024x!tile.ptr<f16>> -> tensor<1024xf16>
-  %vb = tile.reshape %vb1 : tensor<1024xf16> -> tensor<16x64xf16>
-  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
-  %d = tile.dot %va, %vb, %acc : tensor<64x16xf16> * tensor<16x64xf16> -> tensor<64x64xf32>
-  %dr = tile.reshape %d : tensor<64x64xf32> -> tensor<4096xf32>
-  %r4 = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
-  %pc0 = tile.splat %c : tensor<4096x!tile.ptr<f32>>
-  %pc = tile.addptr %pc0, %r4 : tensor<4096x!tile.ptr<f32>>, tensor<4096xi32>
-  tile.store %pc, %dr : tensor<4096x!tile.ptr<f32>>, tensor<4096xf32>
-  return
-}
 }

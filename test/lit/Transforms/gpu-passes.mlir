@@ -124,3 +124,66 @@ func.func @vector_add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !ti
   return
 }
 }
+
+// -----
+
+// The whole sequence leaves no layout conversion where none is needed: ranges feeding
+// expand_dims end up built directly in the slice layout (assign-layouts converts them,
+// remove-layout-conversions rebuilds them); the row reduction yields a slice that
+// expand_dims turns back into the parent layout.
+// CHECK: #[[B2:.*]] = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK: #[[S1:.*]] = #tile.slice<dim = 1, parent = #[[B2]]>
+// CHECK: #[[S0:.*]] = #tile.slice<dim = 0, parent = #[[B2]]>
+// CHECK-LABEL: func.func @rows
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.make_range {{.*}} : tensor<16xi32, #[[S1]]>
+// CHECK: tile.make_range {{.*}} : tensor<128xi32, #[[S0]]>
+// CHECK: tile.reduce{{ +}}max {{.*}} : tensor<16x128xf32, #[[B2]]> -> tensor<16xf32, #[[S1]]>
+// CHECK: tile.expand_dims {{.*}} : tensor<16xf32, #[[S1]]> -> tensor<16x1xf32, #[[B2]]>
+func.func @rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %rows = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %cols = tile.make_range {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %c2 = tile.expand_dims %cols {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %c128 = arith.constant dense<128> : tensor<16x1xi32>
+  %rs = arith.muli %r2, %c128 : tensor<16x1xi32>
+  %rb = tile.broadcast %rs : tensor<16x1xi32> -> tensor<16x128xi32>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32> -> tensor<16x128xi32>
+  %offs = arith.addi %rb, %cb : tensor<16x128xi32>
+  %xs = tile.splat %x : tensor<16x128x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %offs : tensor<16x128x!tile.ptr<f32>>, tensor<16x128xi32>
+  %v = tile.load %p : tensor<16x128x!tile.ptr<f32>> -> tensor<16x128xf32>
+  %m = tile.reduce max %v {axis = 1 : i32} : tensor<16x128xf32> -> tensor<16xf32>
+  %m2 = tile.expand_dims %m {axis = 1 : i32} : tensor<16xf32> -> tensor<16x1xf32>
+  %mb = tile.broadcast %m2 : tensor<16x1xf32> -> tensor<16x128xf32>
+  %d = arith.subf %v, %mb : tensor<16x128xf32>
+  tile.store %p, %d : tensor<16x128x!tile.ptr<f32>>, tensor<16x128xf32>
+  return
+}
+
+// -----
+
+// Index arithmetic over ranges (pid * 16 + arange) feeding expand_dims ends up recomputed
+// in the slice layout rather than moved through shared memory.
+// CHECK-LABEL: func.func @remat_index_math
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.expand_dims
+func.func @remat_index_math(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pid = tile.program_id 0 : i32
+  %c16 = arith.constant 16 : i32
+  %base = arith.muli %pid, %c16 : i32
+  %bs = tile.splat %base : tensor<16xi32>
+  %r = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %rows = arith.addi %bs, %r : tensor<16xi32>
+  %xs1 = tile.splat %x : tensor<16x!tile.ptr<f32>>
+  %p1 = tile.addptr %xs1, %rows : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  %v1 = tile.load %p1 : tensor<16x!tile.ptr<f32>> -> tensor<16xf32>
+  tile.store %p1, %v1 : tensor<16x!tile.ptr<f32>>, tensor<16xf32>
+  %r2 = tile.expand_dims %rows {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %rb = tile.broadcast %r2 : tensor<16x1xi32> -> tensor<16x64xi32>
+  %xs = tile.splat %x : tensor<16x64x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %rb : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %v = tile.load %p : tensor<16x64x!tile.ptr<f32>> -> tensor<16x64xf32>
+  tile.store %p, %v : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
+  return
+}

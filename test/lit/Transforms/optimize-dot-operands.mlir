@@ -88,14 +88,13 @@ func.func @narrow_b(%x: tensor<16x16xf16, #blocked>, %y: tensor<16x8xf16, #block
 #mma = #tile.mma<warpsPerCTA = [2, 2]>
 #dot_a = #tile.dot_operand<opIdx = 0, parent = #mma>
 
-// Only 16-bit operands are staged (ldmatrix moves 16-bit elements): an f32 convert into
-// a dot_operand layout stays a convert_layout.
-// CHECK-LABEL: func.func @f32_left_alone
-// CHECK-NOT: tile.local_alloc
-// CHECK: tile.convert_layout %{{.*}} : tensor<64x32xf32, #blocked> -> tensor<64x32xf32, #dot_op>
-// CHECK-NOT: tile.local_alloc
-// CHECK: return
-func.func @f32_left_alone(%x: tensor<64x32xf32, #blocked>) -> tensor<64x32xf32, #dot_a> {
+// f32 operands (a dot with TF32 input precision on tensor cores) are staged too, with
+// 16-byte chunks of four elements swizzled; their local_load lowers to 32-bit loads.
+// CHECK-LABEL: func.func @f32_staged
+// CHECK: %[[M:.*]] = tile.local_alloc %{{.*}} : (tensor<64x32xf32, #blocked>) -> !tile.memdesc<64x32xf32, #tile.swizzled_shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+// CHECK-NEXT: tile.local_load %[[M]] : {{.*}} -> tensor<64x32xf32, #dot_op>
+// CHECK-NOT: tile.convert_layout
+func.func @f32_staged(%x: tensor<64x32xf32, #blocked>) -> tensor<64x32xf32, #dot_a> {
   %a = tile.convert_layout %x : tensor<64x32xf32, #blocked> -> tensor<64x32xf32, #dot_a>
   return %a : tensor<64x32xf32, #dot_a>
 }

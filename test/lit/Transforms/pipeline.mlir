@@ -1,7 +1,7 @@
-// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-optimize-dot-operands --tile-pipeline | FileCheck %s
-// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-optimize-dot-operands --tile-pipeline=num-stages=2 | FileCheck %s --check-prefix=S2
-// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-optimize-dot-operands --tile-pipeline=num-stages=4 | FileCheck %s --check-prefix=S4
-// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-optimize-dot-operands --tile-pipeline=num-stages=1 | FileCheck %s --check-prefix=OFF
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-accelerate-matmul --tile-remove-layout-conversions --tile-optimize-dot-operands --tile-pipeline | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-accelerate-matmul --tile-remove-layout-conversions --tile-optimize-dot-operands --tile-pipeline=num-stages=2 | FileCheck %s --check-prefix=S2
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-accelerate-matmul --tile-remove-layout-conversions --tile-optimize-dot-operands --tile-pipeline=num-stages=4 | FileCheck %s --check-prefix=S4
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-coalesce --tile-accelerate-matmul --tile-remove-layout-conversions --tile-optimize-dot-operands --tile-pipeline=num-stages=1 | FileCheck %s --check-prefix=OFF
 
 // tile-pipeline turns a K loop's `tile.load -> tile.local_alloc -> tile.local_load` of dot
 // operands into cp.async copies into rings of num-stages buffers, issued num-stages - 1

@@ -11,8 +11,10 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/TensorEncoding.h"
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "tile/Layout/LinearLayout.h"
 
 #include "tile/Dialect/TileDialect.h.inc"
 #include "tile/Dialect/TileEnums.h.inc"
@@ -27,6 +29,8 @@ struct SharedMemoryResource : public SideEffects::Resource::Base<SharedMemoryRes
 
 #define GET_TYPEDEF_CLASSES
 #include "tile/Dialect/TileTypes.h.inc"
+
+#include "tile/Dialect/TileAttrInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "tile/Dialect/TileAttrs.h.inc"
@@ -62,6 +66,10 @@ inline constexpr llvm::StringLiteral kSharedOffsetAttr = "tile.offset";
 /// On ops that need scratch shared memory while they run (layout conversions, reshapes,
 /// reductions across warps) after tile-allocate-shared: the scratch's byte offset.
 inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
+
+/// The linear layout of a tensor whose encoding is a distributed layout (any of them:
+/// DistributedLayoutInterface::toLinearLayout for its shape and element type).
+::tile::layout::LinearLayout toLinearLayout(RankedTensorType type);
 
 /// The element type of a scalar or tensor type.
 inline Type elementTypeOf(Type t) { return getElementTypeOrSelf(t); }

@@ -3,6 +3,8 @@
 #define TILE_ATTRS_TD
 
 include "tile/Dialect/TileDialect.td"
+include "tile/Dialect/TileInterfaces.td"
+include "mlir/IR/TensorEncoding.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 
@@ -26,7 +28,14 @@ def Tile_InputPrecisionAttr : EnumAttr<Tile_Dialect, Tile_InputPrecision, "input
   let assemblyFormat = "`<` $value `>`";
 }
 
-def Tile_BlockedLayout : AttrDef<Tile_Dialect, "BlockedLayout"> {
+/// A layout of registers, lanes and warps: its linear layout comes from toLinearLayout
+/// (TileInterfaces.td), which every lowering pattern asks instead of the attribute class.
+/// On a tensor type it checks the tensor fits (verifyEncoding: rank, power-of-two shape, ...).
+class Tile_DistributedLayout<string name, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, !listconcat([DeclareAttrInterfaceMethods<Tile_DistributedLayoutInterface>,
+                                               DeclareAttrInterfaceMethods<VerifiableTensorEncoding>], traits)>;
+
+def Tile_BlockedLayout : Tile_DistributedLayout<"BlockedLayout"> {
   let mnemonic = "blocked";
   let summary = "distribution of a tensor over registers, lanes and warps";
   let description = [{
@@ -45,53 +54,75 @@ def Tile_BlockedLayout : AttrDef<Tile_Dialect, "BlockedLayout"> {
         `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,` `order` `=` `[` $order `]` `>`
   }];
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    unsigned getRank() const { return getSizePerThread().size(); }
-    unsigned getNumWarps() const;
-  }];
 }
 
-def Tile_SliceLayout : AttrDef<Tile_Dialect, "SliceLayout"> {
+def Tile_SliceLayout : Tile_DistributedLayout<"SliceLayout"> {
   let mnemonic = "slice";
   let summary = "layout of a tensor obtained by removing one dimension of a parent layout";
   let description = [{
-    The result of reducing a tensor with blocked layout P along dimension `dim`: each
-    thread holds the elements whose remaining coordinates it held in P.
-    Example: `#tile.slice<dim = 1, parent = #blocked>`.
+    The result of reducing a tensor with distributed layout P (any: blocked, mma, a
+    slice, ...) along dimension `dim`, and the source of expanding it back: each thread
+    holds the elements whose remaining coordinates it held in P. As a linear layout: P's
+    for the shape with extent 1 along `dim`, that output dropped; registers that only
+    moved along `dim` are dropped, lanes and warps that did become replicas.
+    Example: `#tile.slice<dim = 1, parent = #blocked>`, `#tile.slice<dim = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>>`.
   }];
-  let parameters = (ins "unsigned":$dim, "BlockedLayoutAttr":$parent);
+  let parameters = (ins "unsigned":$dim, "DistributedLayoutInterface":$parent);
   let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
+  let genVerifyDecl = 1;
 }
 
-def Tile_MmaLayout : AttrDef<Tile_Dialect, "MmaLayout"> {
+def Tile_MmaLayout : Tile_DistributedLayout<"MmaLayout"> {
   let mnemonic = "mma";
-  let summary = "accumulator fragments of mma.sync m16n8k16 (version 2) tiled over warps";
+  let summary = "accumulator fragments of mma.sync (version 2) tiled over warps";
   let description = [{
     A 2-D f32 tensor held as mma.sync's accumulators: `warpsPerCTA = [wm, wn]` warps tile
     it in 16 x 8 instruction tiles (warp w covers M tile w % wm and N tile w / wm), each
     repeated to cover the shape (tile/Layout/MmaLayouts.h gives the exact fragment map).
-    Chosen by layout assignment for a `tile.dot` of f16/bf16 on sm_80 and newer.
+    Chosen by tile-accelerate-matmul for a `tile.dot` of f16/bf16 (or f32 with TF32
+    input precision: m16n8k8) on sm_80 and newer.
     `#tile.mma<warpsPerCTA = [2, 2]>`
   }];
   let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
   let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
   let genVerifyDecl = 1;
-  let extraClassDeclaration = [{
-    unsigned getNumWarps() const { return getWarpsPerCTA()[0] * getWarpsPerCTA()[1]; }
-  }];
 }
 
-def Tile_DotOperandLayout : AttrDef<Tile_Dialect, "DotOperandLayout"> {
+def Tile_DotOperandLayout : Tile_DistributedLayout<"DotOperandLayout"> {
   let mnemonic = "dot_operand";
   let summary = "mma.sync's operand fragments for the accumulator layout `parent`";
   let description = [{
     Operand `opIdx` (0: a [M, K], 1: b [K, N]) of a dot whose result has layout `parent`,
-    in the registers mma.sync m16n8k16 takes them (two 16-bit elements per 32-bit
-    register); warps along the other dimension hold copies.
+    in the registers mma.sync takes them: m16n8k16 for 16-bit elements (two per 32-bit
+    register), m16n8k8 for f32 elements rounded to tf32 (one per register); warps along
+    the other dimension hold copies.
     `#tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>>`
   }];
   let parameters = (ins "unsigned":$opIdx, "MmaLayoutAttr":$parent);
   let assemblyFormat = "`<` `opIdx` `=` $opIdx `,` `parent` `=` $parent `>`";
+}
+
+def Tile_LinearLayout : Tile_DistributedLayout<"LinearLayout"> {
+  let mnemonic = "linear";
+  let summary = "any distribution given by its linear layout's bases";
+  let description = [{
+    The linear layout written out: one basis (a coordinate per tensor dimension) per bit
+    of the register, lane and warp index; the coordinate an index holds is the XOR of the
+    bases of its set bits (tile/Layout/LinearLayout.h). Always 5 lane bases (32 lanes);
+    `warp` has log2(warps) bases. A zero basis replicates. On a tensor every coordinate
+    must lie inside the shape and every element must be held by some thread.
+    `#tile.linear<register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[16, 0]]>`
+    (mma.sync's 16 x 8 accumulator tile, two warps along M).
+  }];
+  // Bases stored flat, `numDims` (the tensor's rank) coordinates each.
+  let parameters = (ins "unsigned":$numDims, ArrayRefParameter<"int32_t">:$registerBases,
+                        ArrayRefParameter<"int32_t">:$laneBases, ArrayRefParameter<"int32_t">:$warpBases);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The bases of "register", "lane" or "warp", one vector of getRank() coordinates each.
+    std::vector<std::vector<int32_t>> getBasesOf(::llvm::StringRef inDim) const;
+  }];
 }
 
 def Tile_SwizzledSharedLayout : AttrDef<Tile_Dialect, "SwizzledSharedLayout"> {

@@ -46,17 +46,20 @@ public:
   /// inDim of `size` -> outDim of size 1: every input bit is a replica.
   static LinearLayout zeros1D(int32_t size, std::string inDim, std::string outDim);
 
-  /// The #tile.blocked layout of a tensor of `shape`, reproducing ThreadLayout
-  /// (compiler/lib/Conversion/ThreadLayout.h) bit for bit. In dims: "register",
-  /// "lane" (32), "warp" (prod warpsPerCTA); out dims "dim0".."dim{rank-1}" of `shape`.
-  /// `order` lists dimensions fastest first. All sizes must be powers of two and
-  /// threadsPerWarp must multiply to 32.
+  /// The #tile.blocked layout of a tensor of `shape`. In dims: "register", "lane" (32),
+  /// "warp" (prod warpsPerCTA); out dims "dim0".."dim{rank-1}" of `shape`. Along
+  /// dimension d, register r_d of thread (lane_d, warp_d) holds coordinate
+  ///   (r_d / spt[d]) * tile[d] + (warp_d * tpw[d] + lane_d) * spt[d] + r_d % spt[d]
+  /// mod shape[d] (tile = spt * tpw * wpc; past the shape threads hold replicas), where
+  /// r, lane and warp split into per-dimension indices in mixed radix over `order`
+  /// (fastest first; r_d counts spt[d] * max(1, shape[d] / tile[d])). All sizes must be
+  /// powers of two and threadsPerWarp must multiply to 32.
   static LinearLayout blocked(const std::vector<unsigned> &sizePerThread, const std::vector<unsigned> &threadsPerWarp,
                               const std::vector<unsigned> &warpsPerCTA, const std::vector<unsigned> &order,
                               const std::vector<int64_t> &shape);
   /// The #tile.slice layout that removes parent dimension `dim` from the blocked parent;
-  /// `shape` is the sliced tensor's (parent rank - 1). Threads along `dim` hold
-  /// replicas; the remaining dimensions are renamed dim0.. in order.
+  /// `shape` is the sliced tensor's (parent rank - 1): sliceLayout of the blocked layout
+  /// for `shape` with extent 1 inserted at `dim`.
   static LinearLayout slice(unsigned dim, const std::vector<unsigned> &sizePerThread,
                             const std::vector<unsigned> &threadsPerWarp, const std::vector<unsigned> &warpsPerCTA,
                             const std::vector<unsigned> &order, const std::vector<int64_t> &shape);
@@ -144,6 +147,17 @@ private:
 };
 
 LinearLayout operator*(const LinearLayout &lhs, const LinearLayout &rhs);
+
+/// The layout of a slice of `parent` (out dims dim0..): output `dim` removed, the others
+/// renamed dim0.. in order. Lanes and warps that moved only along `dim` become replicas
+/// (zero bases); register bases that become zero are dropped, since such a register holds
+/// nothing another one does not (it moved only along `dim`, or was a replica already).
+LinearLayout sliceLayout(const LinearLayout &parent, unsigned dim);
+/// `layout` with its coordinates reduced modulo `sizes` (powers of two, each at most its
+/// output dimension's size): the high bits dropped, so inputs that reached past a
+/// dimension now hold replicas. How a layout built for a larger tile covers a smaller tensor.
+LinearLayout wrapOuts(const LinearLayout &layout, const std::vector<int32_t> &sizes);
+
 std::ostream &operator<<(std::ostream &os, const LinearLayout &layout);
 
 } // namespace tile::layout

@@ -9,9 +9,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   let description = [{
     Gives each tensor a `#tile.blocked` layout (one per rank, sized from the largest
     tensor of that rank, `num-warps` warps, and the widest vector access the memory
-    operations allow), reduction results a `#tile.slice` of their operand's layout, and
-    inserts `tile.convert_layout` where two layouts meet. Conversions of cheap producers
-    (ranges, splats, constants) are rematerialised in the wanted layout instead.
+    operations allow), reduction results a `#tile.slice` of their operand's layout, dots
+    the CUDA-core layouts (the result in the accumulator's layout, the operands holding
+    whole rows / columns of K), and inserts `tile.convert_layout` where two layouts meet.
+    Records the warps as the kernel's `tile.num_warps`. The passes after it refine:
+    tile-coalesce, tile-accelerate-matmul, tile-remove-layout-conversions.
   }];
   let options = [
     Option<"numWarps", "num-warps", "int", /*default=*/"0",
@@ -21,23 +23,52 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
 }
 
 def TileCoalesce : Pass<"tile-coalesce", "mlir::ModuleOp"> {
-  let summary = "Choose the vector width of every global memory access";
+  let summary = "Order and vector width of every global memory access";
   let description = [{
-    From the contiguity, divisibility and constancy facts of the address and mask
-    operands (axis analysis, seeded by the kernel's `tile.divisibility` argument
-    attributes) and the layout's elements per thread, annotates each `tile.load`,
-    `tile.store` and `tile.atomic_add` with `tile.vec`: how many consecutive elements one
-    thread accesses with a single instruction (up to 16 bytes).
+    A rank >= 2 `tile.load` / `tile.store` whose addresses allow wider accesses along
+    another dimension than its layout's fastest (a transposed store) gets a blocked layout
+    of its own with that dimension fastest; its value and operands are converted (the
+    conversions of its addresses and mask are then rebuilt by
+    tile-remove-layout-conversions). Then, from the contiguity, divisibility and constancy
+    facts of the address and mask operands (axis analysis, seeded by the kernel's
+    `tile.divisibility` argument attributes) and the layout's elements per thread,
+    annotates each `tile.load`, `tile.store` and `tile.atomic_add` with `tile.vec`: how
+    many consecutive elements one thread accesses with a single instruction (up to 16
+    bytes).
+  }];
+}
+
+def TileAccelerateMatmul : Pass<"tile-accelerate-matmul", "mlir::ModuleOp"> {
+  let summary = "Move the dots that fit onto tensor cores (mma.sync)";
+  let description = [{
+    A `tile.dot` of f16/bf16 operands on sm_80+ (the module's `tile.target`) whose tile
+    holds whole m16n8k16 instruction tiles for every warp gets the `#tile.mma` result
+    layout and `#tile.dot_operand` operands, converted from what they were; a K loop
+    carrying the accumulator carries it in the mma layout. The loads producing the
+    operands get layouts fitted to their own shape where their addresses can be rebuilt.
+    Other dots keep assign-layouts' CUDA-core layouts.
+  }];
+}
+
+def TileRemoveLayoutConversions : Pass<"tile-remove-layout-conversions", "mlir::ModuleOp"> {
+  let summary = "Rematerialise, fold and propagate layout conversions away";
+  let description = [{
+    Conversions of cheap values (ranges, splats, constants, arith, addptr, broadcast,
+    expand_dims over those) become the value recomputed in the wanted layout;
+    conversion chains fold; an elementwise op whose converted operands all come from one
+    blocked or slice layout runs in that layout when that saves conversions.
   }];
 }
 
 def TileOptimizeDotOperands : Pass<"tile-optimize-dot-operands", "mlir::ModuleOp"> {
   let summary = "Stage tensor-core dot operands through swizzled shared memory";
   let description = [{
-    A `tile.convert_layout` of a 16-bit tensor into `#tile.dot_operand` becomes a
-    `tile.local_alloc` into a `#tile.swizzled_shared` buffer (the swizzle that keeps
-    ldmatrix's eight row reads in eight bank groups) and a `tile.local_load` from it,
-    which lowers to `ldmatrix` (`.trans` for b).
+    A `tile.convert_layout` of a 16-bit (or tf32) tensor into `#tile.dot_operand`
+    becomes a `tile.local_alloc` into a `#tile.swizzled_shared` buffer (the swizzle that
+    keeps ldmatrix's eight 16-byte row reads in eight bank groups) and a `tile.local_load`
+    from it, which lowers to `ldmatrix` (`.trans` for b; 32-bit loads for tf32). Then a
+    dot reading both operands from buffers is split into one dot per instruction-wide K
+    slice, each reading a window of the buffers just before it.
     ```mlir
     %a = tile.convert_layout %x : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #dot_a>
     // becomes

@@ -10,7 +10,7 @@ namespace tile::kernels {
 /// Epilogues fused into the matmul's store.
 enum class MatmulEpilogue : int { None = 0, Bias = 1, BiasRelu = 2 };
 
-/// Matmul tiles: f16/bf16 on tensor cores (mma.sync), f32 on CUDA cores (FMA).
+/// Matmul tiles: f16/bf16 and TF32 on tensor cores (mma.sync), exact f32 on CUDA cores (FMA).
 struct MatmulConfig {
   int bm, bn, bk, numWarps;
 };
@@ -27,7 +27,109 @@ constexpr MatmulConfig kMatmulTensorCoreStrided{64, 64, 32, 4};
 constexpr MatmulConfig kMatmulTensorCoreSweep[] = {{128, 128, 32, 8}, {128, 128, 64, 8}, {128, 128, 64, 4},
                                                    {128, 256, 32, 8}, {64, 128, 64, 4}};
 constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
+// TF32's operands are twice the bytes of f16's: the large tile on 8 warps (on 4 its
+// 128 accumulators per thread spill; ptxas sm_90).
+constexpr MatmulConfig kMatmulTf32{128, 128, 32, 8};
 constexpr int kMatmulGroupM = 8;
+
+namespace detail {
+/// The program of Matmul and BatchedMatmul: one BM x BN tile of C = A·B (+ bias) (relu)
+/// for program `pid`, programs ordered in groups of GROUP_M tile rows; a, b, c and bias
+/// point at one problem's matrices. Traced where a kernel body calls it.
+inline void matmulProgram(Value pid, Value a, Value b, Value c, Value bias, Value m, Value n, Value k, Value strideAm,
+                          Value strideAk, Value strideBk, Value strideBn, Value strideCm, Value strideCn, int BM,
+                          int BN, int BK, int GROUP_M, int EPILOGUE, int TF32) {
+  // Grouped ordering: program id -> (tile row, tile column).
+  Value tilesM = (m + (BM - 1)) / BM, tilesN = (n + (BN - 1)) / BN;
+  Value perGroup = tilesN * GROUP_M;
+  Value firstM = (pid / perGroup) * GROUP_M;
+  Value groupRows = minimum(tilesM - firstM, GROUP_M);
+  Value pidM = firstM + (pid % perGroup) % groupRows;
+  Value pidN = (pid % perGroup) / groupRows;
+
+  Value rm = pidM * BM + arange(0, BM), rn = pidN * BN + arange(0, BN), rk = arange(0, BK);
+  Precision precision = TF32 ? Precision::TF32 : Precision::IEEE;
+  Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
+    Value ks = k0 + rk;
+    Value tileA = load(a + col(rm) * strideAm + row(ks) * strideAk, (col(rm) < m) & (row(ks) < k), 0.0f);
+    Value tileB = load(b + col(ks) * strideBk + row(rn) * strideBn, (col(ks) < k) & (row(rn) < n), 0.0f);
+    return dot(tileA, tileB, acc, precision);
+  });
+  if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
+  if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
+  store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
+}
+
+/// The library tiles of Matmul and BatchedMatmul for every epilogue: f16/bf16
+/// (`halfInputs`) on tensor cores; f32 exact on CUDA cores, and f32 with TF32 inputs on
+/// tensor cores (mma.sync m16n8k8) with the same tiles as f16.
+inline std::vector<Variant> matmulVariants(bool halfInputs) {
+  std::vector<Variant> v;
+  for (int epilogue = 0; epilogue < 3; ++epilogue)
+    for (int tf32 = 0; tf32 < (halfInputs ? 1 : 2); ++tf32) {
+      if (!halfInputs && !tf32) {
+        const MatmulConfig c = kMatmulCudaCore;
+        v.push_back({{c.bm, c.bn, c.bk, kMatmulGroupM, epilogue, 0}, c.numWarps});
+        continue;
+      }
+      const MatmulConfig big = tf32 ? kMatmulTf32 : kMatmulTensorCore, small = kMatmulTensorCoreSmall,
+                         s = kMatmulTensorCoreStrided;
+      // The large tiles only for the fastest specialisation (unitOnly): cp.async rings.
+      v.push_back({{big.bm, big.bn, big.bk, kMatmulGroupM, epilogue, tf32}, big.numWarps, /*unitOnly=*/true});
+      v.push_back({{small.bm, small.bn, small.bk, kMatmulGroupM, epilogue, tf32}, small.numWarps, /*unitOnly=*/true});
+      v.push_back({{s.bm, s.bn, s.bk, kMatmulGroupM, epilogue, tf32}, s.numWarps});
+    }
+  return v;
+}
+
+/// The launch checks and tile choice of Matmul and BatchedMatmul for `problems` problems
+/// of m x n x k (m, n > 0). `aligned`: the facts beyond one problem's arguments that the
+/// fastest specialisation assumes (BatchedMatmul: its batch strides 16-divisible).
+/// Which tiles a launch uses: exact f32 on CUDA cores, f16/bf16 or TF32 on tensor cores.
+enum class MatmulPath { CudaCores, TensorCores, Tf32 };
+inline MatmulPath matmulPath(bool halfInputs, bool tf32) {
+  return halfInputs ? MatmulPath::TensorCores : tf32 ? MatmulPath::Tf32 : MatmulPath::CudaCores;
+}
+
+inline MatmulConfig matmulConfig(const char *name, MatmulPath path, Address a, Address b, Address c, Address bias,
+                                 int64_t m, int64_t n, int64_t k, int64_t strideAm, int64_t strideAk, int64_t strideBk,
+                                 int64_t strideBn, int64_t strideCm, int64_t strideCn, int64_t problems, bool aligned,
+                                 const MatmulConfig *config) {
+  // `config` (bench/'s sweep) must be one of variants()' tiles, else no AOT variant has it.
+  // The large tensor-core tiles exist only for the fastest specialisation (unitOnly).
+  auto div16 = [](int64_t v) { return v % 16 == 0; };
+  const bool fastest = aligned && strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) &&
+                       div16(k) && div16(strideAm) && div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) &&
+                       div16(int64_t(b.ptr())) && div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
+  const bool fullWave =
+      problems * ceilDiv(m, kMatmulTensorCore.bm) * ceilDiv(n, kMatmulTensorCore.bn) >= kMatmulWaveTiles;
+  const MatmulConfig cfg = config                          ? *config
+                           : path == MatmulPath::CudaCores ? kMatmulCudaCore
+                           : !fastest                      ? kMatmulTensorCoreStrided
+                           : !fullWave                     ? kMatmulTensorCoreSmall
+                           : path == MatmulPath::Tf32      ? kMatmulTf32
+                                                           : kMatmulTensorCore;
+  // Masked-off lanes still form addresses up to the tile edge: bound those.
+  int64_t mEdge = ceilDiv(m, cfg.bm) * cfg.bm, nEdge = ceilDiv(n, cfg.bn) * cfg.bn, kEdge = ceilDiv(k, cfg.bk) * cfg.bk;
+  if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
+      (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 ||
+      (mEdge - 1) * strideCm + (nEdge - 1) * strideCn > kMaxI32)
+    fail(name, "m, n, k = " + num(m) + ", " + num(n) + ", " + num(k) + " with these strides exceed int32 indexing");
+  return cfg;
+}
+
+inline void checkMatmulArgs(const char *name, bool tensorCores, int64_t m, int64_t n, int64_t k, int64_t strideAm,
+                            int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm, int64_t strideCn,
+                            bool tf32) {
+  checkRange(name, "m", m, 0, kMaxI32);
+  checkRange(name, "n", n, 0, kMaxI32);
+  checkRange(name, "k", k, 1, kMaxI32);
+  for (auto [s, what] : {std::pair{strideAm, "strideAm"}, {strideAk, "strideAk"}, {strideBk, "strideBk"},
+                         {strideBn, "strideBn"}, {strideCm, "strideCm"}, {strideCn, "strideCn"}})
+    checkRange(name, what, s, 0, kMaxI32);
+  if (tf32 && tensorCores) fail(name, "tf32 applies to float inputs only");
+}
+} // namespace detail
 
 /// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu), f32 C, any strides (a transposed
 /// operand is a stride swap), ragged M, N, K masked. One BM x BN tile of C per program,
@@ -41,26 +143,8 @@ template <class T> struct Matmul {
                                   I32 strideAk, I32 strideBk, I32 strideBn, I32 strideCm, I32 strideCn, Const<int> BM,
                                   Const<int> BN, Const<int> BK, Const<int> GROUP_M, Const<int> EPILOGUE,
                                   Const<int> TF32) {
-    // Grouped ordering: program id -> (tile row, tile column).
-    Value pid = program_id(0);
-    Value tilesM = (m + (BM - 1)) / BM, tilesN = (n + (BN - 1)) / BN;
-    Value perGroup = tilesN * GROUP_M;
-    Value firstM = (pid / perGroup) * GROUP_M;
-    Value groupRows = minimum(tilesM - firstM, GROUP_M);
-    Value pidM = firstM + (pid % perGroup) % groupRows;
-    Value pidN = (pid % perGroup) / groupRows;
-
-    Value rm = pidM * BM + arange(0, BM), rn = pidN * BN + arange(0, BN), rk = arange(0, BK);
-    Precision precision = TF32 ? Precision::TF32 : Precision::IEEE;
-    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-      Value ks = k0 + rk;
-      Value tileA = load(a + col(rm) * strideAm + row(ks) * strideAk, (col(rm) < m) & (row(ks) < k), 0.0f);
-      Value tileB = load(b + col(ks) * strideBk + row(rn) * strideBn, (col(ks) < k) & (row(rn) < n), 0.0f);
-      return dot(tileA, tileB, acc, precision);
-    });
-    if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
-    if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
-    store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
+    detail::matmulProgram(program_id(0), a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm,
+                          strideCn, BM, BN, BK, GROUP_M, EPILOGUE, TF32);
   };
   static constexpr std::array params{"a",        "b",        "c",        "bias",     "m",  "n",  "k",
                                      "strideAm", "strideAk", "strideBk", "strideBn", "strideCm", "strideCn",
@@ -71,20 +155,9 @@ template <class T> struct Matmul {
   static constexpr std::array unitParams{"strideAk", "strideBn", "strideCn"};
 
   static constexpr bool kTensorCores = !std::is_same_v<T, float>;
-  static constexpr MatmulConfig kConfig = kTensorCores ? kMatmulTensorCore : kMatmulCudaCore;
 
   static std::vector<Variant> variants() {
-    std::vector<Variant> v;
-    const MatmulConfig c = kConfig;
-    for (int epilogue = 0; epilogue < 3; ++epilogue)
-      for (int tf32 = 0; tf32 < (kTensorCores ? 1 : 2); ++tf32) {
-        v.push_back({{c.bm, c.bn, c.bk, kMatmulGroupM, epilogue, tf32}, c.numWarps, /*unitOnly=*/kTensorCores});
-        if (kTensorCores) {
-          const MatmulConfig small = kMatmulTensorCoreSmall, s = kMatmulTensorCoreStrided;
-          v.push_back({{small.bm, small.bn, small.bk, kMatmulGroupM, epilogue, tf32}, small.numWarps, /*unitOnly=*/true});
-          v.push_back({{s.bm, s.bn, s.bk, kMatmulGroupM, epilogue, tf32}, s.numWarps});
-        }
-      }
+    std::vector<Variant> v = detail::matmulVariants(kTensorCores);
     if (std::is_same_v<T, f16>) // bench/'s tile sweep
       for (const MatmulConfig &o : kMatmulTensorCoreSweep)
         v.push_back({{o.bm, o.bn, o.bk, kMatmulGroupM, 0, 0}, o.numWarps, /*unitOnly=*/true});
@@ -98,33 +171,12 @@ template <class T> struct Matmul {
                      int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm,
                      int64_t strideCn, MatmulEpilogue epilogue = MatmulEpilogue::None, bool tf32 = false,
                      CUstream stream = nullptr, const MatmulConfig *config = nullptr) {
-    checkRange(name, "m", m, 0, kMaxI32);
-    checkRange(name, "n", n, 0, kMaxI32);
-    checkRange(name, "k", k, 1, kMaxI32);
-    for (auto [s, what] : {std::pair{strideAm, "strideAm"}, {strideAk, "strideAk"}, {strideBk, "strideBk"},
-                           {strideBn, "strideBn"}, {strideCm, "strideCm"}, {strideCn, "strideCn"}})
-      checkRange(name, what, s, 0, kMaxI32);
-    if (tf32 && kTensorCores) fail(name, "tf32 applies to float inputs only");
+    detail::checkMatmulArgs(name, kTensorCores, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn,
+                            tf32);
     if (m == 0 || n == 0) return;
-    // `config` (bench/'s sweep) must be one of variants()' tiles, else no AOT variant has it.
-    // The large tensor-core tile exists only for the fastest specialisation (unitOnly).
-    auto div16 = [](int64_t v) { return v % 16 == 0; };
-    const bool fastest = strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) && div16(k) &&
-                         div16(strideAm) && div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) &&
-                         div16(int64_t(b.ptr())) && div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
-    const bool fullWave = ceilDiv(m, kMatmulTensorCore.bm) * ceilDiv(n, kMatmulTensorCore.bn) >= kMatmulWaveTiles;
-    const MatmulConfig cfg = config              ? *config
-                             : !kTensorCores     ? kConfig
-                             : !fastest          ? kMatmulTensorCoreStrided
-                             : fullWave          ? kMatmulTensorCore
-                                                 : kMatmulTensorCoreSmall;
-    // Masked-off lanes still form addresses up to the tile edge: bound those.
-    int64_t mEdge = ceilDiv(m, cfg.bm) * cfg.bm, nEdge = ceilDiv(n, cfg.bn) * cfg.bn,
-            kEdge = ceilDiv(k, cfg.bk) * cfg.bk;
-    if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
-        (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 ||
-        (mEdge - 1) * strideCm + (nEdge - 1) * strideCn > kMaxI32)
-      fail(name, "m, n, k = " + num(m) + ", " + num(n) + ", " + num(k) + " with these strides exceed int32 indexing");
+    const MatmulConfig cfg =
+        detail::matmulConfig(name, detail::matmulPath(kTensorCores, tf32), a, b, c, bias, m, n, k, strideAm, strideAk,
+                             strideBk, strideBn, strideCm, strideCn, 1, true, config);
     int64_t grid = ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn);
     launchKernel<Matmul>(l, {grid}, cfg.numWarps, stream, a, b, c, bias, int32_t(m), int32_t(n), int32_t(k),
                          int32_t(strideAm), int32_t(strideAk), int32_t(strideBk), int32_t(strideBn), int32_t(strideCm),

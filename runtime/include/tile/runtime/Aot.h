@@ -5,6 +5,7 @@
 #pragma once
 
 #include "tile/Spec.h"
+#include "tile/runtime/CompiledKernel.h"
 #include "tile/runtime/Launch.h"
 
 #include <cuda.h>
@@ -13,11 +14,11 @@
 
 namespace tile::rt {
 
-/// One precompiled specialisation of a kernel.
+/// One precompiled specialisation of a kernel: the specialisation it was compiled for (what
+/// selection compares) and the compiled-kernel record, over the generated file's static storage.
 struct AotVariant {
   Specialization spec;
-  const char *ptx;
-  unsigned sharedBytes;
+  CompiledKernelView kernel;
 };
 
 /// All precompiled specialisations of one kernel.

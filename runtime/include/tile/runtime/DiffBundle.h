@@ -1,11 +1,12 @@
 //===- DiffBundle.h - cases for GPU-vs-CPU-executor differential testing --===//
 // The GPU machine has no LLVM, so the CPU executor cannot run there. Instead the build
 // machine runs each kernel (library kernels and random programs) on the CPU executor,
-// and writes a bundle: the kernel's PTX, its launch, its inputs and the CPU executor's
-// outputs. The GPU machine replays every case with the runtime alone and compares.
+// and writes a bundle: the compiled kernel (its record), its launch, its inputs and the CPU
+// executor's outputs. The GPU machine replays every case with the runtime alone and compares.
 #pragma once
 
 #include "tile/Spec.h"
+#include "tile/runtime/CompiledKernel.h"
 #include "tile/runtime/Launch.h"
 
 #include <cstdint>
@@ -33,10 +34,7 @@ struct DiffArg {
 struct DiffCase {
   std::string name;     ///< e.g. "softmax 37x1025" or "random#123"
   uint64_t seed = 0;    ///< replays the case where it came from a generator
-  std::string kernel;   ///< entry point in ptx
-  std::string ptx;
-  unsigned sharedBytes = 0;
-  int numWarps = 4;
+  CompiledKernel kernel; ///< the code under test and its launch metadata
   Dim3 grid;
   double tolerance = 1e-5; ///< float outputs: max ‖gpu − cpu‖/‖cpu‖; integers compare exactly
   std::vector<DiffArg> args; ///< one per non-Const kernel parameter, in order

@@ -1,6 +1,8 @@
 // Kernel launch.
 #pragma once
 
+#include "tile/runtime/CompiledKernel.h"
+
 #include <cuda.h>
 
 namespace tile::rt {
@@ -12,6 +14,11 @@ struct Dim3 {
 // cuLaunchKernel. params: one pointer per kernel parameter, as the driver API expects.
 // kernelName only feeds the error message (which also gives grid, block and shared bytes).
 void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedBytes, CUstream stream, void **params,
+            const char *kernelName);
+
+// Launches code compiled with `meta` (its CompiledKernel's): the one place that turns a record's
+// launch metadata into launch parameters, for the JIT and AOT paths alike.
+void launch(CUfunction f, Dim3 grid, const LaunchMetadata &meta, CUstream stream, void **params,
             const char *kernelName);
 
 } // namespace tile::rt

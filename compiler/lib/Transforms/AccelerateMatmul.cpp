@@ -1,0 +1,155 @@
+//===- AccelerateMatmul.cpp - move dots that fit onto tensor cores --------===//
+// assign-layouts gives every dot the CUDA-core (FMA) layouts. Here a dot of f16/bf16
+// operands (mma.sync m16n8k16), or of f32 operands with TF32 input precision (m16n8k8),
+// on sm_80+ whose tile holds whole instruction tiles for every warp takes the #tile.mma accumulator layout and #tile.dot_operand operands
+// (which optimize-dot-operands stages through swizzled shared memory). A K loop that
+// carries the accumulator carries it in the mma layout, so no iteration converts.
+#include "LayoutRewrite.h"
+#include "tile/Transforms/Passes.h"
+
+#include <optional>
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEACCELERATEMATMUL
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Warps for an mma.sync tile of M x N (each warp at least one 16 x 8 instruction tile,
+/// warps split along the longer side first), or nullopt when M x N is too small for
+/// `warps` warps.
+std::optional<std::pair<unsigned, unsigned>> mmaWarps(int64_t m, int64_t n, unsigned warps) {
+  unsigned wm = 1, wn = 1;
+  while (wm * wn < warps) {
+    bool canM = m % (16 * wm * 2) == 0, canN = n % (8 * wn * 2) == 0;
+    if (canM && (!canN || m / (16 * wm) >= n / (8 * wn))) wm *= 2;
+    else if (canN) wn *= 2;
+    else return std::nullopt;
+  }
+  return std::make_pair(wm, wn);
+}
+
+/// Tensor cores for f16/bf16 (mma.sync m16n8k16) and for f32 with TF32 input precision
+/// (m16n8k8) on sm_80+ when the tile holds whole instruction tiles for every warp; else
+/// nullopt (the dot stays on CUDA cores: exact f32 always does).
+std::optional<MmaLayoutAttr> mmaLayoutFor(DotOp dot, unsigned warps) {
+  auto a = dot.getA().getType(), b = dot.getB().getType();
+  Type elem = a.getElementType();
+  const bool tf32 = elem.isF32() && dot.getInputPrecision() == InputPrecision::TF32;
+  if (targetComputeCapability(dot) < 80 || !(isa<Float16Type, BFloat16Type>(elem) || tf32)) return std::nullopt;
+  int64_t m = a.getDimSize(0), n = b.getDimSize(1), k = a.getDimSize(1);
+  if (m % 16 || n % 8 || k % (tf32 ? 8 : 16)) return std::nullopt;
+  auto split = mmaWarps(m, n, warps);
+  if (!split) return std::nullopt;
+  return MmaLayoutAttr::get(dot.getContext(), {split->first, split->second});
+}
+
+/// What a conversion converts, else `v` itself: the value before assign-layouts moved it
+/// into the FMA operand layout.
+Value unconverted(Value v) {
+  if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) return cvt.getSrc();
+  return v;
+}
+
+/// A K loop's accumulator: the dot's accumulator is a loop-carried value used only by the
+/// dot, and the dot's result is what the loop carries on.
+bool isCarriedAccumulator(DotOp dot) {
+  auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+  auto loop = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp()) : scf::ForOp();
+  if (!loop || arg.getArgNumber() == 0 || !arg.hasOneUse() || !dot->hasOneUse()) return false;
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  return yield.getOperand(arg.getArgNumber() - 1) == dot.getResult();
+}
+
+/// The loop carries the accumulator in `layout`: its initial value converts once before
+/// the loop, its result converts back once after it.
+void carryInLayout(DotOp dot, Attribute layout) {
+  auto arg = cast<BlockArgument>(dot.getAcc());
+  auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  unsigned index = arg.getArgNumber() - 1;
+  Value result = loop.getResult(index);
+  Type before = result.getType();
+  OpBuilder b(loop);
+  loop.getInitArgsMutable()[index].assign(convertTo(b, loop.getInitArgs()[index], layout));
+  arg.setType(withLayout(arg.getType(), layout));
+  result.setType(withLayout(before, layout));
+  b.setInsertionPointAfter(loop);
+  auto back = ConvertLayoutOp::create(b, loop.getLoc(), before, result);
+  result.replaceAllUsesExcept(back, back);
+}
+
+/// A tensor-core operand goes to shared memory, so the load producing it may use any
+/// layout: give it one sized for its own shape instead of the rank's default, which a
+/// smaller tile would wrap around (several threads loading the same elements), where its
+/// addresses and mask can be recomputed in that layout (moving them through shared
+/// memory would cost more than the redundant loads it saves).
+void fitLoadToShape(Value operand, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
+  auto load = operand.getDefiningOp<LoadOp>();
+  if (!load || !load->hasOneUse()) return;
+  auto type = cast<RankedTensorType>(load.getType());
+  auto current = dyn_cast<BlockedLayoutAttr>(type.getEncoding());
+  if (!current) return;
+  BlockedLayoutAttr fitted =
+      defaultBlockedLayout(load.getContext(), type.getShape(), warps, std::max(1u, widths.lookup(type.getRank())));
+  if (fitted == current) return;
+  for (Value o : load->getOperands())
+    if (isa<RankedTensorType>(o.getType()) && !rebuildableIn(o, fitted)) return;
+  OpBuilder b(load);
+  for (OpOperand &o : load->getOpOperands())
+    if (isa<RankedTensorType>(o.get().getType())) o.set(convertTo(b, o.get(), fitted));
+  load.getResult().setType(withLayout(type, fitted));
+}
+
+void eraseIfDead(Value v) {
+  if (Operation *op = v.getDefiningOp(); op && isa<ConvertLayoutOp>(op) && op->use_empty()) op->erase();
+}
+
+void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
+  std::optional<MmaLayoutAttr> mma = mmaLayoutFor(dot, warps);
+  if (!mma) return;
+  MLIRContext *ctx = dot.getContext();
+  OpBuilder b(dot);
+  Type blockedResult = dot.getType();
+  const bool carried = isCarriedAccumulator(dot);
+  if (carried) {
+    carryInLayout(dot, *mma);
+  } else {
+    Value acc = dot.getAcc();
+    dot.getAccMutable().assign(convertTo(b, unconverted(acc), *mma));
+    eraseIfDead(acc);
+  }
+  for (unsigned idx : {0u, 1u}) {
+    OpOperand &operand = idx == 0 ? dot.getAMutable() : dot.getBMutable();
+    Value fma = operand.get(), source = unconverted(fma);
+    fitLoadToShape(source, warps, widths);
+    operand.assign(convertTo(b, source, DotOperandLayoutAttr::get(ctx, idx, *mma)));
+    eraseIfDead(fma);
+  }
+  dot.getResult().setType(withLayout(blockedResult, *mma));
+  // A carried accumulator's only user is the yield, which carries the mma layout now.
+  if (!carried) {
+    b.setInsertionPointAfter(dot);
+    auto back = ConvertLayoutOp::create(b, dot.getLoc(), blockedResult, dot.getResult());
+    dot.getResult().replaceAllUsesExcept(back, back);
+  }
+}
+
+struct AccelerateMatmul : mlir::tile::impl::TileAccelerateMatmulBase<AccelerateMatmul> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func->hasAttr(kKernelAttr)) return;
+      SmallVector<DotOp> dots;
+      func.walk([&](DotOp d) { dots.push_back(d); });
+      if (dots.empty()) return;
+      const unsigned warps = kernelWarps(func);
+      const DenseMap<unsigned, unsigned> widths = accessVectorWidths(func);
+      for (DotOp d : dots) accelerate(d, warps, widths);
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,105 @@
+//===- LayoutRewrite.cpp - helpers of the layout passes -------------------===//
+#include "LayoutRewrite.h"
+
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+RankedTensorType mlir::tile::withLayout(Type t, Attribute layout) {
+  auto rt = cast<RankedTensorType>(t);
+  return RankedTensorType::get(rt.getShape(), rt.getElementType(), layout);
+}
+
+bool mlir::tile::isUnlaidTensor(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt && !rt.getEncoding();
+}
+
+Value mlir::tile::convertTo(OpBuilder &b, Value v, Attribute layout) {
+  if (layoutOf(v.getType()) == layout) return v;
+  return ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), layout), v);
+}
+
+unsigned mlir::tile::kernelWarps(func::FuncOp func) {
+  if (auto a = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr)) return unsigned(a.getInt());
+  return 4;
+}
+
+DenseMap<unsigned, unsigned> mlir::tile::accessVectorWidths(func::FuncOp func) {
+  AxisInfoAnalysis axis(func);
+  DenseMap<unsigned, unsigned> widths;
+  func.walk([&](Operation *op) {
+    Value ptr;
+    if (auto l = dyn_cast<LoadOp>(op)) ptr = l.getPtr();
+    else if (auto s = dyn_cast<StoreOp>(op)) ptr = s.getPtr();
+    else return;
+    if (auto rt = dyn_cast<RankedTensorType>(ptr.getType())) {
+      unsigned &w = widths[rt.getRank()];
+      w = std::max(w, memoryVectorWidth(axis, ptr, Value(), 16));
+    }
+  });
+  return widths;
+}
+
+namespace {
+
+/// Whether `v` is a short computation from scalars (see rebuildableIn).
+bool isCheap(Value v, int depth = 0) {
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 8) return false;
+  if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+  // A conversion: as cheap as what it converts.
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) return isCheap(cvt.getSrc(), depth + 1);
+  bool shapeOrPointer = isa<AddPtrOp, BroadcastOp, ExpandDimsOp>(op);
+  if (!shapeOrPointer && (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1)) return false;
+  return llvm::all_of(op->getOperands(),
+                      [&](Value o) { return !isa<RankedTensorType>(o.getType()) || isCheap(o, depth + 1); });
+}
+
+/// The layout `op`'s tensor operands need for its result to be in `layout`: the same,
+/// except an expand_dims, whose operand is the (blocked) result layout's slice.
+Attribute operandLayoutFor(Operation *op, Attribute layout) {
+  auto expand = dyn_cast<ExpandDimsOp>(op);
+  if (!expand) return layout;
+  auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
+  return blocked ? SliceLayoutAttr::get(op->getContext(), expand.getAxis(), blocked) : Attribute();
+}
+
+/// Whether every step of cheap `v`'s computation has a form in `layout`.
+bool canRematerializeAs(Value v, Attribute layout) {
+  Operation *op = v.getDefiningOp();
+  if (!op) return false;
+  if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op))
+    return layoutOf(cvt.getSrc().getType()) == layout || canRematerializeAs(cvt.getSrc(), layout);
+  Attribute operandLayout = operandLayoutFor(op, layout);
+  if (!operandLayout) return false;
+  for (Value o : op->getOperands())
+    if (isa<RankedTensorType>(o.getType()) && layoutOf(o.getType()) != operandLayout &&
+        !canRematerializeAs(o, operandLayout))
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool mlir::tile::rebuildableIn(Value v, Attribute layout) { return isCheap(v) && canRematerializeAs(v, layout); }
+
+Value mlir::tile::rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
+  Operation *op = v.getDefiningOp();
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+    Value src = cvt.getSrc();
+    return layoutOf(src.getType()) == type.getEncoding() ? src : rematerialize(b, src, type);
+  }
+  IRMapping map;
+  Attribute operandLayout = operandLayoutFor(op, type.getEncoding());
+  for (Value o : op->getOperands())
+    if (auto t = dyn_cast<RankedTensorType>(o.getType()))
+      map.map(o, layoutOf(t) == operandLayout ? o : rematerialize(b, o, withLayout(t, operandLayout)));
+  Operation *clone = b.clone(*op, map);
+  clone->getResult(0).setType(type);
+  if (auto c = dyn_cast<arith::ConstantOp>(clone))
+    if (auto splat = dyn_cast<SplatElementsAttr>(c.getValue())) c.setValueAttr(splat.resizeSplat(type));
+  return clone->getResult(0);
+}

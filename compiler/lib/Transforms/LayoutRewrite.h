@@ -1,0 +1,42 @@
+//===- LayoutRewrite.h - helpers of the layout passes ---------------------===//
+// Shared by assign-layouts, coalesce, accelerate-matmul and remove-layout-conversions:
+// retyping a value into a layout, inserting conversions, and recomputing cheap values
+// (index arithmetic, address tensors) in another layout instead of moving them.
+#ifndef TILE_TRANSFORMS_LAYOUTREWRITE_H
+#define TILE_TRANSFORMS_LAYOUTREWRITE_H
+
+#include "tile/Analysis/Layouts.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+
+/// `t` (a ranked tensor) with its encoding replaced by `layout`.
+RankedTensorType withLayout(Type t, Attribute layout);
+
+/// A ranked tensor without an encoding (not yet laid out).
+bool isUnlaidTensor(Type t);
+
+/// `v` in `layout`: itself if it already is, else a new tile.convert_layout at `b`.
+Value convertTo(OpBuilder &b, Value v, Attribute layout);
+
+/// The kernel's warps: its tile.num_warps attribute, else 4.
+unsigned kernelWarps(func::FuncOp func);
+
+/// Per tensor rank, the widest vector (in elements, up to 16) any global access of that
+/// rank allows by its addresses' contiguity and alignment: what the rank's default blocked
+/// layout is sized for.
+DenseMap<unsigned, unsigned> accessVectorWidths(func::FuncOp func);
+
+/// Whether `v` can be recomputed in `layout` from scalars alone instead of converted: a
+/// short computation of ranges, splats, constants, arith ops, addptr, broadcast and
+/// expand_dims (into a blocked layout only), e.g. `base + rows[:, None] * stride + cols`.
+bool rebuildableIn(Value v, Attribute layout);
+
+/// A copy of rebuildable `v`'s computation producing `type` (same shape, other layout).
+Value rematerialize(OpBuilder &b, Value v, RankedTensorType type);
+
+} // namespace mlir::tile
+
+#endif

@@ -1,0 +1,211 @@
+//===- RemoveLayoutConversions.cpp - fewer layout conversions ------------===//
+// A tile.convert_layout moves data between threads (through shared memory, Conversion/
+// ShapeOps.cpp), so the passes before this one insert them freely and this one removes
+// what it can:
+//   - rematerialisation: a conversion of a cheap value (index arithmetic, an address
+//     tensor: ranges, splats, constants, arith, addptr, broadcast, expand_dims) becomes
+//     the value recomputed in the wanted layout;
+//   - chains: convert(convert(x)) converts x once, and a conversion to x's own layout is x;
+//   - propagation: a chain of elementwise ops converted out of a layout L and back runs in
+//     L (no conversion left); an elementwise op with several operands converted from L
+//     runs in L and its result is converted once instead.
+#include "LayoutRewrite.h"
+#include "tile/Transforms/Passes.h"
+
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEREMOVELAYOUTCONVERSIONS
+#include "tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// Ops that compute each element from the same element of their operands, whatever the
+/// layout: they may run in any layout their operands share.
+bool isElementwise(Operation *op) {
+  if (op->getNumResults() != 1 || op->getNumRegions() != 0 || !isa<RankedTensorType>(op->getResult(0).getType()))
+    return false;
+  if (!op->hasTrait<OpTrait::Elementwise>() && !isa<AddPtrOp, arith::SelectOp>(op)) return false;
+  auto shape = cast<RankedTensorType>(op->getResult(0).getType()).getShape();
+  return llvm::all_of(op->getOperands(), [&](Value o) {
+    auto t = dyn_cast<RankedTensorType>(o.getType());
+    return !t || t.getShape() == shape;
+  });
+}
+
+/// Erases `op` if nothing uses it, then whatever fed only it.
+void eraseIfDead(Operation *op) {
+  if (!op || !op->use_empty() || !isMemoryEffectFree(op)) return;
+  SmallVector<Operation *> feeders;
+  for (Value o : op->getOperands())
+    if (Operation *d = o.getDefiningOp()) feeders.push_back(d);
+  op->erase();
+  for (Operation *d : feeders) eraseIfDead(d);
+}
+
+/// convert_layout of a cheap producer → the producer recomputed in the target layout.
+bool rematerializeCheap(func::FuncOp func) {
+  SmallVector<ConvertLayoutOp> converts;
+  func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+  bool changed = false;
+  for (ConvertLayoutOp cvt : converts) {
+    if (!rebuildableIn(cvt.getSrc(), cvt.getType().getEncoding())) continue;
+    OpBuilder b(cvt);
+    Value replacement = rematerialize(b, cvt.getSrc(), cvt.getType());
+    Operation *src = cvt.getSrc().getDefiningOp();
+    cvt.replaceAllUsesWith(replacement);
+    cvt.erase();
+    eraseIfDead(src);
+    changed = true;
+  }
+  return changed;
+}
+
+/// convert(convert(x)) → convert(x); convert(x) to x's own layout → x.
+bool foldChains(func::FuncOp func) {
+  SmallVector<ConvertLayoutOp> converts;
+  func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+  bool changed = false;
+  for (ConvertLayoutOp cvt : converts) {
+    if (auto inner = cvt.getSrc().getDefiningOp<ConvertLayoutOp>()) {
+      cvt.getSrcMutable().assign(inner.getSrc());
+      eraseIfDead(inner);
+      changed = true;
+    }
+    if (cvt.getSrc().getType() == cvt.getType()) {
+      cvt.replaceAllUsesWith(cvt.getSrc());
+      cvt.erase();
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/// The layout to run elementwise `op` in instead of its own: the one two or more of its
+/// converted tensor operands come from, when all converted operands come from it and the
+/// others can be rebuilt in it (one conversion of the result replaces several). Else null.
+Attribute mergingLayout(Operation *op) {
+  Attribute source;
+  unsigned converted = 0;
+  for (Value o : op->getOperands())
+    if (auto cvt = o.getDefiningOp<ConvertLayoutOp>()) {
+      Attribute l = layoutOf(cvt.getSrc().getType());
+      if (source && l != source) return {};
+      source = l;
+      ++converted;
+    }
+  // Blocked and slice layouts only: every op and cheap value lowers in those.
+  if (converted < 2 || !isa<BlockedLayoutAttr, SliceLayoutAttr>(source)) return {};
+  for (Value o : op->getOperands())
+    if (isa<RankedTensorType>(o.getType()) && !o.getDefiningOp<ConvertLayoutOp>() && layoutOf(o.getType()) != source &&
+        !rebuildableIn(o, source))
+      return {};
+  return source;
+}
+
+/// Whether `v` can be computed in `layout` without a conversion: it is already, it is a
+/// conversion from there, it is rebuildable there, or it is an elementwise op used only
+/// here whose operands can (a chain that was converted out of `layout` and back).
+bool canRunIn(Value v, Attribute layout, int depth = 0) {
+  if (layoutOf(v.getType()) == layout) return true;
+  if (auto cvt = v.getDefiningOp<ConvertLayoutOp>(); cvt && layoutOf(cvt.getSrc().getType()) == layout) return true;
+  if (rebuildableIn(v, layout)) return true;
+  Operation *op = v.getDefiningOp();
+  if (!op || depth > 8 || !v.hasOneUse() || !isElementwise(op)) return false;
+  return llvm::all_of(op->getOperands(), [&](Value o) {
+    return !isa<RankedTensorType>(o.getType()) || canRunIn(o, layout, depth + 1);
+  });
+}
+
+/// `v` computed in `layout` (canRunIn(v, layout) holds).
+Value runIn(OpBuilder &b, Value v, Attribute layout) {
+  if (layoutOf(v.getType()) == layout) return v;
+  if (auto cvt = v.getDefiningOp<ConvertLayoutOp>(); cvt && layoutOf(cvt.getSrc().getType()) == layout)
+    return cvt.getSrc();
+  if (rebuildableIn(v, layout)) return rematerialize(b, v, withLayout(v.getType(), layout));
+  Operation *op = v.getDefiningOp();
+  IRMapping map;
+  for (Value o : op->getOperands())
+    if (isa<RankedTensorType>(o.getType())) map.map(o, runIn(b, o, layout));
+  Operation *clone = b.clone(*op, map);
+  clone->getResult(0).setType(withLayout(v.getType(), layout));
+  return clone->getResult(0);
+}
+
+/// Propagation, backward: convert(f(convert(x : L -> M)) : M -> L) where f is a chain of
+/// elementwise ops → f computed in L, no conversion.
+bool hoistConversions(func::FuncOp func) {
+  SmallVector<ConvertLayoutOp> converts;
+  func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+  bool changed = false;
+  for (ConvertLayoutOp cvt : converts) {
+    Attribute layout = cvt.getType().getEncoding();
+    Operation *producer = cvt.getSrc().getDefiningOp();
+    if (!isa<BlockedLayoutAttr, SliceLayoutAttr>(layout) || !producer || !isElementwise(producer) ||
+        !canRunIn(cvt.getSrc(), layout))
+      continue;
+    OpBuilder b(cvt);
+    Value replacement = runIn(b, cvt.getSrc(), layout);
+    cvt.replaceAllUsesWith(replacement);
+    cvt.erase();
+    eraseIfDead(producer);
+    changed = true;
+  }
+  return changed;
+}
+
+/// Propagation, forward: an elementwise op whose operands are converted from one layout
+/// runs there, and its result is converted once (see mergingLayout).
+bool mergeConversions(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  func.walk([&](Operation *op) {
+    if (isElementwise(op)) ops.push_back(op);
+  });
+  bool changed = false;
+  for (Operation *op : ops) {
+    Attribute source = mergingLayout(op);
+    if (!source) continue;
+    OpBuilder b(op);
+    for (OpOperand &o : op->getOpOperands()) {
+      if (!isa<RankedTensorType>(o.get().getType())) continue;
+      Operation *old = o.get().getDefiningOp();
+      if (auto cvt = dyn_cast_or_null<ConvertLayoutOp>(old)) o.set(cvt.getSrc());
+      else if (layoutOf(o.get().getType()) != source) o.set(rematerialize(b, o.get(), withLayout(o.get().getType(), source)));
+      else continue;
+      eraseIfDead(old);
+    }
+    Value result = op->getResult(0);
+    Type wanted = result.getType();
+    result.setType(withLayout(wanted, source));
+    b.setInsertionPointAfter(op);
+    auto back = ConvertLayoutOp::create(b, op->getLoc(), wanted, result);
+    result.replaceAllUsesExcept(back, back);
+    changed = true;
+  }
+  return changed;
+}
+
+struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBase<RemoveLayoutConversions> {
+  void runOnOperation() override {
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func->hasAttr(kKernelAttr)) return;
+      // Each step can expose work for the others (a propagated conversion meets another
+      // and folds; a folded chain leaves a cheap value's conversion); a few rounds reach
+      // the fixed point of kernels seen so far.
+      for (int round = 0; round < 4; ++round) {
+        bool changed = rematerializeCheap(func);
+        changed |= foldChains(func);
+        changed |= hoistConversions(func);
+        changed |= mergeConversions(func);
+        changed |= foldChains(func);
+        if (!changed) break;
+      }
+    });
+  }
+};
+
+} // namespace

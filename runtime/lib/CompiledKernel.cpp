@@ -1,0 +1,130 @@
+// The compiled-kernel record's invariants and its one serialisation.
+#include "tile/runtime/CompiledKernel.h"
+
+#include "tile/runtime/Error.h"
+
+#include <charconv>
+
+namespace tile::rt {
+
+namespace {
+
+// The first line is "<kMagic> v<kCompiledKernelFormatVersion>".
+constexpr std::string_view kMagic = "tile-ptx";
+
+bool isIdentifier(std::string_view s) {
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9')) return false;
+  for (char c : s)
+    if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+  return true;
+}
+
+// Reads a payload line by line; keeps the first problem found in `why`.
+class Reader {
+ public:
+  explicit Reader(std::string_view s) : s_(s) {}
+
+  // The value of the line "<name> <value>\n" at the cursor.
+  std::optional<std::string_view> field(std::string_view name) {
+    std::string_view rest = s_.substr(pos_);
+    if (rest.empty()) return fail("truncated before the '" + std::string(name) + "' line");
+    if (!rest.starts_with(name) || rest.substr(name.size(), 1) != " ")
+      return fail("expected a '" + std::string(name) + "' line");
+    size_t end = rest.find('\n');
+    if (end == std::string_view::npos) return fail("truncated in the '" + std::string(name) + "' line");
+    pos_ += end + 1;
+    return rest.substr(name.size() + 1, end - name.size() - 1);
+  }
+
+  // A "<name> <decimal>\n" line.
+  template <class T>
+  std::optional<T> number(std::string_view name) {
+    auto v = field(name);
+    if (!v) return std::nullopt;
+    T n = 0;
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (v->empty() || ec != std::errc() || end != v->data() + v->size())
+      return fail("bad '" + std::string(name) + "' value '" + std::string(v->substr(0, 20)) + "'");
+    return n;
+  }
+
+  std::string_view rest() const { return s_.substr(pos_); }
+
+  std::nullopt_t fail(std::string reason) {
+    if (why.empty()) why = std::move(reason);
+    return std::nullopt;
+  }
+
+  std::string why;
+
+ private:
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+std::optional<CompiledKernel> read(Reader &r) {
+  // The format line first, so that an older or newer format is named as such, not as garbage.
+  if (!r.rest().starts_with(std::string(kMagic) + " v")) return r.fail("not a kernel record");
+  std::string want = "v" + std::to_string(kCompiledKernelFormatVersion);
+  auto version = r.field(kMagic);
+  if (!version) return std::nullopt;
+  if (*version != want) return r.fail("format " + std::string(version->substr(0, 20)) + ", this build reads " + want);
+
+  auto n = r.field("name");
+  auto t = r.field("target");
+  auto shared = r.number<unsigned>("shared");
+  auto warps = r.number<unsigned>("warps");
+  auto ptxBytes = r.number<size_t>("ptx");
+  if (!n || !t || !shared || !warps || !ptxBytes) return std::nullopt;
+  std::string_view body = r.rest();
+  if (body.size() < *ptxBytes)
+    return r.fail("truncated PTX (" + std::to_string(body.size()) + " of " + std::to_string(*ptxBytes) + " bytes)");
+  if (body.size() > *ptxBytes) return r.fail(std::to_string(body.size() - *ptxBytes) + " bytes after the PTX");
+
+  CompiledKernel k;
+  // Structured bindings: a new field fails to compile here until it is decoded (and encoded).
+  auto &[name, target, ptx, meta] = k;
+  auto &[sharedBytes, numWarps] = meta;
+  name = *n;
+  target = *t;
+  ptx = body;
+  sharedBytes = *shared;
+  numWarps = *warps;
+  if (std::string why = checkCompiledKernel(k); !why.empty()) return r.fail(why);
+  return k;
+}
+
+}  // namespace
+
+std::string checkCompiledKernel(const CompiledKernel &k) {
+  if (!isIdentifier(k.name)) return "name '" + k.name.substr(0, 40) + "' is not a C identifier";
+  if (k.target.empty()) return "empty target";
+  for (char c : k.target)
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') return "target holds a character other than plain text";
+  if (k.ptx.empty()) return "empty PTX";
+  unsigned w = k.meta.numWarps;
+  if (w < 1 || w > 32 || (w & (w - 1))) return "warps must be a power of two from 1 to 32, not " + std::to_string(w);
+  return "";
+}
+
+std::string encodeCompiledKernel(const CompiledKernel &k) {
+  if (std::string why = checkCompiledKernel(k); !why.empty())
+    throw Error("tile: cannot encode the compiled kernel '" + k.name.substr(0, 40) + "': " + why + " (this is a bug)");
+  // Structured bindings: a new field fails to compile here until it is encoded (and decoded).
+  const auto &[name, target, ptx, meta] = k;
+  const auto &[sharedBytes, numWarps] = meta;
+  std::string out = std::string(kMagic) + " v" + std::to_string(kCompiledKernelFormatVersion) + "\nname " + name +
+                    "\ntarget " + target + "\nshared " + std::to_string(sharedBytes) + "\nwarps " +
+                    std::to_string(numWarps) + "\nptx " + std::to_string(ptx.size()) + "\n";
+  out += ptx;
+  return out;
+}
+
+std::optional<CompiledKernel> decodeCompiledKernel(std::string_view payload, std::string *why) {
+  Reader r(payload);
+  std::optional<CompiledKernel> k = read(r);
+  if (!k && why) *why = r.why;
+  return k;
+}
+
+}  // namespace tile::rt

@@ -1,0 +1,192 @@
+// RUN: tile-opt %s -split-input-file --tile-assign-layouts --tile-accelerate-matmul | FileCheck %s
+
+// tile-accelerate-matmul moves the dots that fit mma.sync m16n8k16 (f16/bf16, sm_80+, whole
+// instruction tiles for every warp) from assign-layouts' CUDA-core layouts to #tile.mma
+// with #tile.dot_operand operands; the rest stay as they are.
+
+// The K loop carries its accumulator in the mma layout: one conversion of the initial
+// value before the loop, one of the result after it, none inside.
+// CHECK-DAG: #[[MMA:mma[0-9]*]] = #tile.mma<warpsPerCTA = [2, 2]>
+// CHECK-LABEL: func.func @matmul_k_loop
+// CHECK: %[[INIT:.*]] = tile.convert_layout %{{.*}} : tensor<64x64xf32, #blocked{{[0-9]*}}> -> tensor<64x64xf32, #[[MMA]]>
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (tensor<64x64xf32, #[[MMA]]>)
+// CHECK-NOT: tile.convert_layout {{.*}}#[[MMA]]
+// CHECK: tile.convert_layout %{{.*}} -> tensor<64x32xf16, #dot_op>
+// CHECK: tile.convert_layout %{{.*}} -> tensor<32x64xf16, #dot_op1>
+// CHECK: %[[D:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ACC]] : tensor<64x32xf16, #dot_op> * tensor<32x64xf16, #dot_op1> -> tensor<64x64xf32, #[[MMA]]>
+// CHECK-NEXT: scf.yield %[[D]] : tensor<64x64xf32, #[[MMA]]>
+// CHECK: tile.convert_layout %{{.*}} : tensor<64x64xf32, #[[MMA]]> -> tensor<64x64xf32, #blocked
+module attributes {tile.target = "sm_90"} {
+func.func @matmul_k_loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                         %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %k: i32 {tile.divisibility = 16 : i32},
+                         %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %rm = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %rk = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32>
+  // Row offsets of A (rm * k) and column offsets of B (rn), fixed over the loop.
+  %rm2 = tile.expand_dims %rm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %ks = tile.splat %k : tensor<64x1xi32>
+  %arow = arith.muli %rm2, %ks : tensor<64x1xi32>
+  %arowb = tile.broadcast %arow : tensor<64x1xi32> -> tensor<64x32xi32>
+  %rn2 = tile.expand_dims %rm {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %bcolb = tile.broadcast %rn2 : tensor<1x64xi32> -> tensor<32x64xi32>
+  %pa = tile.splat %a : tensor<64x32x!tile.ptr<f16>>
+  %pb = tile.splat %b : tensor<32x64x!tile.ptr<f16>>
+  %acc = scf.for %k0 = %c0 to %k step %c32 iter_args(%acc1 = %acc0) -> (tensor<64x64xf32>) : i32 {
+    %k0s = tile.splat %k0 : tensor<32xi32>
+    %kk = arith.addi %k0s, %rk : tensor<32xi32>
+    // A tile: rm * k + kk, masked kk < k.
+    %kk2 = tile.expand_dims %kk {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %kkb = tile.broadcast %kk2 : tensor<1x32xi32> -> tensor<64x32xi32>
+    %aoff = arith.addi %arowb, %kkb : tensor<64x32xi32>
+    %qa = tile.addptr %pa, %aoff : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi32>
+    %kl = tile.splat %k : tensor<64x32xi32>
+    %ma = arith.cmpi slt, %kkb, %kl : tensor<64x32xi32>
+    %ta = tile.load %qa, %ma : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1> -> tensor<64x32xf16>
+    // B tile: kk * n + rn, masked kk < k.
+    %kc = tile.expand_dims %kk {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+    %ns = tile.splat %n : tensor<32x1xi32>
+    %brow = arith.muli %kc, %ns : tensor<32x1xi32>
+    %browb = tile.broadcast %brow : tensor<32x1xi32> -> tensor<32x64xi32>
+    %boff = arith.addi %browb, %bcolb : tensor<32x64xi32>
+    %qb = tile.addptr %pb, %boff : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi32>
+    %kcb = tile.broadcast %kc : tensor<32x1xi32> -> tensor<32x64xi32>
+    %kl2 = tile.splat %k : tensor<32x64xi32>
+    %mb = arith.cmpi slt, %kcb, %kl2 : tensor<32x64xi32>
+    %tb = tile.load %qb, %mb : tensor<32x64x!tile.ptr<f16>>, tensor<32x64xi1> -> tensor<32x64xf16>
+    %d = tile.dot %ta, %tb, %acc1 : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  // Store C [64, 64] row-major with row stride n.
+  %rm3 = tile.expand_dims %rm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %ns3 = tile.splat %n : tensor<64x1xi32>
+  %crow = arith.muli %rm3, %ns3 : tensor<64x1xi32>
+  %crowb = tile.broadcast %crow : tensor<64x1xi32> -> tensor<64x64xi32>
+  %rn3 = tile.expand_dims %rm {axis = 0 : i32} : tensor<64xi32> -> tensor<1x64xi32>
+  %ccolb = tile.broadcast %rn3 : tensor<1x64xi32> -> tensor<64x64xi32>
+  %coff = arith.addi %crowb, %ccolb : tensor<64x64xi32>
+  %pc = tile.splat %c : tensor<64x64x!tile.ptr<f32>>
+  %qc = tile.addptr %pc, %coff : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xi32>
+  tile.store %qc, %acc : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+}
+
+// -----
+
+// A tensor-core operand's load gets a layout fitted to its own shape: the default for
+// rank 2 is sized for the 64x64 accumulator and would wrap a 64x16 tile (several threads
+// loading the same elements). Its address tensor (pointer arithmetic over ranges) is
+// converted (remove-layout-conversions then recomputes it in the fitted layout); B
+// [16, 64] comes from a reshape, not a load, and is converted as it is.
+// CHECK-DAG: #[[FIT:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1], order = [1, 0]>
+// CHECK-LABEL: func.func @fitted_operand_load
+// CHECK: %[[PA:.*]] = tile.convert_layout %{{.*}} : tensor<64x16x!tile.ptr<f16>, #{{.*}}> -> tensor<64x16x!tile.ptr<f16>, #[[FIT]]>
+// CHECK: %[[VA:.*]] = tile.load %[[PA]] : tensor<64x16x!tile.ptr<f16>, #[[FIT]]> -> tensor<64x16xf16, #[[FIT]]>
+// CHECK: %[[OA:.*]] = tile.convert_layout %[[VA]] : tensor<64x16xf16, #[[FIT]]> -> tensor<64x16xf16, #dot_op>
+// CHECK: tile.dot %[[OA]], %{{.*}} : tensor<64x16xf16, #dot_op> * tensor<16x64xf16, #dot_op1> -> tensor<64x64xf32, #mma>
+module attributes {tile.target = "sm_90"} {
+func.func @fitted_operand_load(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %c: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %rm = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %rk = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %c16 = arith.constant 16 : i32
+  %m2 = tile.expand_dims %rm {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %s16 = tile.splat %c16 : tensor<64x1xi32>
+  %row = arith.muli %m2, %s16 : tensor<64x1xi32>
+  %rowb = tile.broadcast %row : tensor<64x1xi32> -> tensor<64x16xi32>
+  %k2 = tile.expand_dims %rk {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %kb = tile.broadcast %k2 : tensor<1x16xi32> -> tensor<64x16xi32>
+  %offa = arith.addi %rowb, %kb : tensor<64x16xi32>
+  %pa0 = tile.splat %a : tensor<64x16x!tile.ptr<f16>>
+  %pa = tile.addptr %pa0, %offa : tensor<64x16x!tile.ptr<f16>>, tensor<64x16xi32>
+  %va = tile.load %pa : tensor<64x16x!tile.ptr<f16>> -> tensor<64x16xf16>
+  %rn = tile.make_range {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %pb0 = tile.splat %a : tensor<1024x!tile.ptr<f16>>
+  %pb = tile.addptr %pb0, %rn : tensor<1024x!tile.ptr<f16>>, tensor<1024xi32>
+  %vb1 = tile.load %pb : tensor<1024x!tile.ptr<f16>> -> tensor<1024xf16>
+  %vb = tile.reshape %vb1 : tensor<1024xf16> -> tensor<16x64xf16>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %va, %vb, %acc : tensor<64x16xf16> * tensor<16x64xf16> -> tensor<64x64xf32>
+  %dr = tile.reshape %d : tensor<64x64xf32> -> tensor<4096xf32>
+  %r4 = tile.make_range {start = 0 : i32, end = 4096 : i32} : tensor<4096xi32>
+  %pc0 = tile.splat %c : tensor<4096x!tile.ptr<f32>>
+  %pc = tile.addptr %pc0, %r4 : tensor<4096x!tile.ptr<f32>>, tensor<4096xi32>
+  tile.store %pc, %dr : tensor<4096x!tile.ptr<f32>>, tensor<4096xf32>
+  return
+}
+}
+
+// -----
+
+// f32 operands (exact FMA by default), a target without mma.sync (sm_75) and a tile too
+// small to give each of 4 warps a 16 x 8 instruction tile keep the CUDA-core layouts
+// (the TF32 case between them moves).
+// CHECK-LABEL: func.func @f32_dot
+// CHECK-NOT: #mma
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #blocked
+module attributes {tile.target = "sm_90"} {
+func.func @f32_dot(%a: !tile.ptr<f32>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<64x64x!tile.ptr<f32>>
+  %va = tile.load %pa : tensor<64x64x!tile.ptr<f32>> -> tensor<64x64xf32>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %va, %va, %acc : tensor<64x64xf32> * tensor<64x64xf32> -> tensor<64x64xf32>
+  %pc = tile.splat %c : tensor<64x64x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+}
+
+// -----
+
+// f32 operands with TF32 input precision go to tensor cores (mma.sync m16n8k8).
+// CHECK-LABEL: func.func @tf32_dot
+// CHECK: tile.dot {{.*}} {input_precision = #tile.input_precision<TF32>} : tensor<64x64xf32, #dot_op> * tensor<64x64xf32, #dot_op1> -> tensor<64x64xf32, #mma>
+module attributes {tile.target = "sm_90"} {
+func.func @tf32_dot(%a: !tile.ptr<f32>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<64x64x!tile.ptr<f32>>
+  %va = tile.load %pa : tensor<64x64x!tile.ptr<f32>> -> tensor<64x64xf32>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %va, %va, %acc {input_precision = #tile.input_precision<TF32>} : tensor<64x64xf32> * tensor<64x64xf32> -> tensor<64x64xf32>
+  %pc = tile.splat %c : tensor<64x64x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @sm75_dot
+// CHECK-NOT: #mma
+// CHECK: tile.dot {{.*}} -> tensor<64x64xf32, #blocked
+module attributes {tile.target = "sm_75"} {
+func.func @sm75_dot(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<64x64x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32>
+  %d = tile.dot %va, %va, %acc : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+  %pc = tile.splat %c : tensor<64x64x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @small_dot
+// CHECK-NOT: #mma
+// CHECK: tile.dot {{.*}} -> tensor<16x8xf32, #blocked
+module attributes {tile.target = "sm_90"} {
+func.func @small_dot(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<16x16x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<16x16x!tile.ptr<f16>> -> tensor<16x16xf16>
+  %pb = tile.splat %a : tensor<16x8x!tile.ptr<f16>>
+  %vb = tile.load %pb : tensor<16x8x!tile.ptr<f16>> -> tensor<16x8xf16>
+  %acc = arith.constant dense<0.0> : tensor<16x8xf32>
+  %d = tile.dot %va, %vb, %acc : tensor<16x16xf16> * tensor<16x8xf16> -> tensor<16x8xf32>
+  %pc = tile.splat %c : tensor<16x8x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<16x8x!tile.ptr<f32>>, tensor<16x8xf32>
+  return
+}
+}
