@@ -2,6 +2,7 @@
 # One-call GPU check. Runs ON the GPU machine, from the repo root, with .device/ carried (staged here by
 # tools/gpu-bundle.sh):
 #     bash .device/gpu-check.sh
+# SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the kernel test binaries.
 # Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, then the PyTorch/Triton
 # anchors (bench/torch_triton_bench.py), writes full logs to $OUT (or a temp dir), and prints a summary last.
 # Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
@@ -98,6 +99,25 @@ for bin in "${tests[@]}"; do
   echo "$name done ($((SECONDS - START)) s)"
 done
 
+# --- compute-sanitizer (SANITIZE=1; about 3 minutes) ----------------------------------------------------
+# memcheck, racecheck and synccheck over the GPU test binaries that run our kernels; any report fails the check.
+sanitize_line="not run (SANITIZE=1 runs memcheck, racecheck and synccheck)"
+if [ "${SANITIZE:-0}" = 1 ]; then
+  SAN=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
+  sanitize_line=""
+  for tool in memcheck racecheck synccheck; do
+    for name in kernels_gpu_tests test_kernels_gpu_tests models_gpu_tests; do
+      [ -x "$HERE/$name" ] || continue
+      log="$LOGS/sanitize-$tool-$name.log"
+      timeout -k 5 300 "$SAN" --tool "$tool" --error-exitcode 3 "$HERE/$name" --gtest_brief=1 >"$log" 2>&1
+      rc=$?
+      [ "$rc" -ne 0 ] && status=1
+      sanitize_line+="$tool $name: $([ "$rc" -eq 0 ] && echo clean || echo "FAILED (exit $rc, $log)"); "
+    done
+  done
+  echo "compute-sanitizer done ($((SECONDS - START)) s)"
+fi
+
 # --- the MNIST CNN: one epoch on the real data (runtime-only trainer) ------------------------------------
 mnist_line="skipped (no tile-mnist-aot or .device/mnist)"
 if [ -x "$HERE/tile-mnist-aot" ] && [ -d "$HERE/mnist" ]; then
@@ -169,6 +189,7 @@ echo
 echo "==== gpu-check summary ($((SECONDS - START)) s) - $SMI"
 for line in "${summary[@]}"; do echo "$line"; done
 echo "mnist: $mnist_line"
+echo "sanitizers: $sanitize_line"
 # Each layer against cuDNN/cuBLAS: the largest relative error and where (all lines: cudnn_gpu_tests.log).
 grep -h "^cudnn-check" "$LOGS/cudnn_gpu_tests.log" 2>/dev/null | awk '/oracle:/ { print; next } { n++; e = $(NF); if (e + 0 >= worst + 0) { worst = e; at = $0 } } END { if (n) printf "cudnn-check: %d comparisons, worst rel err %s (%s)\n", n, worst, at }'
 cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep '^RESULT ' | awk '

@@ -44,6 +44,8 @@ std::string fillCudnn(void *lib, CudnnApi &api) {
 }
 std::string fillCublas(void *lib, CublasApi &api) {
   TILE_CUBLAS_FUNCTIONS(TILE_RESOLVE)
+  api.gemmEx = reinterpret_cast<CublasApi::GemmEx>(dlsym(lib, "cublasGemmEx"));
+  if (!api.gemmEx) return "cublasGemmEx";
   return "";
 }
 #undef TILE_RESOLVE

@@ -74,6 +74,11 @@ struct CudnnApi {
 struct CublasApi {
   TILE_CUBLAS_FUNCTIONS(TILE_MEMBER)
 #undef TILE_MEMBER
+  // cublasGemmEx is overloaded in C++ (its compute type): the C entry point, spelled out.
+  using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+                                    const void *, cudaDataType, int, const void *, cudaDataType, int, const void *,
+                                    void *, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+  GemmEx gemmEx = nullptr;
 };
 
 /// The loaded tables, or nullptr with *why set (the library or a symbol is missing). Loaded

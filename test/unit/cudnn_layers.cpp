@@ -258,6 +258,14 @@ void CudnnLayers::linearBackwardBias(DevicePtr dy, DevicePtr dbias, int batch, i
         "cublasSgemv(linear backward bias)");
 }
 
+void CudnnLayers::matmul(DevicePtr a, DevicePtr b, DevicePtr c, int m, int n, int k, cudaDataType inputs,
+                         cublasComputeType_t compute) {
+  // Row-major C = A·B is column-major Cᵀ (n x m) = Bᵀ (n x k) · Aᵀ (k x m).
+  check(blas_.gemmEx(blasHandle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &kOne, at(b), inputs, n, at(a), inputs, k, &kZero,
+                     at(c), CUDA_R_32F, n, compute, CUBLAS_GEMM_DEFAULT),
+        "cublasGemmEx");
+}
+
 void CudnnLayers::axpy(DevicePtr x, DevicePtr y, int64_t n, float alpha) {
   check(blas_.saxpy(blasHandle_, int(n), &alpha, static_cast<float *>(at(x)), 1, static_cast<float *>(at(y)), 1),
         "cublasSaxpy");

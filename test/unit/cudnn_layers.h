@@ -54,6 +54,12 @@ class CudnnLayers {
   void linearBackwardWeight(DevicePtr dy, DevicePtr x, DevicePtr dweight, int batch, int in, int out);
   void linearBackwardBias(DevicePtr dy, DevicePtr dbias, int batch, int out);
 
+  /// Row-major C[m, n] (f32) = A[m, k] · B[k, n] with A and B of `inputs` (CUDA_R_16F,
+  /// CUDA_R_16BF or CUDA_R_32F) through cublasGemmEx in `compute` (CUBLAS_COMPUTE_32F, or
+  /// CUBLAS_COMPUTE_32F_FAST_TF32 for TF32 tensor cores).
+  void matmul(DevicePtr a, DevicePtr b, DevicePtr c, int m, int n, int k, cudaDataType inputs,
+              cublasComputeType_t compute);
+
   /// y += alpha * x over n floats (the SGD update with alpha = -lr).
   void axpy(DevicePtr x, DevicePtr y, int64_t n, float alpha);
 
