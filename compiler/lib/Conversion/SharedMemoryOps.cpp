@@ -65,34 +65,45 @@ struct MemDescIndexLowering : OpConversionPattern<MemDescIndexOp> {
 };
 
 /// ldmatrix reads 8x8 blocks of 16-bit elements: lane i gives the address of row i % 8
-/// of block i / 8, and receives per block one register holding two elements. For an
-/// mma.sync operand fragment a block is one register pair (register bit 0 is the pair's
-/// element): pair p of the fragment comes from block p % num of instruction p / num.
-/// So the addresses are a linear layout over (lane, warp, instruction): lane bits 0-2
-/// step through the block's rows, lane bits 3-4 and the instruction's bits through the
-/// register pairs, warp bits as the operand's. For operand a the pair is along K (the
-/// contiguous dimension of the buffer): a block's row is a row of the tile. For b the
-/// pair is along K = dim0 while N is contiguous: .trans hands each lane the column pair.
+/// of block i / 8, and receives per block one 32-bit register holding two elements. For an
+/// mma.sync operand fragment a block is one register word: pair p of the fragment comes
+/// from block p % num of instruction p / num. So the addresses are a linear layout over
+/// (lane, warp, instruction): lane bits 0-2 step through the block's rows, lane bits 3-4
+/// and the instruction's bits through the register words, warp bits as the operand's. For
+/// operand a the word is along K (the contiguous dimension of the buffer): a block's row
+/// is a row of the tile. For b the pair is along K = dim0 while N is contiguous: .trans
+/// hands each lane the column pair. tf32 operand a (32-bit elements): a block row is four
+/// elements and each word one element, which lane i % 4 of the row gets: no pair bit, and
+/// no .trans form (b of tf32 reads element by element).
 struct LdmatrixPlan {
-  int num = 0;             ///< matrices per instruction (1, 2 or 4)
+  int num = 0;              ///< matrices per instruction (1, 2 or 4)
   bool trans = false;
+  int elemsPerWord = 2;     ///< 2 for 16-bit elements, 1 for 32-bit
   ll::LinearLayout address; ///< (lane, warp, instr) -> element offset
 };
 
 std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType buffer) {
-  if (sharedBytesOf(buffer.getElementType()) != 2 || buffer.getRank() != 2) return std::nullopt;
+  const unsigned elemBytes = sharedBytesOf(buffer.getElementType());
+  if ((elemBytes != 2 && elemBytes != 4) || buffer.getRank() != 2) return std::nullopt;
+  const int rowElems = int(16 / elemBytes); // one 16-byte block row
   auto enc = cast<SwizzledSharedLayoutAttr>(buffer.getEncoding());
-  // Eight consecutive elements of a row (16 bytes) must be contiguous and aligned.
-  if (buffer.getShape()[1] % 8 || (enc.getMaxPhase() > 1 && enc.getVec() < 8)) return std::nullopt;
+  // A block row (16 bytes) must be contiguous and aligned.
+  if (buffer.getShape()[1] % rowElems || (enc.getMaxPhase() > 1 && int(enc.getVec()) < rowElems)) return std::nullopt;
   const ll::LinearLayout &l = regs.linear;
   const int regBits = l.getInDimSizeLog2("register");
-  if (regBits < 1) return std::nullopt;
   auto basis = [&](const char *dim, int bit) { return l.getBasis(dim, bit); };
   LdmatrixPlan plan;
-  auto pairElem = basis("register", 0);
-  plan.trans = pairElem[0] != 0; // the pair runs along dim0
-  const int pairBits = regBits - 1;
-  const int numBits = std::min(2, pairBits);
+  plan.elemsPerWord = elemBytes == 2 ? 2 : 1;
+  const int pairBits = elemBytes == 2 ? 1 : 0;
+  if (regBits < pairBits) return std::nullopt;
+  if (elemBytes == 2) {
+    plan.trans = basis("register", 0)[0] != 0; // the pair runs along dim0
+  } else if (l.getInDimSizeLog2("lane") != 5 || basis("lane", 0) != ll::LinearLayout::Basis{0, 1} ||
+             basis("lane", 1) != ll::LinearLayout::Basis{0, 2}) {
+    return std::nullopt; // a lane's word must be the row's element lane % 4
+  }
+  const int wordBits = regBits - pairBits;
+  const int numBits = std::min(2, wordBits);
   plan.num = 1 << numBits;
   // Rows of a block: non-trans, the lanes' group bits (lane bits 2-4 step dim0); trans,
   // the pair's element bit then lane bits 0-1 (k = 2 * (lane % 4) + element).
@@ -100,21 +111,22 @@ std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType b
   if (!plan.trans) {
     for (int b = 2; b < 5; ++b) lane.push_back(basis("lane", b));
   } else {
-    lane.push_back(pairElem);
+    lane.push_back(basis("register", 0));
     lane.push_back(basis("lane", 0));
     lane.push_back(basis("lane", 1));
   }
-  for (int b = 0; b < 2; ++b) lane.push_back(b < numBits ? basis("register", 1 + b) : ll::LinearLayout::Basis{0, 0});
-  for (int b = 1 + numBits; b < regBits; ++b) instr.push_back(basis("register", b));
+  for (int b = 0; b < 2; ++b)
+    lane.push_back(b < numBits ? basis("register", pairBits + b) : ll::LinearLayout::Basis{0, 0});
+  for (int b = pairBits + numBits; b < regBits; ++b) instr.push_back(basis("register", b));
   for (int b = 0; b < l.getInDimSizeLog2("warp"); ++b) warp.push_back(basis("warp", b));
   ll::LinearLayout coords = widenToBuffer(
       ll::LinearLayout({{"lane", lane}, {"warp", warp}, {"register", instr}}, l.getOutDims()), buffer);
   plan.address = ll::registersToOffsets(coords, sharedTileLayout(buffer));
-  // Every address must start 8 contiguous elements (16 aligned bytes): each basis moves
-  // by whole rows or 8-element chunks.
+  // Every address must start a block row (16 aligned bytes): each basis moves by whole
+  // rows or 16-byte chunks.
   for (const auto &[name, list] : plan.address.getBases())
     for (const auto &b : list)
-      if (b[0] % 8) return std::nullopt;
+      if (b[0] % rowElems) return std::nullopt;
   return plan;
 }
 
@@ -143,7 +155,7 @@ struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
     Type resultType = plan->num == 1 ? i32 : Type(LLVM::LLVMStructType::getLiteral(rewriter.getContext(), fields));
     auto pairType = VectorType::get({2}, elem);
     SmallVector<Value> out;
-    const unsigned instructions = regs.numRegs() / (2 * plan->num);
+    const unsigned instructions = regs.numRegs() / (plan->elemsPerWord * plan->num);
     for (unsigned i = 0; i < instructions; ++i) {
       Value ptr = sharedElementPtr(rewriter, loc, base, elem, address.index(rewriter, loc, i));
       Value res = NVVM::LdMatrixOp::create(
@@ -152,6 +164,10 @@ struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
           NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
       for (int j = 0; j < plan->num; ++j) {
         Value word = plan->num == 1 ? res : Value(LLVM::ExtractValueOp::create(rewriter, loc, res, j));
+        if (plan->elemsPerWord == 1) { // tf32: the word is the element
+          out.push_back(LLVM::BitcastOp::create(rewriter, loc, elem, word));
+          continue;
+        }
         Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);
         for (int e = 0; e < 2; ++e)
           out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, pair, LLVM::ConstantOp::create(rewriter, loc, i32, e)));

@@ -1,7 +1,8 @@
 // The same K loop with f32 operands and TF32 input precision: tensor cores through
 // mma.sync m16n8k8 with tf32 operands (each rounded with cvt.rna.tf32.f32), the tiles
-// copied with cp.async into swizzled rings and read with 32-bit shared loads (ldmatrix is
-// 16-bit only), no spills. Exact f32 (the default precision) stays on FMA: no mma.
+// copied with cp.async into swizzled rings; A (K contiguous) read with ldmatrix (a b16 pair
+// is one tf32 element), B (N contiguous: ldmatrix has no 32-bit transpose) with 32-bit
+// shared loads; no spills. Exact f32 (the default precision) stays on FMA: no mma.
 // RUN: tilec %s --stage=ptx | FileCheck %s
 // RUN: tilec %s --stage=ptx --sm=80 --ptx-version=80 | FileCheck %s
 // RUN: %if ptxas %{ tilec %s --stage=regs | FileCheck %s --check-prefix=REGS %}
@@ -10,8 +11,8 @@
 // CHECK: cp.async.cg.shared.global
 // CHECK: cp.async.commit_group
 // CHECK: cp.async.wait_group 1
-// CHECK-NOT: ldmatrix
-// CHECK: ld.shared
+// CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK: ld.shared.b32
 // CHECK: cvt.rna.tf32.f32
 // CHECK: mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32
 // CHECK-NOT: .local
