@@ -146,12 +146,18 @@ if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" 
   for ptx in "$HERE"/ptx/*.ptx; do
     name=$(basename "$ptx" .ptx)
     cubin="$SASS_DIR/$name.cubin"
-    if "$CUDA_BIN/ptxas" -arch=sm_90 "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
+    if "$CUDA_BIN/ptxas" -arch=sm_90 -lineinfo "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
       "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$SASS_DIR/$name.sass" 2>&1
       ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
       local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
       hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass")
-      sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s HMMA, %s LDL/STL; ' "$name" "$ldg" "$stg" "$hmma" "$local_mem")"
+      # The PTX's .loc directives survive into the SASS: the DSL source lines nvdisasm names.
+      lines=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'line [0-9]*' | sort -u | wc -l)
+      # The file most instructions come from (the first named is the kernel's declaration site).
+      file=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'File "[^"]*"' | sort | uniq -c |
+        sort -rn | head -1 | sed 's|.*/||; s|"||g')
+      sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s HMMA, %s LDL/STL, %s DSL lines of %s; ' "$name" "$ldg" "$stg" \
+        "$hmma" "$local_mem" "$lines" "${file:-?}")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi
