@@ -6,6 +6,7 @@
 
 #include "../../test/kernels/TestKernels.h"
 #include "../../test/unit/cpu_random_kernels.h"
+#include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/Matmul.h"
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
@@ -150,6 +151,38 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
       out.push_back(makeCase(kernel, name, seed, {cdiv(c.m, c.bm) * cdiv(c.n, c.bn)}, c.warps, std::move(args), 1e-5));
     }
   }
+  // The strided-batched matmul (TF32, f16, bf16 on tensor cores): 3 ragged problems,
+  // B per problem or broadcast (batch stride 0), a bias row per problem, relu.
+  for (int type = 0; type < 3; ++type)
+    for (bool broadcastB : {false, true}) {
+      const int batch = 3, m = 100, n = 77, k = 45;
+      uint64_t seed = rng();
+      std::mt19937_64 r(seed);
+      const int bProblems = broadcastB ? 1 : batch;
+      auto a = randomFloats(size_t(batch) * m * k, r), b = randomFloats(size_t(bProblems) * k * n, r);
+      auto bias = randomFloats(size_t(batch) * n, r);
+      auto elem = type == 0 ? DiffElem::F32 : type == 1 ? DiffElem::F16 : DiffElem::BF16;
+      auto input = [&](const std::vector<float> &v) {
+        if (type == 0) return Buffer::of(v, elem);
+        std::vector<uint16_t> bits;
+        for (float x : v) bits.push_back(type == 1 ? halfBits(x) : bf16Bits(x));
+        return Buffer::of(bits, elem);
+      };
+      std::vector<Arg> args = {input(a), input(b), Buffer::poisoned(size_t(batch) * m * n * 4, DiffElem::F32),
+                               Buffer::of(bias, DiffElem::F32), Scalar{m}, Scalar{n}, Scalar{k},
+                               Scalar{int64_t(m) * k}, Scalar{k}, Scalar{1},
+                               Scalar{broadcastB ? 0 : int64_t(k) * n}, Scalar{n}, Scalar{1},
+                               Scalar{int64_t(m) * n}, Scalar{n}, Scalar{1}, Scalar{n},
+                               Constant{64}, Constant{64}, Constant{32}, Constant{8},
+                               Constant{int(kernels::MatmulEpilogue::BiasRelu)}, Constant{type == 0 ? 1 : 0}};
+      const KernelBase &kernel =
+          type == 0   ? static_cast<const KernelBase &>(kernels::dslKernel<kernels::BatchedMatmulF32>())
+          : type == 1 ? static_cast<const KernelBase &>(kernels::dslKernel<kernels::BatchedMatmulF16>())
+                      : static_cast<const KernelBase &>(kernels::dslKernel<kernels::BatchedMatmulBF16>());
+      std::string name = std::string("batched_matmul_") + (type == 0 ? "tf32 " : type == 1 ? "f16 " : "bf16 ") +
+                         "3x100x77x45" + (broadcastB ? " broadcast B" : "");
+      out.push_back(makeCase(kernel, name, seed, {cdiv(m, 64) * cdiv(n, 64), batch}, 4, std::move(args), 1e-5));
+    }
   for (int flag : {0, 1}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);
