@@ -8,9 +8,11 @@
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
 #include "tile/kernels/Matmul.h"
+#include "tile/kernels/MatmulAutotune.h"
 #include "tile/kernels/Softmax.h"
 #include "tile/kernels/Transpose.h"
 
+#include "tile/runtime/Autotune.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
 #include "tile/runtime/Memory.h"
@@ -269,6 +271,28 @@ void benchMatmulTiles(Bench &b, int64_t n) {
   }
 }
 
+// The f16/bf16 matmul with its tile chosen by the autotuner (MatmulAutotune.h: the first launch times
+// every compiled tile on this GPU, in the warm-up), next to tile_matmul_f16/bf16 (the fixed policy).
+// Prints the choice; TILE_AUTOTUNE_VERBOSE=1 prints every candidate's time.
+void benchMatmulAutotuned(Bench &b, int64_t n, int kind, int reps = 0) {
+  DeviceBuffer a = randomMatrix(size_t(n * n), kind, 1), bm = randomMatrix(size_t(n * n), kind, 2);
+  DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
+  double us = b.medianUs([&](int) {
+    if (kind == 1) tk::launchMatmulAutotuned<tile::f16>(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1);
+    else tk::launchMatmulAutotuned<tile::bf16>(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1);
+  }, reps);
+  const char *name = kind == 1 ? "tile_matmul_f16_tuned" : "tile_matmul_bf16_tuned";
+  std::string chosen; // the remembered choice (no measurement: the key was tuned above)
+  auto choice = [&]<class T>() {
+    Autotuner &t = tk::matmulAutotuner<T>(gAot, tk::MatmulEpilogue::None, false, true);
+    chosen = t.choose(tk::matmulTuneKey(n, n, n), nullptr, nullptr, true).str();
+  };
+  if (kind == 1) choice.template operator()<tile::f16>();
+  else choice.template operator()<tile::bf16>();
+  std::printf("autotune: %s %lld: %s\n", name, static_cast<long long>(n), chosen.c_str());
+  b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
+}
+
 // Host cost of one cached launch: 10000 back-to-back launches without sync, median of 5 trials. A tiny
 // kernel runs for a few µs, so if launching is faster than that the launch queue fills and this measures
 // the GPU instead: read it as an upper bound on the host cost.
@@ -334,6 +358,9 @@ int main(int argc, char **argv) {
     // 8192: tensor cores only (f32 on CUDA cores would take ~0.1 s a launch), 20 repeats of ~3 ms.
     for (int kind : {1, 2}) benchMatmul(b, 8192, kind, 20);
     benchMatmulTiles(b, 4096);
+    for (int64_t n : {1024, 2048, 4096})
+      for (int kind : {1, 2}) benchMatmulAutotuned(b, n, kind);
+    for (int kind : {1, 2}) benchMatmulAutotuned(b, 8192, kind, 20);
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{64, 128, 3136}, {1024, 128, 3136}, {1024, 10, 128}})
       benchMatmulShape(b, m, n, k);
     benchBatchedMatmul(b, 32, 512, 512, 512);

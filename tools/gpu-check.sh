@@ -32,7 +32,7 @@ status=0
 summary=()
 
 # The executables travel gzipped (tools/gpu-bundle.sh): unpack them next to this script.
-for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/tile-mnist-aot.gz; do
+for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/bench_train_step.gz "$HERE"/tile-mnist-aot.gz; do
   [ -f "$gz" ] || continue
   gunzip -c "$gz" >"${gz%.gz}" && chmod +x "${gz%.gz}"
 done
@@ -146,18 +146,19 @@ if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" 
   for ptx in "$HERE"/ptx/*.ptx; do
     name=$(basename "$ptx" .ptx)
     cubin="$SASS_DIR/$name.cubin"
-    if "$CUDA_BIN/ptxas" -arch=sm_90 -lineinfo "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
+    arch=$(grep -m1 -o '^\.target sm_[0-9]*a\?' "$ptx" | cut -d' ' -f2)
+    if "$CUDA_BIN/ptxas" -arch="${arch:-sm_90}" -lineinfo "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
       "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$SASS_DIR/$name.sass" 2>&1
       ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
       local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
-      hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass")
+      hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass"); hgmma=$(grep -c 'HGMMA' "$SASS_DIR/$name.sass")
       # The PTX's .loc directives survive into the SASS: the DSL source lines nvdisasm names.
       lines=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'line [0-9]*' | sort -u | wc -l)
       # The file most instructions come from (the first named is the kernel's declaration site).
       file=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'File "[^"]*"' | sort | uniq -c |
         sort -rn | head -1 | sed 's|.*/||; s|"||g')
-      sass_line+="$(printf '%s: %s LDG.E.128, %s STG.E.128, %s HMMA, %s LDL/STL, %s DSL lines of %s; ' "$name" "$ldg" "$stg" \
-        "$hmma" "$local_mem" "$lines" "${file:-?}")"
+      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s LDL/STL, %s DSL lines of %s; ' \
+        "$name" "$arch" "$ldg" "$stg" "$((hmma - hgmma))" "$hgmma" "$local_mem" "$lines" "${file:-?}")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi
@@ -184,6 +185,7 @@ if [ -x "$HERE/bench_kernels" ]; then
 else
   echo "bench_kernels missing in $HERE"
 fi
+[ -x "$HERE/bench_train_step" ] && run_bench bench_train_step "$BENCH_TIMEOUT" "$HERE/bench_train_step"
 if command -v "$PY" >/dev/null && [ -f "$HERE/torch_triton_bench.py" ]; then
   PYTHONUNBUFFERED=1 run_bench torch_triton_bench "$PY_TIMEOUT" "$PY" "$HERE/torch_triton_bench.py"
 else
@@ -236,6 +238,7 @@ cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep 
       t("tile", "cold_add", 1000), t("tile", "cold_softmax", 1000), t("triton", "cold_add", 1000), \
       t("triton", "cold_softmax", 1000), t("triton", "init", 1000)
   }'
+grep -h '^train-step' "$LOGS/bench_train_step.log" 2>/dev/null  # ms per MNIST training step, graph and not
 [ "$status" -eq 0 ] && echo "gpu-check: PASS" || echo "gpu-check: FAIL"
 echo "sass: $sass_line"
 exit "$status"

@@ -1,10 +1,12 @@
 //===- Pipeline.cpp - the pass pipeline from tile IR to PTX ---------------===//
 #include "tile/Pipeline.h"
 
+#include "tile/PassFailure.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "tile/Target/PTX.h"
 #include "tile/Transforms/Passes.h"
 
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -68,7 +70,8 @@ mlir::MLIRContext &tile::compiler::context() {
   return *ctx;
 }
 
-std::string Target::str() const { return "sm_" + std::to_string(sm) + " ptx" + std::to_string(ptxVersion); }
+std::string Target::arch() const { return "sm_" + std::to_string(sm) + (archSpecific ? "a" : ""); }
+std::string Target::str() const { return arch() + " ptx" + std::to_string(ptxVersion); }
 
 int tile::compiler::maxPtxVersionOfLLVM() { return llvmMaxPtxVersion(); }
 
@@ -85,7 +88,20 @@ int tile::compiler::maxPtxVersionOfDriver(int driverVersion) {
   return best;
 }
 
-int tile::compiler::minPtxVersionFor(int sm) { return sm >= 90 ? 78 : sm >= 89 ? 78 : sm >= 80 ? 70 : 60; }
+int tile::compiler::maxSharedBytesPerBlock(int sm) {
+  // CUDA's "maximum shared memory per thread block" (opt-in) per compute capability.
+  switch (sm) {
+  case 70: case 72: return 96 * 1024;
+  case 75: return 64 * 1024;
+  case 80: case 87: return 163 * 1024;
+  case 86: case 89: case 120: case 121: return 99 * 1024;
+  default: return sm >= 90 ? 227 * 1024 : 48 * 1024;
+  }
+}
+
+// sm_90 needs PTX 8.0 (CUDA 12.0), not 7.8: the arch-specific sm_90a, which wgmma needs,
+// first exists there.
+int tile::compiler::minPtxVersionFor(int sm) { return sm >= 90 ? 80 : sm >= 89 ? 78 : sm >= 80 ? 70 : 60; }
 
 Target tile::compiler::chooseTarget(int sm, int ptxVersion, int driverVersion) {
   Target t;
@@ -97,6 +113,7 @@ Target tile::compiler::chooseTarget(int sm, int ptxVersion, int driverVersion) {
     if (driverVersion > 0) cap = std::min(cap, maxPtxVersionOfDriver(driverVersion));
     t.ptxVersion = std::max(cap, minPtxVersionFor(t.sm));
   }
+  t.archSpecific = t.sm == 90 && t.ptxVersion >= 80;
   return t;
 }
 
@@ -130,14 +147,12 @@ std::string kernelName(mlir::ModuleOp module) {
 PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const PipelineOptions &opts) {
   mlir::MLIRContext *ctx = module.getContext();
   std::string name = kernelName(module);
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d << "\n";
-    return mlir::success();
+  std::optional<tile::SourceLine> kernelLine;
+  module.walk([&](mlir::func::FuncOp f) {
+    if (f->hasAttr(mlir::tile::kKernelAttr)) kernelLine = userLineOf(f.getLoc());
   });
   dumpStage(name, "tile.mlir", printIR(module));
-  module->setAttr(mlir::tile::kTargetAttr, mlir::StringAttr::get(ctx, "sm_" + std::to_string(opts.target.sm)));
+  module->setAttr(mlir::tile::kTargetAttr, mlir::StringAttr::get(ctx, opts.target.arch()));
 
   mlir::PassManager pm(ctx);
   if (const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL"); p && *p == '1') {
@@ -145,8 +160,13 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     pm.enableIRPrinting();
   }
   addTileGpuPasses(pm);
-  if (failed(pm.run(module)))
-    throw InternalError("tile: internal compiler error in the tile passes for kernel '" + name + "' (this is a bug):\n" + diagnostics);
+  {
+    // An unsupported feature becomes UnsupportedError at the user's line; anything else is
+    // an InternalError with a bug report (the IR, the failing pass) written to a file.
+    PassFailureReport report(module, name, "the tile passes", "--tile-gpu-passes");
+    report.instrument(pm);
+    if (failed(pm.run(module))) report.fail();
+  }
 
   PipelineResult result;
   if (opts.keepStages) result.optimizedIR = printIR(module);
@@ -158,6 +178,8 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
   lower.addPass(mlir::createCanonicalizerPass());
   lower.addPass(mlir::createCSEPass());
   lower.addPass(mlir::createReconcileUnrealizedCastsPass());
+  // NVVM ops without an LLVM intrinsic (wgmma.mma_async, predicated ones) become inline PTX.
+  lower.addPass(mlir::createConvertNVVMToLLVMPass());
   // A debug scope on the kernel, so the ops' locations (the user's DSL lines) become PTX
   // .file/.loc directives: compute-sanitizer, Nsight Compute and cuobjdump then name the
   // DSL line. Directives only: no DWARF sections in the PTX.
@@ -166,9 +188,24 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     debug.emissionKind = mlir::LLVM::DIEmissionKind::DebugDirectivesOnly;
     lower.addPass(mlir::LLVM::createDIScopeForLLVMFuncOpPass(debug));
   }
-  if (failed(lower.run(module)))
-    throw InternalError("tile: internal compiler error lowering kernel '" + name + "' to LLVM (this is a bug):\n" + diagnostics);
+  {
+    PassFailureReport report(module, name, "the lowering to LLVM", "--convert-tile-to-llvm");
+    report.instrument(lower);
+    if (failed(lower.run(module))) report.fail();
+  }
   dumpStage(name, "llvm.mlir", printIR(module));
+
+  if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kSharedBytesAttr)) {
+    // Too big a tile (or too many pipeline stages) for this GPU: the user's to fix, named
+    // at the kernel's definition, before the backend spends time on code that cannot launch.
+    int limit = maxSharedBytesPerBlock(opts.target.sm);
+    if (a.getInt() > limit)
+      throw tile::ProgramError(kernelLine.value_or(tile::SourceLine{"<unknown>", 0, 0}),
+                         "kernel '" + name + "' needs " + std::to_string(a.getInt()) +
+                             " bytes of shared memory per block, sm_" + std::to_string(opts.target.sm) +
+                             " allows at most " + std::to_string(limit) +
+                             "; use smaller tiles or fewer pipeline stages (num_stages)");
+  }
 
   rt::CompiledKernel &kernel = result.kernel;
   kernel.name = name;

@@ -160,7 +160,7 @@ mlir::Value emitBinary(TraceState &s, mlir::Location l, Bin k, mlir::Value x, ml
     default: break;
     }
   }
-  throw std::logic_error("tile internal error: unhandled binary op (this is a bug; please report)");
+  throw InternalError("tile internal error: unhandled binary op (this is a bug; please report)");
 }
 
 /// ptr + offset (negated for ptr - offset): tile.addptr, offsets in elements.

@@ -48,11 +48,11 @@ bool Value::isTensor() const { return valid() && isTensorType(unwrap(*this).getT
 bool Value::isPointer() const { return valid() && isPtrElem(unwrap(*this).getType()); }
 
 DType Value::dtype() const {
-  if (!valid()) throw std::logic_error("tile::Value::dtype() on an empty Value");
+  if (!valid()) throw ArgumentError("tile::Value::dtype() on an empty (default-constructed) Value");
   mlir::Type e = mlir::getElementTypeOrSelf(unwrap(*this).getType());
   if (auto p = mlir::dyn_cast<mlir::tile::PtrType>(e)) e = p.getPointeeType();
   if (auto d = fromMlir(e)) return *d;
-  throw std::logic_error("tile internal error: value of unsupported element type (this is a bug; please report)");
+  throw InternalError("tile internal error: value of unsupported element type (this is a bug; please report)");
 }
 
 std::vector<int64_t> Value::shape() const {

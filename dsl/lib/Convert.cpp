@@ -80,7 +80,7 @@ mlir::Value broadcastTo(TraceState &s, mlir::Location l, mlir::Value v, llvm::Ar
   mlir::Type t = v.getType();
   if (shape.empty()) {
     if (isTensorType(t))
-      throw std::logic_error("tile internal error: broadcast of a tensor to a scalar (this is a bug; please report)");
+      throw InternalError("tile internal error: broadcast of a tensor to a scalar (this is a bug; please report)");
     return v;
   }
   auto rt = mlir::RankedTensorType::get(shape, mlir::getElementTypeOrSelf(t));

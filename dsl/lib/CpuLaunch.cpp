@@ -35,7 +35,7 @@ Executor resolveExecutor(Executor requested) {
   if (const char *e = std::getenv("TILE_EXECUTOR"); e && *e) {
     if (!strcasecmp(e, "cpu")) return Executor::CPU;
     if (!strcasecmp(e, "gpu")) return Executor::GPU;
-    throw std::invalid_argument(std::string("tile: TILE_EXECUTOR must be 'cpu' or 'gpu', got '") + e + "'");
+    throw ArgumentError(std::string("tile: TILE_EXECUTOR must be 'cpu' or 'gpu', got '") + e + "'");
   }
   return rt::gpuAvailable() ? Executor::GPU : Executor::CPU;
 }

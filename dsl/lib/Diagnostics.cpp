@@ -11,8 +11,7 @@
 namespace tile::detail {
 
 void fail(const SrcLoc &loc, const std::string &what) {
-  throw ProgramError(std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + ":" +
-                     std::to_string(loc.column()) + ": error: " + what);
+  throw ProgramError(SourceLine{loc.file_name(), loc.line(), loc.column()}, what);
 }
 
 std::string shapeStr(llvm::ArrayRef<int64_t> shape) {
@@ -58,9 +57,8 @@ void verifyTracedModule(mlir::ModuleOp module, const std::string &kernelName) {
     // Values leaking out of a loop or branch body are normally caught when used (see
     // use()); this is the safety net, reported as the user's error at the using op.
     if (auto fl = mlir::dyn_cast<mlir::FileLineColLoc>(d.loc))
-      throw ProgramError(fl.getFilename().str() + ":" + std::to_string(fl.getLine()) + ":" +
-                         std::to_string(fl.getColumn()) +
-                         ": error: a value computed inside a loop or branch body is used outside it; "
+      throw ProgramError(SourceLine{fl.getFilename().str(), fl.getLine(), fl.getColumn()},
+                         "a value computed inside a loop or branch body is used outside it; "
                          "return it from the body instead");
   }
   std::string all;
@@ -70,8 +68,8 @@ void verifyTracedModule(mlir::ModuleOp module, const std::string &kernelName) {
     d.loc.print(os);
     all += (all.empty() ? "" : "; ") + d.msg + " at " + l;
   }
-  throw std::logic_error("tile internal error: the traced IR of kernel '" + kernelName +
-                         "' does not verify: " + all + " (this is a bug; please report)");
+  throw InternalError("tile internal error: the traced IR of kernel '" + kernelName + "' does not verify: " + all +
+                      " (this is a bug; please report)");
 }
 
 } // namespace tile::detail

@@ -59,6 +59,21 @@ std::string printModule(mlir::ModuleOp m, bool debugInfo) {
 }
 } // namespace detail
 
+/// The DSL's spelling of a parameter kind, for messages.
+static const char *kindName(ArgKind k) {
+  switch (k) {
+  case ArgKind::Ptr: return "a Ptr<T>";
+  case ArgKind::I32: return "an I32";
+  case ArgKind::I64: return "an I64";
+  case ArgKind::F32: return "an F32";
+  case ArgKind::F16: return "an F16";
+  case ArgKind::BF16: return "a BF16";
+  case ArgKind::I1: return "an I1";
+  case ArgKind::Const: return "a Const<T>";
+  }
+  return "an unknown kind";
+}
+
 static mlir::Type paramType(mlir::MLIRContext *ctx, const ParamDesc &p) {
   switch (p.kind) {
   case ArgKind::Ptr: return mlir::tile::PtrType::get(ctx, toMlir(ctx, p.dtype));
@@ -79,7 +94,8 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
                   std::to_string(spec.args.size()));
   for (size_t i = 0; i < params.size(); ++i)
     if (spec.args[i].kind != params[i].kind)
-      fail(loc, "kernel '" + name + "': specialisation of parameter " + std::to_string(i) + " has the wrong kind");
+      fail(loc, "kernel '" + name + "': parameter " + std::to_string(i) + " is " + kindName(params[i].kind) +
+                    ", the specialisation gives " + kindName(spec.args[i].kind));
   int w = spec.numWarps;
   if (w < 1 || w > 32 || (w & (w - 1)))
     fail(loc, "kernel '" + name + "': num_warps must be a power of two from 1 to 32, got " + std::to_string(w));

@@ -65,6 +65,8 @@ std::string trainUsage(const std::string &program) {
          "  --resume FILE           start from the checkpoint in FILE\n"
          "  --max-steps N           stop after N steps in all (default 0: whole epochs)\n"
          "  --quiet                 no progress display\n"
+         "  --no-graph              launch each step kernel by kernel (default: the step replayed as one CUDA graph)\n"
+         "  --profile               print the time of each kernel of one step (the second; CUDA events on the GPU)\n"
          "  --help, -h              this text\n"
          "Values go as --flag value or --flag=value.\n";
 }
@@ -128,13 +130,15 @@ TrainOptions parseTrainOptions(int argc, char **argv, const std::string &dataRoo
       }
       usage("unexpected argument '" + arg + "'");
     }
-    if (flag == "--help" || flag == "--quiet") {
+    if (flag == "--help" || flag == "--quiet" || flag == "--no-graph" || flag == "--profile") {
       if (inlineValue) usage(flag + " takes no value");
       if (flag == "--help") {
         o.help = true;
         return o;
       }
-      o.quiet = true;
+      if (flag == "--quiet") o.quiet = true;
+      else if (flag == "--no-graph") o.graph = false;
+      else o.profile = true;
       continue;
     }
     auto it = std::find_if(std::begin(valued), std::end(valued), [&](auto &p) { return flag == p.first; });

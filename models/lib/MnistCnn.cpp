@@ -161,14 +161,29 @@ void MnistCnn::setBatch(const float *images, const int32_t *labels, int64_t n) {
   if (n < 1 || n > maxBatch_)
     throw std::invalid_argument("MnistCnn: a batch of " + std::to_string(n) + " images; the plan holds 1.." +
                                 std::to_string(maxBatch_));
-  for (int64_t i = 0; i < n; ++i)
-    if (labels[i] < 0 || labels[i] >= kClasses)
-      throw std::invalid_argument("MnistCnn: label " + std::to_string(labels[i]) + " of image " + std::to_string(i) +
-                                  " is outside 0..9");
+  checkLabels(labels, n);
   x_.uploadPrefix(images, size_t(n * kImagePixels) * sizeof(float));
   labels_.uploadPrefix(labels, size_t(n) * sizeof(int32_t));
   n_ = n;
 }
+
+void MnistCnn::checkLabels(const int32_t *labels, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (labels[i] < 0 || labels[i] >= kClasses)
+      throw std::invalid_argument("MnistCnn: label " + std::to_string(labels[i]) + " of image " + std::to_string(i) +
+                                  " is outside 0..9");
+}
+
+void MnistCnn::enqueueBatch(StepGraph &step, const float *images, const int32_t *labels, int64_t n) {
+  if (n < 1 || n > maxBatch_)
+    throw std::invalid_argument("MnistCnn: a batch of " + std::to_string(n) + " images; the plan holds 1.." +
+                                std::to_string(maxBatch_));
+  step.copyIn(x_, images, size_t(n * kImagePixels) * sizeof(float));
+  step.copyIn(labels_, labels, size_t(n) * sizeof(int32_t));
+  n_ = n;
+}
+
+void MnistCnn::enqueueLoss(StepGraph &step, float *dst) const { step.copyOut(dst, lossMean_, sizeof(float)); }
 
 void MnistCnn::forward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::forward: no batch set");

@@ -3,8 +3,10 @@
 
 #include "tile/models/Checkpoint.h"
 #include "tile/models/Init.h"
+#include "tile/models/KernelProfiler.h"
 #include "tile/models/Progress.h"
-#include "tile/runtime/Memory.h"
+#include "tile/models/StepGraph.h"
+#include "tile/models/TrainStep.h"
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +25,11 @@ namespace tile::models {
 
 namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+std::string profileClock(const kernels::Launcher &l) {
+  return l.hostMemory() ? "wall time of each launch on the CPU executor"
+                        : "CUDA events around each launch, not graphed";
+}
 
 std::string percent(double fraction) {
   char buf[32];
@@ -56,7 +63,12 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   const Dataset test = loadDataset(o.dataDir, "test");
   checkBatchSize(o.batchSize, train.size);
 
-  MnistCnn model(launcher, o.batchSize);
+  // The model launches through the step's graph (its stream; the whole step captured once and
+  // replayed), which launches through the profiler (idle unless --profile times one step).
+  KernelProfiler profiler(launcher);
+  StepGraph graph(profiler);
+  MnistCnn model(graph, o.batchSize);
+  TrainStep step(model, graph, o.graph);
   const int64_t stepsPerEpoch = (train.size + o.batchSize - 1) / o.batchSize;  // the last batch ragged
   TrainState state;
   state.seed = o.seed;
@@ -112,23 +124,15 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
 
   std::optional<Progress> progress;
   if (!o.quiet) progress.emplace(out, &out == &std::cout && isatty(STDOUT_FILENO));
-  // The batch is gathered (and normalised) on the host, then copied in: on the GPU from
-  // page-locked memory (a direct DMA), on the CPU executor from plain memory.
-  const size_t imageBytes = size_t(o.batchSize * kImagePixels) * sizeof(float);
-  const size_t labelBytes = size_t(o.batchSize) * sizeof(int32_t);
-  std::vector<std::byte> plain;
-  rt::PinnedHostBuffer pinned;
-  std::byte *staging;
-  if (launcher.hostMemory()) {
-    plain.resize(imageBytes + labelBytes);
-    staging = plain.data();
-  } else {
-    pinned = rt::PinnedHostBuffer(imageBytes + labelBytes);
-    staging = pinned.as<std::byte>();
-  }
-  std::span<float> images(reinterpret_cast<float *>(staging), size_t(o.batchSize * kImagePixels));
-  std::span<int32_t> labels(reinterpret_cast<int32_t *>(staging + imageBytes), size_t(o.batchSize));
+  // The batch is gathered (and normalised) on the host into the step's staging memory, which
+  // the step copies in: on the GPU page-locked memory (a direct DMA, replayable by the graph).
+  std::span<float> images = step.images();
+  std::span<int32_t> labels = step.labels();
   const float lr = float(o.lr);
+  // --profile times the second step of this run (the first compiles and loads every kernel),
+  // launched kernel by kernel.
+  int64_t stepsRun = 0;
+  std::string profileTable;
   bool stopped = false;
   if (state.epoch >= o.epochs)
     out << "the checkpoint has " << state.epoch << " epoch(s) already; --epochs " << o.epochs << ": nothing to train\n";
@@ -147,8 +151,18 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
       const int64_t begin = s * o.batchSize, n = std::min(o.batchSize, train.size - begin);
       gatherBatch(train, std::span<const int64_t>(order.data() + begin, size_t(n)),
                   std::span<float>(images.data(), size_t(n * kImagePixels)), std::span<int32_t>(labels.data(), size_t(n)));
-      model.setBatch(images.data(), labels.data(), n);
-      const float loss = model.trainStep(lr);
+      float loss;
+      if (o.profile && stepsRun == 1) {
+        profiler.start();
+        loss = step.runUngraphed(n, lr);
+        profiler.stop();
+        profileTable = kernelTimeTable(profiler.times(), "per-kernel times of one training step (step " +
+                                                             std::to_string(state.step + 1) + ", batch " +
+                                                             std::to_string(n) + ", " + profileClock(launcher) + ")");
+      } else {
+        loss = step.run(n, lr);
+      }
+      ++stepsRun;
       if (!std::isfinite(loss))
         throw TrainError("the loss became " + std::to_string(loss) + " at step " + std::to_string(state.step + 1) +
                          " (try a smaller --lr)");
@@ -177,6 +191,9 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     report(progress, info.str());
     save();
   }
+  if (o.profile)
+    out << (profileTable.empty() ? std::string("--profile: no step profiled (the run made fewer than 2 steps)\n")
+                                 : profileTable);
   return 0;
 }
 

@@ -5,7 +5,9 @@
 //                   LLVM/MLIR): --executor gpu or auto.
 // Every bad input ends in one line on stderr and a non-zero exit (2: the command line).
 // TILE_MNIST_PROFILE=1 prints the wall time per kernel at the end (CPU executor: exact; on the
-// GPU only the enqueueing). TILE_MNIST_EVAL_BATCH=N runs the test set in batches of N (default:
+// GPU only the enqueueing, and of the captured steps only: a replayed CUDA graph's kernels pass
+// by no launcher, so use it with --no-graph). --profile times each kernel of one step with CUDA
+// events instead. TILE_MNIST_EVAL_BATCH=N runs the test set in batches of N (default:
 // the training batch; batchnorm uses batch statistics there too).
 #include "tile/models/Checkpoint.h"
 #include "tile/models/Cli.h"

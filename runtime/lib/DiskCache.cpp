@@ -99,7 +99,9 @@ std::string DiskCache::pathFor(const std::string &key) const {
   return dir_ + "/" + key + ".tile";
 }
 
-std::optional<std::string> DiskCache::load(const std::string &key) {
+std::optional<std::string> DiskCache::load(const std::string &key) { return load(key, "recompiling"); }
+
+std::optional<std::string> DiskCache::load(const std::string &key, const char *action) {
   std::string path = pathFor(key);
   if (forceRecompile()) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
@@ -108,7 +110,7 @@ std::optional<std::string> DiskCache::load(const std::string &key) {
   if (in.bad()) return std::nullopt;
   std::string payload;
   if (std::string why = parseEntry(data, key, &payload); !why.empty()) {
-    std::fprintf(stderr, "tile: cache entry %s is corrupt (%s); recompiling\n", path.c_str(), why.c_str());
+    std::fprintf(stderr, "tile: cache entry %s is corrupt (%s); %s\n", path.c_str(), why.c_str(), action);
     ::unlink(path.c_str());
     return std::nullopt;
   }

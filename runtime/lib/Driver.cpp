@@ -31,7 +31,7 @@ std::string oneLine(std::string s) {
 }
 } // namespace
 
-Error::Error(const std::string &message, CUresult code) : std::runtime_error(oneLine(message)), code_(code) {}
+Error::Error(const std::string &message, CUresult code) : RuntimeError(oneLine(message)), code_(code) {}
 
 namespace detail {
 namespace {

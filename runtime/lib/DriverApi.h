@@ -17,7 +17,9 @@ namespace tile::rt::detail {
 // Driver.cpp static_asserts that it is the very signature cuda.h maps the plain name to, so no
 // signature is guessed. Every symbol is requested for min(driver version, CUDA_VERSION); between the
 // oldest driver we accept (12.0) and these headers none of these entry points changed signature.
-// cuCtxSynchronize did (13.0 added a context argument) and is resolved separately.
+// cuCtxSynchronize did (13.0 added a context argument) and is resolved separately; cuGraphExecUpdate
+// changed at 12.0 itself (the result-info struct), so every accepted driver gives that one.
+// cuGraphInstantiateWithFlags is requested by its own name: cuda.h maps cuGraphInstantiate to it.
 #define TILE_RT_DRIVER_ENTRY_POINTS(X)                                   \
   X(getErrorName, cuGetErrorName, 6000)                                  \
   X(getErrorString, cuGetErrorString, 6000)                              \
@@ -55,7 +57,16 @@ namespace tile::rt::detail {
   X(moduleUnload, cuModuleUnload, 2000)                                  \
   X(moduleGetFunction, cuModuleGetFunction, 2000)                        \
   X(funcSetAttribute, cuFuncSetAttribute, 9000)                          \
-  X(launchKernel, cuLaunchKernel, 4000)
+  X(launchKernel, cuLaunchKernel, 4000)                                  \
+  X(streamBeginCapture, cuStreamBeginCapture, 10010) /* cuda.h: _v2 */   \
+  X(streamEndCapture, cuStreamEndCapture, 10000)                         \
+  X(streamIsCapturing, cuStreamIsCapturing, 10000)                       \
+  X(graphInstantiate, cuGraphInstantiateWithFlags, 11040)                \
+  X(graphLaunch, cuGraphLaunch, 10000)                                   \
+  X(graphExecUpdate, cuGraphExecUpdate, 12000) /* cuda.h: _v2 */         \
+  X(graphExecDestroy, cuGraphExecDestroy, 10000)                         \
+  X(graphDestroy, cuGraphDestroy, 10000)                                 \
+  X(graphGetNodes, cuGraphGetNodes, 10000)
 
 struct Api {
   int driverVersion = 0;  // cuDriverGetVersion

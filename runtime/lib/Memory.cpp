@@ -92,4 +92,14 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream
         std::to_string(bytes) + " bytes device->device");
 }
 
+void copyHostToDeviceAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream) {
+  if (bytes == 0) return;
+  check(api().memcpyHtoDAsync(dst, src, bytes, stream), "cuMemcpyHtoDAsync", std::to_string(bytes) + " bytes host->device");
+}
+
+void copyDeviceToHostAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream) {
+  if (bytes == 0) return;
+  check(api().memcpyDtoHAsync(dst, src, bytes, stream), "cuMemcpyDtoHAsync", std::to_string(bytes) + " bytes device->host");
+}
+
 } // namespace tile::rt

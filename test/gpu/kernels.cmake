@@ -3,7 +3,8 @@
 # machine, which has no LLVM/MLIR. Each GPU test skips with the reason where there is no GPU.
 # Included from test/CMakeLists.txt; absent in TILE_RUNTIME_ONLY builds (no compiler, so no AOT kernels).
 if(TARGET tile_kernels_aot)
-  add_executable(kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/kernels_gpu_tests.cpp)
+  add_executable(kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/kernels_gpu_tests.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/kernels_gpu_autotune_tests.cpp)
   target_link_libraries(kernels_gpu_tests PRIVATE tile_kernels_aot GTest::gtest_main)
   target_compile_options(kernels_gpu_tests PRIVATE -Wall -Wextra)
   gtest_discover_tests(kernels_gpu_tests PROPERTIES LABELS gpu)

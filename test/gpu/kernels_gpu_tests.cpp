@@ -332,7 +332,7 @@ namespace {
 template <class F> std::string invalidArgument(F f) {
   try {
     f();
-  } catch (const std::invalid_argument &e) {
+  } catch (const tile::ArgumentError &e) {
     return e.what();
   }
   return "(no exception)";

@@ -1,14 +1,24 @@
 // Runtime tests on a real GPU (ctest label `gpu`). Each skips with the reason when there is none.
-// No kernel is launched here: kernels come only from the compiler (hand-written PTX kernels are not
-// allowed), so these cover memory, copies, events, and the module/launch error paths.
+// Kernels come only from the compiler (hand-written PTX kernels are not allowed): these cover
+// memory, copies, events, the module/launch error paths and CUDA graphs (Graph.h) of copies; where
+// the build has the ahead-of-time library kernels (TILE_RUNTIME_GPU_AOT), graphs of kernel
+// launches too.
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
 #include "tile/runtime/Error.h"
+#include "tile/runtime/Graph.h"
 #include "tile/runtime/Launch.h"
 #include "tile/runtime/Memory.h"
 #include "tile/runtime/Module.h"
 #include "tile/runtime/ModuleCache.h"
 #include "tile/runtime/Stream.h"
+
+#if TILE_RUNTIME_GPU_AOT
+#include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/Elementwise.h"
+#include "tile/kernels/Relu.h"
+#include "tile/kernels/Sgd.h"
+#endif
 
 #include <gtest/gtest.h>
 
@@ -180,3 +190,170 @@ TEST(RuntimeGpu, LaunchErrorNamesKernel) {
     EXPECT_TRUE(contains(e.what(), "grid=(1,1,1) block=(32,1,1)")) << e.what();
   }
 }
+
+// ---------------------------------------------------------------- CUDA graphs (Graph.h)
+
+TEST(RuntimeGpuGraph, CapturedCopiesRunOnlyWhenReplayedAndReadTheSourceAtReplay) {
+  REQUIRE_GPU();
+  const size_t n = 1 << 16, bytes = n * sizeof(float);
+  PinnedHostBuffer src(bytes), dst(bytes);
+  for (size_t i = 0; i < n; ++i) src.as<float>()[i] = 0.5f * float(i);
+  DeviceBuffer a(bytes), b(bytes);
+  a.fillBytes(0xFF);
+  b.fillBytes(0xFF);
+  std::memset(dst.data(), 0xFF, bytes);  // poisoned: NaN everywhere
+  Stream s;
+  Graph g;
+  {
+    StreamCapture capture(s.handle());
+    EXPECT_TRUE(isCapturing(s.handle()));
+    copyHostToDeviceAsync(a.ptr(), src.data(), bytes, s.handle());
+    copyDeviceToDevice(b.ptr(), a.ptr(), bytes, s.handle());
+    copyDeviceToHostAsync(dst.data(), b.ptr(), bytes, s.handle());
+    g = capture.end();
+  }
+  EXPECT_FALSE(isCapturing(s.handle()));
+  EXPECT_EQ(g.nodeCount(), 3u);
+  s.synchronize();
+  EXPECT_EQ(dst.as<uint32_t>()[0], 0xFFFFFFFFu) << "a capture records; it runs nothing";
+
+  GraphExec exec(g);
+  exec.launch(s.handle());
+  s.synchronize();
+  EXPECT_EQ(std::memcmp(dst.data(), src.data(), bytes), 0);
+
+  for (size_t i = 0; i < n; ++i) src.as<float>()[i] = -1.0f - float(i);
+  std::memset(dst.data(), 0xFF, bytes);
+  exec.launch(s.handle());
+  s.synchronize();
+  EXPECT_EQ(std::memcmp(dst.data(), src.data(), bytes), 0) << "the copy reads its source when replayed";
+}
+
+TEST(RuntimeGpuGraph, AnUncapturableCallFailsInOneLineAndLeavesTheStreamUsable) {
+  REQUIRE_GPU();
+  Stream s;
+  DeviceBuffer a(4096), b(4096);
+  std::vector<uint8_t> host(4096);
+  std::string msg;
+  try {
+    StreamCapture capture(s.handle());
+    copyDeviceToDevice(b.ptr(), a.ptr(), 4096, s.handle());
+    a.copyToHost(host.data(), host.size());  // synchronous, on the legacy stream: not capturable
+    capture.end();
+  } catch (const Error &e) {
+    msg = e.what();
+  }
+  printf("%s\n", msg.c_str());
+  EXPECT_TRUE(contains(msg, "CAPTURE")) << msg;  // CUDA_ERROR_STREAM_CAPTURE_{UNSUPPORTED,IMPLICIT,INVALIDATED}
+  EXPECT_EQ(msg.find('\n'), std::string::npos);
+  EXPECT_FALSE(isCapturing(s.handle()));
+  a.fillBytes(0x11);
+  copyDeviceToDevice(b.ptr(), a.ptr(), 4096, s.handle());
+  s.synchronize();
+  auto got = b.toHost<uint8_t>(4096);
+  EXPECT_EQ(std::count(got.begin(), got.end(), uint8_t(0x11)), 4096);
+}
+
+#if TILE_RUNTIME_GPU_AOT
+namespace {
+namespace tk = tile::kernels;
+
+// z = x + y, r = relu(z), p -= 0.5 r over m elements: three launches, each reading the last's output.
+struct ThreeLaunches {
+  tk::AotLauncher aot;
+  int64_t n;
+  std::vector<float> x, y, p0;
+  DeviceBuffer X, Y, Z, R, P;
+  explicit ThreeLaunches(int64_t count) : n(count), x(size_t(n)), y(size_t(n)), p0(size_t(n)) {
+    uint32_t state = 12345;
+    auto next = [&] { return float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.5f; };
+    for (int64_t i = 0; i < n; ++i) x[size_t(i)] = next(), y[size_t(i)] = next(), p0[size_t(i)] = next();
+    X = DeviceBuffer::fromHost(x);
+    Y = DeviceBuffer::fromHost(y);
+    P = DeviceBuffer::fromHost(p0);
+    Z = DeviceBuffer(size_t(n) * 4);
+    R = DeviceBuffer(size_t(n) * 4);
+  }
+  void enqueue(CUstream s, int64_t m) {
+    tk::VectorAdd::launch(aot, X, Y, Z, m, s);
+    tk::ReluForward::launch(aot, Z, R, m, s);
+    tk::SgdUpdate::launch(aot, P, R, 0.5f, m, s);
+  }
+  // Outputs poisoned (NaN), the updated parameters back to their start.
+  void reset() {
+    Z.fillBytes(0xFF);
+    R.fillBytes(0xFF);
+    P.copyFromHost(p0.data(), p0.size() * 4);
+  }
+  std::vector<uint32_t> bits(const DeviceBuffer &b) const { return b.toHost<uint32_t>(size_t(n)); }
+  std::vector<std::vector<uint32_t>> outputs() const { return {bits(Z), bits(R), bits(P)}; }
+};
+}  // namespace
+
+TEST(RuntimeGpuGraph, CapturedLaunchesReplayTheDirectLaunchesResultBitForBit) {
+  REQUIRE_GPU();
+  ThreeLaunches t(100003);  // ragged: the last program is masked
+  Stream s;
+  t.reset();
+  t.enqueue(s.handle(), t.n);  // direct (also loads every kernel before the capture)
+  s.synchronize();
+  const auto direct = t.outputs();
+  t.enqueue(s.handle(), t.n);  // twice: p updated again
+  s.synchronize();
+  const auto directTwice = t.bits(t.P);
+
+  t.reset();
+  Graph g;
+  {
+    StreamCapture capture(s.handle());
+    t.enqueue(s.handle(), t.n);
+    g = capture.end();
+  }
+  EXPECT_EQ(g.nodeCount(), 3u);
+  EXPECT_EQ(t.bits(t.Z)[0], 0xFFFFFFFFu) << "a capture records; it runs nothing";
+  GraphExec exec(g);
+  exec.launch(s.handle());
+  s.synchronize();
+  const auto replayed = t.outputs();
+  const char *names[] = {"z", "relu", "p"};
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(replayed[size_t(i)] == direct[size_t(i)]) << names[i] << " differs";
+  exec.launch(s.handle());
+  s.synchronize();
+  EXPECT_TRUE(t.bits(t.P) == directTwice) << "a second replay updates p again";
+}
+
+TEST(RuntimeGpuGraph, UpdateTakesTheNewGridAndArgumentsInPlaceOrByReinstantiating) {
+  REQUIRE_GPU();
+  ThreeLaunches t(200000);
+  Stream s;
+  const int64_t half = 50001;  // another grid and n for every launch
+  t.enqueue(s.handle(), t.n);  // loads every kernel variant before the captures (n % 16 == 0: others)
+  t.reset();
+  t.enqueue(s.handle(), half);
+  s.synchronize();
+  const auto directHalf = t.outputs();
+
+  auto captured = [&](int64_t m, int launches) {
+    StreamCapture capture(s.handle());
+    if (launches == 3) t.enqueue(s.handle(), m);
+    else tk::VectorAdd::launch(t.aot, t.X, t.Y, t.Z, m, s.handle());
+    return capture.end();
+  };
+  GraphExec exec(captured(t.n, 3));
+  GraphExec::Update how = exec.update(captured(half, 3));
+  printf("same topology, other grid and n: %s\n", how == GraphExec::Update::InPlace ? "updated in place" : "re-instantiated");
+  t.reset();
+  exec.launch(s.handle());
+  s.synchronize();
+  const auto replayed = t.outputs();
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(replayed[size_t(i)] == directHalf[size_t(i)]) << "output " << i;
+
+  // Another topology (one launch instead of three): refused by the driver, so instantiated anew.
+  EXPECT_EQ(exec.update(captured(half, 1)), GraphExec::Update::Reinstantiated);
+  t.reset();
+  exec.launch(s.handle());
+  s.synchronize();
+  EXPECT_TRUE(t.bits(t.Z) == directHalf[0]);
+  EXPECT_EQ(t.bits(t.R)[0], 0xFFFFFFFFu) << "only the add was captured this time";
+}
+#endif  // TILE_RUNTIME_GPU_AOT

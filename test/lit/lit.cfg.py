@@ -4,13 +4,17 @@ import lit.formats
 
 config.name = "tile"
 config.test_format = lit.formats.ShTest(True)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".cpp"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tile_obj_root, "test", "lit")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
 
 for tool, sub in [("tile-opt", "tile-opt/tile-opt"), ("tilec", "tilec/tilec")]:
     config.substitutions.append((r"\b%s\b" % tool, os.path.join(config.tile_tools_dir, sub)))
+# Compile-only checks of the DSL's headers (what a launch with wrong arguments reports).
+config.substitutions.append(("%tile-cxx-syntax", "%s -std=c++20 -fsyntax-only -I%s -I%s" % (
+    config.cxx_compiler, os.path.join(config.tile_src_root, "dsl", "include"),
+    os.path.join(config.tile_src_root, "runtime", "include"))))
 config.environment["PATH"] = os.pathsep.join([config.llvm_tools_dir, "/usr/local/cuda/bin", config.environment.get("PATH", "")])
 # Compilation must not be served from (or pollute) the user's kernel cache.
 config.environment["TILE_CACHE_DIR"] = os.path.join(config.test_exec_root, "cache")

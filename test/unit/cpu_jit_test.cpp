@@ -65,7 +65,7 @@ TEST(CpuJit, ProvidedSymbolsLinkOnEveryLevelThisHostRuns) {
     std::string resolved;
     try {
       resolved = tile::cpu::resolveCpuTarget(target);
-    } catch (const std::invalid_argument &e) {
+    } catch (const tile::ArgumentError &e) {
       // Only a level this CPU cannot run may be refused, and the refusal names a feature.
       EXPECT_NE(std::string(target), "host");
       EXPECT_NE(std::string(target), "x86-64");
@@ -106,7 +106,7 @@ TEST(CpuJit, TargetNamesAreChecked) {
   try {
     tile::cpu::resolveCpuTarget("pentium4");
     FAIL() << "accepted an unknown target";
-  } catch (const std::invalid_argument &e) {
+  } catch (const tile::ArgumentError &e) {
     EXPECT_NE(std::string(e.what()).find("TILE_CPU_TARGET must be host, x86-64"), std::string::npos) << e.what();
   }
   EXPECT_EQ(tile::cpu::resolveCpuTarget("x86-64"), "x86-64");

@@ -115,7 +115,7 @@ TILE_LIBRARY_KERNEL(TestScale);
 TEST_F(CpuLibrary, DeclarationOutsideTheLibrary) {
   std::vector<float> x = randomFloats(300), y = poisoned(300);
   EXPECT_THROW(tk::launchKernel<TestScale>(cpu, {3}, 4, nullptr, x.data(), y.data(), 2.0f, 300, 128),
-               std::invalid_argument);
+               tile::ArgumentError);
   cpu.add<TestScale>();
   tk::launchKernel<TestScale>(cpu, {3}, 4, nullptr, x.data(), y.data(), 2.0f, 300, 128);
   for (int i = 0; i < 300; ++i) EXPECT_EQ(y[i], 2.0f * x[i]) << i;
@@ -127,7 +127,7 @@ TEST_F(CpuLibrary, DeclarationOutsideTheLibrary) {
 template <class F> std::string invalidArgument(F f) {
   try {
     f();
-  } catch (const std::invalid_argument &e) {
+  } catch (const tile::ArgumentError &e) {
     return e.what();
   }
   return "(no exception)";

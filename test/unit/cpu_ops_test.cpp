@@ -463,7 +463,7 @@ TEST_F(CpuOps, ThreadsAndExecutorSelection) {
   EXPECT_EQ(resolveExecutor(Executor::Auto), Executor::CPU);
   EXPECT_EQ(resolveExecutor(Executor::GPU), Executor::GPU);
   setenv("TILE_EXECUTOR", "tpu", 1);
-  EXPECT_THROW(resolveExecutor(Executor::Auto), std::invalid_argument);
+  EXPECT_THROW(resolveExecutor(Executor::Auto), tile::ArgumentError);
   setenv("TILE_EXECUTOR", "cpu", 1);
   // Several threads: colliding atomics stay exact.
   setenv("TILE_CPU_THREADS", "3", 1);

@@ -84,14 +84,20 @@ TEST_F(DslCompile, NumStagesSizesThePipelineRings) {
   CompileRequest req;
   req.sm = 90;
   req.keepStages = true;
-  auto ringsOf = [&](int stages) {
+  auto ringsOf = [&](int stages, int sm = 90) {
     Specialization spec = mm.specialize(4, kAligned, kAligned, kAligned, 4096);
     spec.numStages = stages;
-    CompileResult r = mm.compile(spec, req);
+    CompileRequest r90 = req;
+    r90.sm = sm;
+    CompileResult r = mm.compile(spec, r90);
     EXPECT_FALSE(r.fromDiskCache) << "num_stages " << stages << " must be its own cache entry";
     return r.optimizedIR;
   };
-  EXPECT_NE(ringsOf(0).find("!tile.memdesc<3x64x32xf16"), std::string::npos) << "default: 3 stages";
+  // The default: 3 stages for mma.sync (sm_80); 4 on sm_90a, where one slot is held by the
+  // wgmma group kept in flight.
+  EXPECT_NE(ringsOf(0, 80).find("!tile.memdesc<3x64x32xf16"), std::string::npos) << "sm_80 default: 3 stages";
+  EXPECT_NE(ringsOf(0).find("!tile.memdesc<4x64x32xf16"), std::string::npos) << "sm_90a default: 4 stages";
+  EXPECT_NE(ringsOf(0).find("tile.warpgroup_dot_wait"), std::string::npos) << "sm_90a: a wgmma group in flight";
   EXPECT_NE(ringsOf(2).find("!tile.memdesc<2x64x32xf16"), std::string::npos);
   EXPECT_NE(ringsOf(4).find("!tile.memdesc<4x64x32xf16"), std::string::npos);
   std::string off = ringsOf(1);

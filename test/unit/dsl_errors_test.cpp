@@ -1,35 +1,21 @@
 // Must-fail tests: a malformed kernel throws tile::ProgramError naming this file, the
 // exact line of the offending call and the problem.
-#include "tile/tile.h"
+#include "dsl_error_expect.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
 using namespace tile;
+using tile::test::traceError;
 
 namespace {
 
 constexpr uint64_t kAligned = 0x10000;
 
-/// Traces `k` with `spec` and returns the ProgramError's message ("" if none was thrown).
-template <class K> std::string traceError(const K &k, const Specialization &spec) {
-  try {
-    k.trace(spec);
-  } catch (const ProgramError &e) {
-    return e.what();
-  }
-  return "";
-}
-
 /// The message names this file at `line` as "<file>:<line>:<col>: error:" and says `word`.
 void expectError(const std::string &msg, int line, const std::string &word) {
-  ASSERT_FALSE(msg.empty()) << "no ProgramError was thrown";
-  std::string where = "dsl_errors_test.cpp:" + std::to_string(line) + ":";
-  EXPECT_NE(msg.find(where), std::string::npos) << "expected " << where << " in: " << msg;
-  EXPECT_NE(msg.find(": error: "), std::string::npos) << msg;
-  EXPECT_NE(msg.find(word), std::string::npos) << "expected '" << word << "' in: " << msg;
-  EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line expected: " << msg;
+  tile::test::expectErrorIn("dsl_errors_test.cpp", msg, line, word);
 }
 
 /// Same, reading the line only after the trace ran (argument evaluation order is unspecified).

@@ -1,10 +1,11 @@
 # models_tests: the host-side pieces of the MNIST training program (idx loader, checkpoints, CLI,
-# progress display, initialisation). No compiler, no GPU: built in TILE_RUNTIME_ONLY trees too.
+# progress display, initialisation, profile table) and the step graph's capture/replay logic over a
+# fake launcher (tile_model). No compiler, no GPU: built in TILE_RUNTIME_ONLY trees too.
 # Included from test/CMakeLists.txt (which sets up GoogleTest).
 file(GLOB MODELS_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/models_*.cpp)
 list(FILTER MODELS_TEST_SOURCES EXCLUDE REGEX "models_gpu_[^/]*\\.cpp$")
 add_executable(models_tests ${MODELS_TEST_SOURCES})
-target_link_libraries(models_tests PRIVATE tile_models_host GTest::gtest_main)
+target_link_libraries(models_tests PRIVATE tile_model GTest::gtest_main)
 # The real data sets are read from <repo>/.data/{mnist,fashion-mnist} when present.
 target_compile_definitions(models_tests PRIVATE TILE_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 # PRE_TEST: discover at ctest time, so building never runs the binary. Each test runs in its own

@@ -40,13 +40,15 @@ TEST(Cli, Defaults) {
   EXPECT_EQ(o.resume, "");
   EXPECT_EQ(o.maxSteps, 0);
   EXPECT_FALSE(o.quiet);
+  EXPECT_TRUE(o.graph);
+  EXPECT_FALSE(o.profile);
   EXPECT_FALSE(o.help);
 }
 
 TEST(Cli, EveryFlagSeparateValue) {
   TrainOptions o = parse({"--epochs", "3", "--batch-size", "1024", "--lr", "2.5e-2", "--seed", "18446744073709551615",
                           "--data-dir", "/d", "--dataset", "fashion", "--executor", "cpu", "--checkpoint", "a.ckpt",
-                          "--resume", "b.ckpt", "--max-steps", "20", "--quiet"});
+                          "--resume", "b.ckpt", "--max-steps", "20", "--quiet", "--no-graph", "--profile"});
   EXPECT_EQ(o.epochs, 3);
   EXPECT_EQ(o.batchSize, 1024);
   EXPECT_EQ(o.lr, 0.025);
@@ -58,6 +60,8 @@ TEST(Cli, EveryFlagSeparateValue) {
   EXPECT_EQ(o.resume, "b.ckpt");
   EXPECT_EQ(o.maxSteps, 20);
   EXPECT_TRUE(o.quiet);
+  EXPECT_FALSE(o.graph);
+  EXPECT_TRUE(o.profile);
 }
 
 TEST(Cli, EveryFlagWithEquals) {
@@ -98,7 +102,7 @@ TEST(Cli, Help) {
   std::string u = trainUsage("mnist-train");
   EXPECT_CONTAINS(u, "usage: mnist-train");
   for (const char *flag : {"--epochs", "--batch-size", "--lr", "--seed", "--data-dir", "--dataset", "--executor",
-                           "--checkpoint", "--resume", "--max-steps", "--quiet", "--help"})
+                           "--checkpoint", "--resume", "--max-steps", "--quiet", "--no-graph", "--profile", "--help"})
     EXPECT_CONTAINS(u, flag);
 }
 
@@ -127,6 +131,8 @@ TEST(Cli, EmptyValues) {
 TEST(Cli, FlagsWithoutValues) {
   EXPECT_CONTAINS(error({"--quiet=yes"}), "--quiet takes no value");
   EXPECT_CONTAINS(error({"--help=1"}), "--help takes no value");
+  EXPECT_CONTAINS(error({"--no-graph=1"}), "--no-graph takes no value");
+  EXPECT_CONTAINS(error({"--profile=yes"}), "--profile takes no value");
 }
 
 TEST(Cli, NonNumeric) {

@@ -1,9 +1,11 @@
 // The MNIST CNN (tile::models::MnistCnn) on the GPU through the ahead-of-time kernels
 // (AotLauncher: runtime-only, for the GPU machine), label `gpu`, skipped without a GPU: every
 // parameter gradient of the whole network against the float64 network of
-// models_mnist_reference.h (batch 2 and the training batch 64), the SGD step, and the same
-// seed giving bit-identical losses twice.
+// models_mnist_reference.h (batch 2 and the training batch 64), the SGD step, the same
+// seed giving bit-identical losses twice, and the whole training step replayed as one CUDA graph
+// against the same step launched kernel by kernel (models_train_step_check.h).
 #include "models_mnist_reference.h"
+#include "models_train_step_check.h"
 
 #include "tile/kernels/AotLauncher.h"
 #include "tile/runtime/Driver.h"
@@ -62,6 +64,17 @@ TEST_F(GpuMnistModel, SameSeedGivesBitIdenticalLosses) {
     std::memcpy(&x, &a[i], 4), std::memcpy(&y, &b[i], 4);
     EXPECT_EQ(x, y) << "step " << i << ": " << a[i] << " vs " << b[i];
   }
+}
+
+// Batch copy from pinned memory, forward, backward and SGD update as one CUDA graph, replayed;
+// 32 is the ragged last batch of an MNIST epoch at batch 64: captured anew (the graph updated in
+// place or re-instantiated), then 64 again.
+TEST_F(GpuMnistModel, GraphReplayedStepMatchesUngraphedAndRecapturesWhenTheBatchSizeChanges) {
+  checkGraphedStepMatchesUngraphed(gpu, 64, {64, 64, 64, 32, 32, 64, 64});
+}
+
+TEST_F(GpuMnistModel, GraphedStepAtBatch1024MatchesUngraphed) {
+  checkGraphedStepMatchesUngraphed(gpu, 1024, {1024, 1024, 1024});
 }
 
 } // namespace

@@ -2,7 +2,9 @@
 # GoogleTest comes from test/CMakeLists.txt.
 
 add_executable(runtime_tests ${CMAKE_CURRENT_LIST_DIR}/runtime_tests.cpp ${CMAKE_CURRENT_LIST_DIR}/runtime_diff_bundle_tests.cpp
-               ${CMAKE_CURRENT_LIST_DIR}/runtime_compiled_kernel_tests.cpp)
+               ${CMAKE_CURRENT_LIST_DIR}/runtime_compiled_kernel_tests.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/runtime_autotune_tests.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/runtime_graph_tests.cpp)
 target_link_libraries(runtime_tests PRIVATE tile_runtime GTest::gtest_main)
 # Each test in its own process: the DiskCache tests change environment variables.
 gtest_discover_tests(runtime_tests PROPERTIES LABELS unit)

@@ -75,18 +75,18 @@ TEST(DiffBundle, CorruptOrMissingFilesGiveOneLineErrors) {
   try {
     readDiffBundle(path);
     FAIL() << "a flipped byte was not detected";
-  } catch (const Error &e) {
+  } catch (const rt::Error &e) {
     EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(readDiffBundle(tempPath("does-not-exist.bundle")), Error);
+  EXPECT_THROW(readDiffBundle(tempPath("does-not-exist.bundle")), rt::Error);
   std::ofstream(tempPath("garbage.bundle")) << "not a bundle at all, really";
-  EXPECT_THROW(readDiffBundle(tempPath("garbage.bundle")), Error);
+  EXPECT_THROW(readDiffBundle(tempPath("garbage.bundle")), rt::Error);
 }
 
 TEST(DiffBundle, RefusesToWriteAMalformedKernel) {
   DiffCase c = sampleCase();
   c.kernel.meta.numWarps = 3;
-  EXPECT_THROW(writeDiffBundle(tempPath("malformed.bundle"), {c}), Error);
+  EXPECT_THROW(writeDiffBundle(tempPath("malformed.bundle"), {c}), rt::Error);
 }
 
 TEST(DiffBundle, CompareFloatsByRelativeErrorAndRejectNaN) {

@@ -53,7 +53,11 @@ static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
   std::ofstream(ptxPath.c_str()) << ptx;
   auto ptxas = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
   if (!ptxas) return "tilec: ptxas not found (install the CUDA toolkit or put it on PATH)\n";
-  std::string arch = "-arch=sm_" + std::to_string(sm);
+  // The arch the PTX names (sm_90a for Hopper's arch-specific target), as ptxas requires.
+  std::string target = "sm_" + std::to_string(sm);
+  if (size_t at = ptx.find("\n.target "); at != std::string::npos)
+    target = ptx.substr(at + 9, ptx.find_first_of(" ,\n", at + 9) - (at + 9));
+  std::string arch = "-arch=" + target;
   llvm::SmallVector<llvm::StringRef> args = {*ptxas, arch, "-v", ptxPath, "-o", cubinPath};
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(outPath), llvm::StringRef(outPath)};
   int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);

@@ -3,6 +3,7 @@
 #ifndef TILE_PIPELINE_H
 #define TILE_PIPELINE_H
 
+#include "tile/Error.h"
 #include "tile/runtime/CompiledKernel.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -16,17 +17,18 @@ namespace tile::compiler {
 /// The process-wide context with every dialect the pipeline needs loaded.
 mlir::MLIRContext &context();
 
-/// A compiler invariant failed: a bug in tile, not in the user's program.
-class InternalError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
+/// A compiler invariant failed: a bug in tile, not in the user's program (tile/Error.h).
+using InternalError = ::tile::InternalError;
 
-/// Code generation target: `sm_<sm>` and PTX ISA `<ptxVersion / 10>.<ptxVersion % 10>`.
+/// Code generation target: `sm_<sm>` (`sm_<sm>a` when archSpecific) and PTX ISA
+/// `<ptxVersion / 10>.<ptxVersion % 10>`. The arch-specific target (sm_90a) unlocks
+/// Hopper's wgmma, setmaxnreg, ...; its PTX loads only on that exact compute capability.
 struct Target {
   int sm = 90;
   int ptxVersion = 80;
-  std::string str() const; ///< "sm_90 ptx80"
+  bool archSpecific = false;
+  std::string arch() const; ///< "sm_90a"
+  std::string str() const;  ///< "sm_90a ptx80"
 };
 
 /// The highest PTX version LLVM's NVPTX backend can emit.
@@ -34,10 +36,13 @@ int maxPtxVersionOfLLVM();
 /// The highest PTX version a driver of this version (cuDriverGetVersion, e.g. 13000) JITs.
 int maxPtxVersionOfDriver(int driverVersion);
 /// The oldest PTX ISA version that knows `sm` (what AOT kernels use, so that older
-/// drivers still load them).
+/// drivers still load them); for sm 90 the one that knows sm_90a (8.0).
 int minPtxVersionFor(int sm);
+/// The most shared memory one block of `sm_<sm>` may use (the opt-in limit), in bytes.
+int maxSharedBytesPerBlock(int sm);
 /// sm: 0 = sm_90. ptxVersion: 0 = min(driver's, LLVM's) where driverVersion > 0, else LLVM's
-/// but at least what `sm` needs.
+/// but at least what `sm` needs. Compute capability 9.0 gets sm_90a where the PTX version
+/// has it (8.0+): the wgmma path needs it, and llc aborts on wgmma for plain sm_90.
 Target chooseTarget(int sm, int ptxVersion, int driverVersion);
 
 struct PipelineOptions {
@@ -52,8 +57,9 @@ struct PipelineResult {
 };
 
 /// Runs the whole pipeline on a module holding one kernel (func.func with `tile.kernel`).
-/// The module is modified in place. Throws InternalError on failure, with the
-/// diagnostics. Env: TILE_DUMP_DIR=<dir> writes every stage there;
+/// The module is modified in place. Throws ProgramError when the kernel needs more shared
+/// memory than the target has, UnsupportedError (at the op's line) for a feature the
+/// compiler cannot do, and InternalError (with a bug report file) on any other failure. Env: TILE_DUMP_DIR=<dir> writes every stage there;
 /// TILE_PRINT_IR_AFTER_ALL=1 prints the IR after each pass to stderr.
 PipelineResult runPipeline(mlir::ModuleOp module, const PipelineOptions &opts);
 

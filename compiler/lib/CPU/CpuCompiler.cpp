@@ -1,6 +1,7 @@
 //===- CpuCompiler.cpp - lowering pipeline and JIT of the CPU executor ----===//
 #include "tile/CPU/CpuCompiler.h"
 #include "tile/CPU/CheckRuntime.h"
+#include "tile/PassFailure.h"
 #include "tile/Pipeline.h"
 #include "tile/Transforms/Passes.h"
 
@@ -72,15 +73,11 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   module.walk([&](mlir::func::FuncOp f) {
     if (f->hasAttr(mlir::tile::kKernelAttr)) name = f.getSymName().str();
   });
-  std::string diagnostics;
-  mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
-    llvm::raw_string_ostream os(diagnostics);
-    os << d.getLocation() << ": " << d << "\n";
-    return mlir::success();
-  });
+  // Failures past the passes (target machine, translation, linking) are bugs without a
+  // pass to blame: plain InternalError.
   auto fail = [&](const std::string &what) -> std::unique_ptr<CompiledKernel> {
     throw tile::compiler::InternalError("tile: internal compiler error (CPU executor) " + what + " for kernel '" + name +
-                                       "' (this is a bug):\n" + diagnostics);
+                                       "' (this is a bug)");
   };
 
   mlir::PassManager pm(ctx);
@@ -92,14 +89,12 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   pm.addPass(mlir::tile::createTileLowerToCPU(lowerOpts));
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
-  if (failed(pm.run(module))) {
-    if (std::getenv("TILE_DUMP_DIR")) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      module->print(os, mlir::OpPrintingFlags().assumeVerified().printGenericOpForm());
-      compiler::dumpStage(name, "cpu.failed.mlir", text);
-    }
-    return fail("lowering the tile IR");
+  {
+    // An op the CPU executor cannot run is UnsupportedError at the user's line; any other
+    // failure is a bug, reported with the IR and the failing pass in a file.
+    compiler::PassFailureReport report(module, name, "the CPU executor's lowering", "--tile-lower-to-cpu");
+    report.instrument(pm);
+    if (failed(pm.run(module))) report.fail();
   }
   auto result = std::make_unique<CompiledKernel>();
   std::string lowered = compiler::printIR(module);
@@ -120,7 +115,11 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   toLLVM.addPass(mlir::createConvertFuncToLLVMPass());
   toLLVM.addPass(mlir::createConvertControlFlowToLLVMPass());
   toLLVM.addPass(mlir::createReconcileUnrealizedCastsPass());
-  if (failed(toLLVM.run(module))) return fail("converting to the LLVM dialect");
+  {
+    compiler::PassFailureReport report(module, name, "the CPU executor's conversion to LLVM", "");
+    report.instrument(toLLVM);
+    if (failed(toLLVM.run(module))) report.fail();
+  }
 
   initializeLLVMOnce();
   static std::set<mlir::MLIRContext *> translatable; // the caller serialises compile()

@@ -70,12 +70,11 @@ std::string resolveCpuTarget(const std::string &requested) {
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
     for (const char *f : level.features)
       if (!host.lookup(f))
-        throw std::invalid_argument("tile: TILE_CPU_TARGET=" + name + " needs the CPU feature '" + f +
-                                    "', which this CPU lacks");
+        throw ArgumentError("tile: TILE_CPU_TARGET=" + name + " needs the CPU feature '" + f + "', which this CPU lacks");
     return name;
   }
-  throw std::invalid_argument("tile: TILE_CPU_TARGET must be host, x86-64, x86-64-v2, x86-64-v3 or x86-64-v4, got '" +
-                              name + "'");
+  throw ArgumentError("tile: TILE_CPU_TARGET must be host, x86-64, x86-64-v2, x86-64-v3 or x86-64-v4, got '" + name +
+                      "'");
 }
 
 llvm::orc::JITTargetMachineBuilder targetMachineBuilder(const std::string &target) {

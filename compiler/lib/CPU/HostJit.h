@@ -21,7 +21,7 @@
 namespace tile::cpu {
 
 /// The CPU to compile for: `requested` if not empty, else $TILE_CPU_TARGET, else "host".
-/// Throws std::invalid_argument for an unknown name, or for a level whose features this
+/// Throws tile::ArgumentError for an unknown name, or for a level whose features this
 /// CPU lacks (the code would stop with an illegal instruction).
 std::string resolveCpuTarget(const std::string &requested);
 

@@ -5,6 +5,7 @@
 // Dot.cpp, tile.trans and tile.reshape in Permute.cpp.
 #include "Lowering.h"
 
+#include "tile/PassFailure.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -129,7 +130,8 @@ Value KernelLowering::viewAs(Value buffer, ArrayRef<int64_t> shape) {
 }
 
 Value KernelLowering::unsupported(Operation *op, Type type) {
-  op->emitOpError("is not supported by the CPU executor (tile-lower-to-cpu)");
+  // A feature gap, not a bug: the user gets UnsupportedError at the op's line.
+  ::tile::compiler::emitUnsupported(op, "'" + op->getName().getStringRef() + "' is not supported by the CPU executor");
   failed = true;
   return type ? Value(arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(type)))) : Value();
 }

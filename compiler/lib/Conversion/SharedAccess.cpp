@@ -8,8 +8,10 @@ using namespace mlir::tile;
 namespace ll = ::tile::layout;
 
 ll::LinearLayout mlir::tile::sharedTileLayout(MemDescType type) {
-  auto enc = cast<SwizzledSharedLayoutAttr>(type.getEncoding());
   ArrayRef<int64_t> tile = type.getTileShape();
+  if (auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(type.getEncoding()))
+    return ll::nvmmaShared(tile[0], tile[1], int(sharedBytesOf(type.getElementType())), int(nvmma.getSwizzle()));
+  auto enc = cast<SwizzledSharedLayoutAttr>(type.getEncoding());
   return ll::swizzledShared(tile[0], tile[1], enc.getVec(), enc.getPerPhase(), enc.getMaxPhase());
 }
 

@@ -86,7 +86,8 @@ std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType b
   const unsigned elemBytes = sharedBytesOf(buffer.getElementType());
   if ((elemBytes != 2 && elemBytes != 4) || buffer.getRank() != 2) return std::nullopt;
   const int rowElems = int(16 / elemBytes); // one 16-byte block row
-  auto enc = cast<SwizzledSharedLayoutAttr>(buffer.getEncoding());
+  auto enc = dyn_cast<SwizzledSharedLayoutAttr>(buffer.getEncoding());
+  if (!enc) return std::nullopt; // nvmma_shared tiles are read by wgmma; element-wise here
   // A block row (16 bytes) must be contiguous and aligned.
   if (buffer.getShape()[1] % rowElems || (enc.getMaxPhase() > 1 && int(enc.getVec()) < rowElems)) return std::nullopt;
   const ll::LinearLayout &l = regs.linear;

@@ -116,6 +116,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateMemoryOpPatterns(converter, patterns);
     populateReducePatterns(converter, patterns, smem);
     populateDotPatterns(converter, patterns);
+    populateWarpGroupDotPatterns(converter, patterns);
     populateSharedMemoryPatterns(converter, patterns, smem);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

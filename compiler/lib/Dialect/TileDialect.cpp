@@ -109,6 +109,11 @@ LogicalResult SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()
   return success();
 }
 
+LogicalResult NvmmaSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned swizzle) {
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128) return emitError() << "swizzle must be 32, 64 or 128 bytes";
+  return success();
+}
+
 Type MemDescType::parse(AsmParser &parser) {
   SmallVector<int64_t> shape;
   Type elem;
@@ -135,6 +140,14 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, 
   for (int64_t d : shape.take_back(2))
     if (d <= 0 || (d & (d - 1))) return emitError() << "buffer dimensions must be powers of two";
   if (!elem.isIntOrFloat()) return emitError() << "buffer elements must be integers or floats, got " << elem;
+  if (auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(encoding)) {
+    // Whole swizzle rows per column group, whole 8-row swizzle atoms.
+    const int64_t rowBytes = shape.back() * int64_t(elem.getIntOrFloatBitWidth() / 8);
+    if (rowBytes % nvmma.getSwizzle() || shape[shape.size() - 2] % 8)
+      return emitError() << "an nvmma_shared tile needs rows of a multiple of " << nvmma.getSwizzle()
+                         << " bytes and a multiple of 8 rows";
+    return success();
+  }
   if (!isa<SwizzledSharedLayoutAttr>(encoding)) return emitError() << "expected a shared layout, got " << encoding;
   return success();
 }

@@ -140,6 +140,32 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+LogicalResult WarpGroupDotOp::verify() {
+  MemDescType a = getA().getType(), b = getB().getType();
+  auto acc = getAcc().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError("operands must be one 2-D buffer each and a 2-D accumulator");
+  if (a.getShape()[1] != b.getShape()[0] || acc.getDimSize(0) != a.getShape()[0] || acc.getDimSize(1) != b.getShape()[1])
+    return emitOpError("shapes must be [M, K] * [K, N] -> [M, N], got ")
+           << a.getShape()[0] << "x" << a.getShape()[1] << " * " << b.getShape()[0] << "x" << b.getShape()[1] << " -> "
+           << acc.getDimSize(0) << "x" << acc.getDimSize(1);
+  Type elem = a.getElementType();
+  if (elem != b.getElementType() || !isa<Float16Type, BFloat16Type>(elem))
+    return emitOpError("operands must both be f16 or both bf16");
+  if (!acc.getElementType().isF32()) return emitOpError("accumulator must be f32");
+  if (!isa<NvmmaSharedLayoutAttr>(a.getEncoding()) || !isa<NvmmaSharedLayoutAttr>(b.getEncoding()))
+    return emitOpError("operands must be #tile.nvmma_shared buffers");
+  auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
+  if (!mma || mma.getWarpsPerCTA().size() != 2 || mma.getWarpsPerCTA()[1] != 1 || mma.getWarpsPerCTA()[0] % 4)
+    return emitOpError("accumulator must be #tile.mma with warpsPerCTA = [4 x warpgroups, 1]");
+  const int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getShape()[1];
+  const int64_t slab = 16 * mma.getWarpsPerCTA()[0];
+  if (m % slab || n % 8 || n > 256 || k % 16)
+    return emitOpError("needs M a multiple of ") << slab << ", N a multiple of 8 up to 256 and K of 16, got " << m << "x"
+                                                  << n << "x" << k;
+  return success();
+}
+
 LogicalResult TransOp::verify() {
   auto src = getSrc().getType();
   ArrayRef<int32_t> order = getOrder();

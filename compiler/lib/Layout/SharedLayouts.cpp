@@ -31,6 +31,30 @@ LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, i
   return LinearLayout({{"offset", offset}}, {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
 }
 
+LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes) {
+  if (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128)
+    throw std::invalid_argument("nvmma shared layout: swizzle must be 32, 64 or 128 bytes");
+  const int64_t groupCols = swizzleBytes / elemBytes;
+  if (groupCols < 1 || cols % groupCols || rows % 8)
+    throw std::invalid_argument("nvmma shared layout: " + std::to_string(rows) + "x" + std::to_string(cols) +
+                                " is not whole " + std::to_string(swizzleBytes) + "-byte rows of 8-row atoms");
+  const int vec = std::max(1, 16 / elemBytes), perPhase = 128 / swizzleBytes, maxPhase = swizzleBytes / 16;
+  std::vector<LinearLayout::Basis> offset;
+  for (int i = 0; i < log2Of(groupCols); ++i) offset.push_back({0, int32_t(1) << i});
+  for (int j = 0; j < log2Of(rows); ++j) {
+    int32_t row = int32_t(1) << j;
+    offset.push_back({row, int32_t((row / perPhase) % maxPhase) * vec});
+  }
+  for (int g = 0; g < log2Of(cols / groupCols); ++g) offset.push_back({0, int32_t(groupCols) << g});
+  return LinearLayout({{"offset", offset}}, {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
+}
+
+int nvmmaSwizzleFor(int64_t cols, int elemBytes) {
+  for (int swizzle : {128, 64, 32})
+    if ((cols * elemBytes) % swizzle == 0) return swizzle;
+  return 0;
+}
+
 Swizzle ldmatrixSwizzle(int64_t cols, int elemBytes) {
   int vec = std::max(1, 16 / elemBytes);
   int64_t rowBytes = cols * elemBytes;

@@ -116,7 +116,7 @@ PTXOutput tile::compiler::emitPTX(mlir::ModuleOp module, const Target &target, b
   std::unique_ptr<llvm::Module> llvmModule = mlir::translateModuleToLLVMIR(module, llvmContext, "tile");
   if (!llvmModule) throw InternalError("tile: translation to LLVM IR failed (this is a bug)");
 
-  std::string cpu = "sm_" + std::to_string(target.sm);
+  std::string cpu = target.arch();
   std::string features = "+ptx" + std::to_string(target.ptxVersion);
   llvm::TargetOptions options;
   std::unique_ptr<llvm::TargetMachine> machine(nvptxTarget().createTargetMachine(

@@ -4,7 +4,12 @@
 // on sm_80+ whose tile holds whole instruction tiles for every warp takes the #tile.mma accumulator layout and #tile.dot_operand operands
 // (which optimize-dot-operands stages through swizzled shared memory). A K loop that
 // carries the accumulator carries it in the mma layout, so no iteration converts.
+// On sm_90a an f16/bf16 dot whose tile gives every warpgroup (four warps) whole 64-row
+// slabs becomes tile.warpgroup_dot (wgmma) instead: both operands are written to
+// #tile.nvmma_shared buffers (tile-pipeline turns those writes into cp.async rings in a
+// K loop) and read by the tensor cores from there, never through registers.
 #include "LayoutRewrite.h"
+#include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
 
 #include <optional>
@@ -46,6 +51,25 @@ std::optional<MmaLayoutAttr> mmaLayoutFor(DotOp dot, unsigned warps) {
   auto split = mmaWarps(m, n, warps);
   if (!split) return std::nullopt;
   return MmaLayoutAttr::get(dot.getContext(), {split->first, split->second});
+}
+
+/// wgmma (m64nNk16, f16/bf16, operands from shared memory) on sm_90a when every warpgroup
+/// gets whole 64-row slabs (warpsPerCTA = [warps, 1]), one instruction covers N (8..256)
+/// and both operand tiles fill whole swizzle rows; else nullopt.
+std::optional<MmaLayoutAttr> wgmmaLayoutFor(DotOp dot, unsigned warps) {
+  auto a = dot.getA().getType(), b = dot.getB().getType();
+  Type elem = a.getElementType();
+  if (!targetHasWgmma(dot) || !isa<Float16Type, BFloat16Type>(elem) || warps % 4) return std::nullopt;
+  const int64_t m = a.getDimSize(0), n = b.getDimSize(1), k = a.getDimSize(1);
+  if (m % (16 * warps) || n % 16 || n > 256 || k % 16) return std::nullopt;
+  return MmaLayoutAttr::get(dot.getContext(), {warps, 1});
+}
+
+/// A [rows, cols] operand as a #tile.nvmma_shared buffer with the widest swizzle its rows fill.
+MemDescType nvmmaBuffer(RankedTensorType t) {
+  const int swizzle = ::tile::layout::nvmmaSwizzleFor(t.getDimSize(1), int(t.getElementTypeBitWidth() / 8));
+  return MemDescType::get(t.getContext(), t.getShape(), t.getElementType(),
+                          NvmmaSharedLayoutAttr::get(t.getContext(), swizzle));
 }
 
 /// What a conversion converts, else `v` itself: the value before assign-layouts moved it
@@ -108,20 +132,59 @@ void eraseIfDead(Value v) {
   if (Operation *op = v.getDefiningOp(); op && isa<ConvertLayoutOp>(op) && op->use_empty()) op->erase();
 }
 
+/// The accumulator of `dot` in `mma`: a carried one for the whole loop, else converted
+/// here. Returns whether it is carried.
+bool accumulateIn(DotOp dot, MmaLayoutAttr mma, OpBuilder &b) {
+  if (isCarriedAccumulator(dot)) {
+    carryInLayout(dot, mma);
+    return true;
+  }
+  Value acc = dot.getAcc();
+  dot.getAccMutable().assign(convertTo(b, unconverted(acc), mma));
+  eraseIfDead(acc);
+  return false;
+}
+
+/// `result` (now in the mma layout) back in `before` for its users, unless only a loop
+/// carrying the accumulator uses it.
+void convertResultBack(Value result, Type before, bool carried, OpBuilder &b) {
+  if (carried) return;
+  b.setInsertionPointAfterValue(result);
+  auto back = ConvertLayoutOp::create(b, result.getLoc(), before, result);
+  result.replaceAllUsesExcept(back, back);
+}
+
+/// tile.dot -> tile.warpgroup_dot over two #tile.nvmma_shared buffers written from the
+/// operands' own (coalesced) layouts.
+void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
+  OpBuilder b(dot);
+  Type blockedResult = dot.getType();
+  const bool carried = accumulateIn(dot, mma, b);
+  SmallVector<Value> buffers;
+  for (Value fma : {dot.getA(), dot.getB()}) {
+    Value source = unconverted(fma);
+    fitLoadToShape(source, warps, widths);
+    auto type = cast<RankedTensorType>(source.getType());
+    buffers.push_back(LocalAllocOp::create(b, dot.getLoc(), nvmmaBuffer(type), source));
+  }
+  auto wgmma = WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), buffers[0], buffers[1],
+                                      dot.getAcc());
+  Value a = dot.getA(), bOperand = dot.getB();
+  dot.getResult().replaceAllUsesWith(wgmma.getResult());
+  dot.erase();
+  eraseIfDead(a);
+  eraseIfDead(bOperand);
+  convertResultBack(wgmma.getResult(), blockedResult, carried, b);
+}
+
 void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
+  if (std::optional<MmaLayoutAttr> v3 = wgmmaLayoutFor(dot, warps)) return accelerateWithWgmma(dot, *v3, warps, widths);
   std::optional<MmaLayoutAttr> mma = mmaLayoutFor(dot, warps);
   if (!mma) return;
   MLIRContext *ctx = dot.getContext();
   OpBuilder b(dot);
   Type blockedResult = dot.getType();
-  const bool carried = isCarriedAccumulator(dot);
-  if (carried) {
-    carryInLayout(dot, *mma);
-  } else {
-    Value acc = dot.getAcc();
-    dot.getAccMutable().assign(convertTo(b, unconverted(acc), *mma));
-    eraseIfDead(acc);
-  }
+  const bool carried = accumulateIn(dot, *mma, b);
   for (unsigned idx : {0u, 1u}) {
     OpOperand &operand = idx == 0 ? dot.getAMutable() : dot.getBMutable();
     Value fma = operand.get(), source = unconverted(fma);
@@ -131,11 +194,7 @@ void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &w
   }
   dot.getResult().setType(withLayout(blockedResult, *mma));
   // A carried accumulator's only user is the yield, which carries the mma layout now.
-  if (!carried) {
-    b.setInsertionPointAfter(dot);
-    auto back = ConvertLayoutOp::create(b, dot.getLoc(), blockedResult, dot.getResult());
-    dot.getResult().replaceAllUsesExcept(back, back);
-  }
+  convertResultBack(dot.getResult(), blockedResult, carried, b);
 }
 
 struct AccelerateMatmul : mlir::tile::impl::TileAccelerateMatmulBase<AccelerateMatmul> {

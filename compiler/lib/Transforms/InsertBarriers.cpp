@@ -5,6 +5,9 @@
 // ranges, a write on either side) gets a barrier before it. Ranges come from the
 // offsets tile-allocate-shared assigned: a buffer's whole extent (all stages of a ring:
 // which stage an index picks is not tracked), an op's scratch.
+// wgmma reads #tile.nvmma_shared buffers through the async proxy: a barrier that follows
+// writes to such a buffer gets a proxy fence (tile.fence_async_shared) before it, so each
+// writer orders its writes before the barrier publishes them.
 #include "../Conversion/SharedAccess.h"
 #include "tile/Transforms/Passes.h"
 
@@ -22,6 +25,7 @@ namespace {
 
 struct Range {
   int64_t begin, end;
+  bool asyncRead = false; ///< an #tile.nvmma_shared buffer: wgmma reads it through the async proxy
   bool overlaps(const Range &o) const { return begin < o.end && o.begin < end; }
 };
 
@@ -59,7 +63,8 @@ std::optional<Range> bufferRange(Value v) {
   auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(kSharedOffsetAttr) : IntegerAttr();
   if (!offset) return std::nullopt;
   MemDescType t = alloc.getType();
-  return Range{offset.getInt(), offset.getInt() + int64_t(t.getNumElements() * sharedBytesOf(t.getElementType()))};
+  return Range{offset.getInt(), offset.getInt() + int64_t(t.getNumElements() * sharedBytesOf(t.getElementType())),
+               isa<NvmmaSharedLayoutAttr>(t.getEncoding())};
 }
 
 struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers> {
@@ -84,6 +89,8 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
   void barrierBefore(Operation *op, State &state, bool insert) {
     if (insert) {
       OpBuilder b(op);
+      if (llvm::any_of(state.writes, [](const Range &r) { return r.asyncRead; }))
+        FenceAsyncSharedOp::create(b, op->getLoc());
       BarrierOp::create(b, op->getLoc());
     }
     state.reads.clear();
@@ -146,6 +153,10 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       writes.push_back(whole(op, store.getDst()));
     } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
       reads.push_back(whole(op, load.getSrc()));
+    } else if (auto dot = dyn_cast<WarpGroupDotOp>(op)) {
+      // Synchronous: the op waits for its wgmmas, so its reads end with it.
+      reads.push_back(whole(op, dot.getA()));
+      reads.push_back(whole(op, dot.getB()));
     } else if (unsigned bytes = scratchBytes(op)) {
       // Writes its scratch, fences, reads it back: after the op only the reads remain.
       auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);

@@ -181,7 +181,22 @@ template <class A> uint64_t deviceAddress(const A &a) {
 }
 
 /// Converts launch argument `a` for parameter P: fills the spec entry and the storage.
+/// Whether a C++ launch argument of type A can bind parameter P. Checked at compile time
+/// so that, say, a float passed for a Ptr<T> is an error at the launch line, not an address.
+template <class P, class A> constexpr bool bindable() {
+  constexpr ArgKind k = ParamTraits<P>::kind;
+  if constexpr (k == ArgKind::Ptr) return requires(const A &a) { a.ptr(); } || std::is_pointer_v<A> || std::is_integral_v<A>;
+  else if constexpr (k == ArgKind::F32) return std::is_arithmetic_v<A>;
+  else if constexpr (k == ArgKind::F16 || k == ArgKind::BF16)
+    return std::is_arithmetic_v<A> || std::is_same_v<A, f16> || std::is_same_v<A, bf16>;
+  else if constexpr (k == ArgKind::Const) return std::is_integral_v<A> || std::is_enum_v<A>;
+  else return std::is_arithmetic_v<A> || std::is_enum_v<A>; // I32, I64, I1 (as tile::kernels::argFits)
+}
+
 template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename ParamTraits<P>::Storage &out) {
+  static_assert(bindable<P, A>(), "launch argument of the wrong kind: a Ptr<T> parameter takes a device address "
+                                  "(an integer, a pointer or a buffer with ptr()), Const<T> an integer, the scalars a "
+                                  "number");
   spec.kind = ParamTraits<P>::kind;
   if constexpr (ParamTraits<P>::kind == ArgKind::Ptr) {
     out = deviceAddress(a);

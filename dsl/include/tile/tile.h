@@ -17,6 +17,7 @@
 #ifndef TILE_TILE_H
 #define TILE_TILE_H
 
+#include "tile/Error.h"
 #include "tile/Spec.h"
 
 #include <cstdint>
@@ -55,11 +56,9 @@ const char *dtypeName(DType t);
 bool isFloat(DType t);
 unsigned dtypeBytes(DType t);
 
-/// A malformed kernel: the message names the user's file:line and the problem.
-class ProgramError : public std::runtime_error {
-public:
-  using std::runtime_error::runtime_error;
-};
+// Errors: tile::ProgramError (a malformed kernel: the message names the user's
+// file:line:col and the problem), tile::UnsupportedError, ... all derive from tile::Error
+// (tile/Error.h).
 
 //===----------------------------------------------------------------------===//
 // Values

@@ -1,10 +1,32 @@
 // A K loop of f16 dots, the shape of the library matmul (A [M, K] row-major, B [K, N]
-// row-major, ragged K masked): on sm_80 and sm_90 the operand tiles are copied with
-// cp.async (16 bytes per thread) into 3-stage rings of swizzled shared memory, read with
-// ldmatrix (.trans for B), multiplied with mma.sync, one barrier per iteration, no spills.
-// RUN: tilec %s --stage=ptx | FileCheck %s
+// row-major, ragged K masked): on sm_80 the operand tiles are copied with cp.async (16
+// bytes per thread) into 3-stage rings of swizzled shared memory, read with ldmatrix
+// (.trans for B), multiplied with mma.sync, one barrier per iteration, no spills.
+// On sm_90a (the default for sm_90) the rings are #tile.nvmma_shared, 4 stages deep, read
+// by wgmma through descriptors with one group in flight: the copies run two iterations
+// ahead (wait_group 1), each writer fences the async proxy before the barrier, the K
+// loop's wgmmas wait for at most one group, and the epilogue waits for all.
 // RUN: tilec %s --stage=ptx --sm=80 --ptx-version=80 | FileCheck %s
+// RUN: tilec %s --stage=ptx | FileCheck %s --check-prefix=WGMMA
 // RUN: %if ptxas %{ tilec %s --stage=regs | FileCheck %s --check-prefix=REGS %}
+// RUN: %if ptxas %{ tilec %s --stage=regs --sm=80 --ptx-version=80 | FileCheck %s --check-prefix=REGS %}
+
+// WGMMA: .target sm_90a
+// WGMMA-LABEL: .entry matmul_k_loop
+// WGMMA: cp.async.cg.shared.global
+// WGMMA: cp.async.commit_group
+// WGMMA: cp.async.wait_group 1
+// WGMMA: fence.proxy.async.shared::cta
+// WGMMA-NEXT: bar.sync 0
+// WGMMA: wgmma.fence.sync.aligned
+// WGMMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// WGMMA: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
+// WGMMA-NOT: wgmma.mma_async
+// WGMMA: wgmma.commit_group.sync.aligned
+// WGMMA: wgmma.wait_group.sync.aligned 1
+// WGMMA: wgmma.wait_group.sync.aligned 0
+// WGMMA-NOT: ldmatrix
+// WGMMA-NOT: .local
 
 // CHECK-LABEL: .entry matmul_k_loop
 // CHECK: cp.async.cg.shared.global

@@ -44,7 +44,7 @@ inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 /// On a kernel: buffers per software-pipelined load (tile-pipeline); absent: 3.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
-/// On the module: the GPU the code is for, "sm_80", "sm_90", ... (absent: no tensor
+/// On the module: the GPU the code is for, "sm_80", "sm_90", "sm_90a", ... (absent: no tensor
 /// cores are assumed). Set by the pipeline; passes that choose instructions read it.
 inline constexpr llvm::StringLiteral kTargetAttr = "tile.target";
 /// The compute capability of kTargetAttr (80 for "sm_80"), or 0 when absent.
@@ -55,6 +55,13 @@ inline int targetComputeCapability(Operation *op) {
   int sm = 0;
   if (attr && attr.getValue().starts_with("sm_")) (void)attr.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
   return sm;
+}
+/// Whether kTargetAttr is Hopper's arch-specific target (sm_90a): wgmma may be emitted.
+inline bool targetHasWgmma(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (!module) module = dyn_cast<ModuleOp>(op);
+  auto attr = module ? module->getAttrOfType<StringAttr>(kTargetAttr) : StringAttr();
+  return attr && attr.getValue() == "sm_90a";
 }
 /// On a kernel argument: the value (pointer address or integer) is a multiple of this.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";

@@ -146,4 +146,22 @@ def Tile_SwizzledSharedLayout : AttrDef<Tile_Dialect, "SwizzledSharedLayout"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_NvmmaSharedLayout : AttrDef<Tile_Dialect, "NvmmaSharedLayout"> {
+  let mnemonic = "nvmma_shared";
+  let summary = "a 2-D tile in shared memory as Hopper's wgmma and TMA read it";
+  let description = [{
+    Row-major (dimension 1 contiguous) in column groups of `swizzle` bytes: group g holds
+    columns [g W, (g + 1) W) of every row, W = swizzle / element bytes, rows of W elements
+    one after another; the groups follow each other. Within a group the 16-byte chunks of
+    row r are XORed with the row's phase as the hardware's 128/64/32-byte swizzle modes
+    (Swizzle<3|2|1, 4, 3>) do: chunk ^ ((r / (128 / swizzle)) % (swizzle / 16)). This is
+    the canonical layout of a wgmma operand (K-major for a [M, K] tile, MN-major for a
+    [K, N] tile) and of a TMA box with that swizzle; buffers start 1024-byte aligned.
+    Triton's `#ttg.nvmma_shared`. `#tile.nvmma_shared<swizzle = 128>`
+  }];
+  let parameters = (ins "unsigned":$swizzle);
+  let assemblyFormat = "`<` `swizzle` `=` $swizzle `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif

@@ -336,6 +336,59 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead<Tile_Shared
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [MemoryEffects<[MemRead<Tile_SharedMemory>]>,
+    AllTypesMatch<["acc", "result"]>]> {
+  let summary = "matrix product of two shared-memory tiles on Hopper's warpgroup tensor cores (wgmma)";
+  let description = [{
+    `tile.dot` as tile-accelerate-matmul rewrites it for sm_90a: a [M, K] and b [K, N] are
+    buffers in `#tile.nvmma_shared` layout, read by `wgmma.mma_async` through matrix
+    descriptors; acc and the result are f32 in `#tile.mma` with warpsPerCTA = [W, 1]
+    (each group of four warps owns 64-row slabs). Each warpgroup issues one
+    m64nNk16 per 64-row slab and K step of 16, in increasing k, commits them as one
+    group, then waits until at most `pendings` groups are in flight. With pendings = 0
+    the result is final; with more (tile-pipeline's K loops keep one group in flight)
+    it may still be being written: only a later warpgroup_dot accumulating into it or a
+    `tile.warpgroup_dot_wait` may use it, and the operand buffers stay in use until then.
+    ```mlir
+    %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>> * !tile.memdesc<64x256xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$a, Tile_MemDescType:$b, Tile_Tensor:$acc,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pendings);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `*` type($b) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_WarpGroupDotWaitOp : Tile_Op<"warpgroup_dot_wait", [AllTypesMatch<["inputs", "outputs"]>,
+    MemoryEffects<[MemRead<Tile_SharedMemory>]>]> {
+  let summary = "wait until at most `pendings` wgmma groups are in flight; their results are then final";
+  let description = [{
+    The results are the inputs (accumulators of asynchronous `tile.warpgroup_dot`s),
+    threaded through the wait so that nothing reads them before it.
+    ```mlir
+    %final = tile.warpgroup_dot_wait %acc {pendings = 0 : i32} : tensor<128x256xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$inputs, ConfinedAttr<I32Attr, [IntNonNegative]>:$pendings);
+  let results = (outs Variadic<Tile_Tensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+}
+
+def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "order this thread's shared-memory writes before the async proxy's reads (fence.proxy.async)";
+  let description = [{
+    wgmma and TMA stores read shared memory through the async proxy; ordinary stores and
+    completed cp.async copies write it through the generic proxy. The writer fences, then
+    a barrier publishes the writes to the other threads. `tile-insert-barriers` puts one
+    before every barrier that follows writes to a `#tile.nvmma_shared` buffer.
+    ```mlir
+    tile.fence_async_shared
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
   let summary = "every thread of the program waits here (bar.sync 0)";
   let description = [{

@@ -16,6 +16,17 @@ namespace tile::layout {
 /// Needs vec * maxPhase <= cols (the XOR stays inside the row).
 LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase);
 
+/// Hopper's wgmma/TMA tile (#tile.nvmma_shared): row-major in column groups of
+/// `swizzleBytes` (W = swizzleBytes / elemBytes columns), group after group, each group
+/// rows x W with 16-byte chunks of row r XORed with (r / (128 / swizzleBytes)) %
+/// (swizzleBytes / 16), which is what the hardware's address swizzle does to a buffer
+/// starting at a 1024-byte boundary. Needs cols a multiple of W and rows of 8.
+LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes);
+
+/// The widest swizzle (128, 64 or 32 bytes) whose rows a tile with `cols` elements of
+/// `elemBytes` fills exactly; 0 when none does.
+int nvmmaSwizzleFor(int64_t cols, int elemBytes);
+
 /// The swizzle that keeps the eight 16-byte rows of an 8x8 ldmatrix block (and eight
 /// threads storing 16 bytes each) in eight different bank groups, for a tile whose rows
 /// are `rowBytes` long: vec = 16 bytes, perPhase rows share a phase so that a phase

@@ -4,11 +4,17 @@
 // where there is no LLVM/MLIR (the GPU machine). Pointer arguments are device addresses.
 #pragma once
 
+#include "tile/Error.h"
 #include "tile/kernels/Launcher.h"
 #include "tile/runtime/Aot.h"
+#include "tile/runtime/Hash.h"
+
+#include <map>
+#include <mutex>
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace tile::aot {
 /// The library kernel compiled ahead of time under `name`, or null (generated:
@@ -24,8 +30,8 @@ public:
               CUstream stream) override {
     const rt::AotKernel *k = tile::aot::findLibraryKernel(kernelName);
     if (!k)
-      throw std::invalid_argument(std::string("AotLauncher: no kernel '") + kernelName +
-                                  "' was compiled ahead of time (declared with TILE_LIBRARY_KERNEL?)");
+      throw tile::ArgumentError(std::string("AotLauncher: no kernel '") + kernelName +
+                                "' was compiled ahead of time (declared with TILE_LIBRARY_KERNEL?)");
     rt::AotLaunchConfig c;
     c.grid = grid;
     c.numWarps = spec.numWarps;
@@ -33,6 +39,19 @@ public:
     rt::launchAot(*k, spec, c, params);
   }
   bool hostMemory() const override { return false; }
+  /// A digest of the PTX of every precompiled variant of the kernel (computed once).
+  std::string codeIdentity(const char *kernelName) const override {
+    static std::mutex mu;
+    static std::map<std::string, std::string, std::less<>> ids;
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = ids.find(std::string_view(kernelName)); it != ids.end()) return it->second;
+    std::string all;
+    if (const rt::AotKernel *k = tile::aot::findLibraryKernel(kernelName))
+      for (size_t i = 0; i < k->numVariants; ++i)
+        all += k->variants[i].spec.str() + "\n" + std::string(k->variants[i].kernel.target) + "\n" +
+               rt::hex64(rt::fnv1a64(k->variants[i].kernel.ptx)) + "\n";
+    return ids[kernelName] = "aot-" + rt::digest(all);
+  }
 };
 
 } // namespace tile::kernels

@@ -4,6 +4,7 @@
 // failure (the checks run on every launch).
 #pragma once
 
+#include "tile/Error.h"
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -51,9 +52,9 @@ private:
   uint64_t a_;
 };
 
-/// std::invalid_argument("<kernel>: <what>"); messages are one line.
+/// tile::ArgumentError("<kernel>: <what>"); messages are one line.
 [[noreturn]] inline void fail(const char *kernel, const std::string &what) {
-  throw std::invalid_argument(std::string(kernel) + ": " + what);
+  throw tile::ArgumentError(std::string(kernel) + ": " + what);
 }
 
 inline std::string num(int64_t v) { return std::to_string(v); }

@@ -4,7 +4,9 @@
 // pointer arguments are host addresses. Links the DSL (tile_kernels).
 #pragma once
 
+#include "tile/Error.h"
 #include "tile/kernels/Registry.h"
+#include "tile/Autotune.h"
 
 #include <string>
 #include <string_view>
@@ -30,8 +32,8 @@ public:
       if (n == kernelName) k = kernel;
     if (!k) k = findKernel(kernelName);
     if (!k)
-      throw std::invalid_argument(std::string("DslLauncher: no library kernel '") + kernelName +
-                                  "' (declared with TILE_LIBRARY_KERNEL, or added with add<Decl>()?)");
+      throw tile::ArgumentError(std::string("DslLauncher: no library kernel '") + kernelName +
+                                "' (declared with TILE_LIBRARY_KERNEL, or added with add<Decl>()?)");
     LaunchOptions o;
     o.numWarps = spec.numWarps;
     o.stream = stream;
@@ -41,6 +43,8 @@ public:
   }
 
   bool hostMemory() const override { return resolveExecutor(executor_) == Executor::CPU; }
+  /// Kernels are compiled on first use by this compiler: its build id.
+  std::string codeIdentity(const char *) const override { return "jit-" + compilerBuildId(); }
   Executor executor() const { return executor_; }
 
 private:

@@ -14,6 +14,8 @@
 
 #include <cuda.h>
 
+#include <string>
+
 namespace tile::kernels {
 
 class Launcher {
@@ -29,6 +31,14 @@ public:
 
   /// True when pointer arguments are host addresses (the CPU executor).
   virtual bool hostMemory() const = 0;
+
+  /// Identifies the code `kernelName` runs through this launcher (the compiler build, or
+  /// the precompiled PTX): the autotuner's disk entries are keyed by it, so new code is
+  /// tuned again. "" when unknown.
+  virtual std::string codeIdentity(const char *kernelName) const {
+    (void)kernelName;
+    return {};
+  }
 };
 
 } // namespace tile::kernels

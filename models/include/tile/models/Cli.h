@@ -28,6 +28,8 @@ struct TrainOptions {
   std::string resume;        // --resume FILE ("" = start fresh)
   int64_t maxSteps = 0;      // --max-steps N: stop after N steps in all (0 = whole epochs)
   bool quiet = false;        // --quiet
+  bool graph = true;         // --no-graph: launch the step kernel by kernel instead of replaying one CUDA graph
+  bool profile = false;      // --profile: print per-kernel times of one step (the second) as a table
   bool help = false;         // --help / -h: the caller prints trainUsage() and exits 0
 };
 

@@ -12,6 +12,7 @@
 
 #include "tile/kernels/Launcher.h"
 #include "tile/models/Checkpoint.h"
+#include "tile/models/StepGraph.h"
 #include "tile/models/Tensor.h"
 
 #include <cstdint>
@@ -45,6 +46,17 @@ class MnistCnn {
 
   /// Copies a batch (n <= maxBatch images of 784 normalised floats, n labels in 0..9) in.
   void setBatch(const float *images, const int32_t *labels, int64_t n);
+  /// As setBatch, but the copies are enqueued on `step`'s stream (captured into its graph): the
+  /// images and labels must stay as they are (pinned on the GPU) until the step has run, and
+  /// the labels must have been checked (checkLabels) — a replayed copy checks nothing.
+  void enqueueBatch(StepGraph &step, const float *images, const int32_t *labels, int64_t n);
+  /// Enqueues the copy of the last forward()'s mean loss to *dst (pinned on the GPU) on `step`'s
+  /// stream: read it after step.synchronize().
+  void enqueueLoss(StepGraph &step, float *dst) const;
+  /// Throws std::invalid_argument naming the first label outside 0..9.
+  static void checkLabels(const int32_t *labels, int64_t n);
+  /// The launcher every kernel of the model goes through.
+  kernels::Launcher &launcher() const { return l_; }
 
   /// Forward over the batch set last (n images): logits and the loss (mean NLL) and its
   /// gradient wrt the logits. Returns nothing; loss() reads the mean back.

@@ -23,8 +23,10 @@ class DiskCache {
   std::string pathFor(const std::string &key) const;  // throws Error for keys that are not [A-Za-z0-9_.-]+
 
   // nullopt on a miss, when forceRecompile(), or on a corrupt entry; the latter prints one line
-  // "tile: cache entry <path> is corrupt (<why>); recompiling" to stderr and deletes the entry.
+  // "tile: cache entry <path> is corrupt (<why>); <action>" to stderr and deletes the entry.
   std::optional<std::string> load(const std::string &key);
+  // The same; `action` says what the caller does instead (the autotuner: "re-tuning").
+  std::optional<std::string> load(const std::string &key, const char *action);
   // Atomic. A failure to write only prints one line to stderr: the cache is an optimisation.
   void store(const std::string &key, const std::string &payload);
 

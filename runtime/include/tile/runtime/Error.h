@@ -1,5 +1,7 @@
-// tile::rt::Error: the one exception type the runtime throws.
+// tile::rt::Error: the one exception type the runtime throws (a tile::RuntimeError).
 #pragma once
+
+#include "tile/Error.h"
 
 #include <cuda.h>
 
@@ -10,7 +12,7 @@ namespace tile::rt {
 
 // Messages are always a single line (embedded newlines, e.g. from a JIT log, are folded into
 // " | ") so that a failure shows up intact in test logs and one-line CLI diagnostics.
-class Error : public std::runtime_error {
+class Error : public RuntimeError {
  public:
   explicit Error(const std::string &message, CUresult code = CUDA_SUCCESS);
   // The driver's result for failed driver calls; CUDA_SUCCESS for errors detected by the runtime itself.

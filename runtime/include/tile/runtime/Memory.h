@@ -72,4 +72,11 @@ class PinnedHostBuffer {
 // Asynchronous device-to-device copy on `stream` (nullptr: the legacy default stream).
 void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream stream = nullptr);
 
+// Asynchronous copies between host memory and any device address (a buffer's start or not) on
+// `stream`: cuMemcpyHtoDAsync / cuMemcpyDtoHAsync, so they can be captured into a CUDA graph. The
+// host memory must stay valid until the stream has reached the copy, and be pinned
+// (PinnedHostBuffer) for the copy to be a direct DMA (and for a captured copy to replay).
+void copyHostToDeviceAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream);
+void copyDeviceToHostAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream);
+
 } // namespace tile::rt

@@ -1,0 +1,125 @@
+//===- MatmulAutotune.h - the library matmul with a measured tile choice ---===//
+// Opt-in: launchMatmulAutotuned<T> is Matmul<T>::launch with the tile (BM, BN, BK, warps)
+// chosen by rt::Autotuner among the tiles the declaration compiles for the launch's path
+// (Matmul<T>::variants() with this epilogue and tf32: the AOT-compiled ones on the GPU
+// machine), instead of the library's fixed policy. The shape class is (m, n, k) rounded
+// up to powers of two; divisibility (whether the large unit-stride tiles may run), the
+// epilogue and tf32 select the candidate set (the tuner's space). On the CPU executor
+// nothing is measured: the library's own choice runs (Matmul<T>::launch).
+//
+//   tk::launchMatmulAutotuned<tile::f16>(launcher, a, b, c, bias, m, n, k, k, 1, n, 1, n, 1);
+//   TILE_AUTOTUNE_VERBOSE=1 prints each candidate's time and the choice.
+#pragma once
+
+#include "tile/kernels/Matmul.h"
+#include "tile/runtime/Autotune.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace tile::kernels {
+
+namespace detail {
+/// What matmulConfig calls `fastest` for one problem: the facts the unitOnly (large) tiles
+/// were compiled for. Must agree with matmulConfig (Matmul.h).
+inline bool matmulFastestFacts(Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
+                               int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn,
+                               int64_t strideCm, int64_t strideCn) {
+  auto div16 = [](int64_t v) { return v % 16 == 0; };
+  return strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) && div16(k) && div16(strideAm) &&
+         div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) && div16(int64_t(b.ptr())) &&
+         div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
+}
+
+inline rt::TuneConfig matmulTuneConfig(const MatmulConfig &c) {
+  return {{{"BM", c.bm}, {"BN", c.bn}, {"BK", c.bk}}, c.numWarps, 0};
+}
+inline MatmulConfig matmulConfigOf(const rt::TuneConfig &c) {
+  return {int(c["BM"]), int(c["BN"]), int(c["BK"]), c.numWarps};
+}
+
+/// The tuner's space: what selects the candidate tiles and their code.
+inline std::string matmulTuneSpace(MatmulEpilogue epilogue, bool tf32, bool fastest) {
+  return "e" + std::to_string(int(epilogue)) + ",t" + std::to_string(tf32 ? 1 : 0) + (fastest ? ",fast" : ",general");
+}
+
+/// The candidates of one path: every tile Matmul<T> declares for this epilogue and tf32
+/// (its Const values {BM, BN, BK, GROUP_M, EPILOGUE, TF32}), the unit-stride-only ones
+/// only where their facts hold; in declaration order, without repeats.
+template <class T> std::vector<rt::TuneConfig> matmulTuneConfigs(MatmulEpilogue epilogue, bool tf32, bool fastest) {
+  std::vector<rt::TuneConfig> out;
+  for (const Variant &v : Matmul<T>::variants()) {
+    if (v.consts.size() != 6 || v.consts[4] != int(epilogue) || v.consts[5] != (tf32 ? 1 : 0)) continue;
+    if (v.unitOnly && !fastest) continue;
+    rt::TuneConfig c = matmulTuneConfig({int(v.consts[0]), int(v.consts[1]), int(v.consts[2]), v.numWarps});
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
+  return out;
+}
+} // namespace detail
+
+/// A new tuner for Matmul<T> on one path (tests and tools: a private cache directory, an
+/// empty memory). `launcher` supplies the code identity the disk entries are keyed by.
+template <class T>
+std::unique_ptr<rt::Autotuner> makeMatmulAutotuner(const Launcher &launcher, MatmulEpilogue epilogue, bool tf32,
+                                                   bool fastest, rt::AutotuneOptions options = {}) {
+  return std::make_unique<rt::Autotuner>(Matmul<T>::name, detail::matmulTuneSpace(epilogue, tf32, fastest),
+                                         detail::matmulTuneConfigs<T>(epilogue, tf32, fastest),
+                                         launcher.codeIdentity(Matmul<T>::name), std::move(options));
+}
+
+/// The process-wide tuner of Matmul<T> for one path and launcher code identity.
+template <class T>
+rt::Autotuner &matmulAutotuner(const Launcher &launcher, MatmulEpilogue epilogue, bool tf32, bool fastest) {
+  static std::mutex mu;
+  static std::map<std::string, std::unique_ptr<rt::Autotuner>> tuners;
+  const std::string code = launcher.codeIdentity(Matmul<T>::name);
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<rt::Autotuner> &t = tuners[detail::matmulTuneSpace(epilogue, tf32, fastest) + "|" + code];
+  if (!t) t = makeMatmulAutotuner<T>(launcher, epilogue, tf32, fastest);
+  return *t;
+}
+
+/// The shape class of a matmul launch: (m, n, k) rounded up to powers of two.
+inline rt::TuneKey matmulTuneKey(int64_t m, int64_t n, int64_t k) {
+  return {rt::nextPow2(m), rt::nextPow2(n), rt::nextPow2(k)};
+}
+
+/// Matmul<T>::launch (same arguments, checks and results) with the tile chosen by
+/// measurement on the GPU: the first launch of a shape class times every candidate on
+/// these buffers (C is overwritten, which the result then overwrites again), later ones
+/// reuse the choice (memory, then disk). `tuner`: null = matmulAutotuner<T>(...); else
+/// one made by makeMatmulAutotuner<T> for this launch's path (epilogue, tf32, fastest
+/// facts), which is checked.
+template <class T>
+void launchMatmulAutotuned(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
+                           int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm,
+                           int64_t strideCn, MatmulEpilogue epilogue = MatmulEpilogue::None, bool tf32 = false,
+                           CUstream stream = nullptr, rt::Autotuner *tuner = nullptr) {
+  auto plain = [&](const MatmulConfig *config) {
+    Matmul<T>::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn, epilogue,
+                      tf32, stream, config);
+  };
+  // The CPU executor: no measurement; the declared default is the library's own policy.
+  // Empty or invalid problems: launch() checks and returns or throws as usual.
+  if (l.hostMemory() || m <= 0 || n <= 0 || k <= 0) return plain(nullptr);
+  const bool fastest =
+      detail::matmulFastestFacts(a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn);
+  rt::Autotuner &t = tuner ? *tuner : matmulAutotuner<T>(l, epilogue, tf32, fastest);
+  if (tuner && tuner->space() != detail::matmulTuneSpace(epilogue, tf32, fastest))
+    fail(Matmul<T>::name, "autotuner of space [" + tuner->space() + "] given a launch of space [" +
+                              detail::matmulTuneSpace(epilogue, tf32, fastest) + "]");
+  t.launch(
+      matmulTuneKey(m, n, k),
+      [&](const rt::TuneConfig &cfg, CUstream s) {
+        const MatmulConfig tile = detail::matmulConfigOf(cfg);
+        Matmul<T>::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn,
+                          epilogue, tf32, s, &tile);
+      },
+      stream, /*onGpu=*/true);
+}
+
+} // namespace tile::kernels

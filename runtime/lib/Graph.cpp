@@ -1,0 +1,133 @@
+// CUDA graphs: stream capture, instantiation, launch and in-place update (see Graph.h).
+#include "DriverApi.h"
+
+#include "tile/runtime/Error.h"
+#include "tile/runtime/Graph.h"
+
+#include <string>
+#include <utility>
+
+namespace tile::rt {
+
+using detail::api;
+using detail::check;
+
+namespace {
+CUstreamCaptureMode driverMode(CaptureMode m) {
+  switch (m) {
+    case CaptureMode::Global: return CU_STREAM_CAPTURE_MODE_GLOBAL;
+    case CaptureMode::ThreadLocal: return CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+    case CaptureMode::Relaxed: return CU_STREAM_CAPTURE_MODE_RELAXED;
+  }
+  return CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+}
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Graph
+
+Graph::~Graph() {
+  if (g_) (void)api().graphDestroy(g_);
+}
+
+Graph::Graph(Graph &&o) noexcept : g_(std::exchange(o.g_, nullptr)) {}
+
+Graph &Graph::operator=(Graph &&o) noexcept {
+  if (this != &o) {
+    if (g_) (void)api().graphDestroy(g_);
+    g_ = std::exchange(o.g_, nullptr);
+  }
+  return *this;
+}
+
+size_t Graph::nodeCount() const {
+  if (!g_) return 0;
+  size_t n = 0;
+  check(api().graphGetNodes(g_, nullptr, &n), "cuGraphGetNodes");
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------
+// StreamCapture
+
+StreamCapture::StreamCapture(CUstream stream, CaptureMode mode) : stream_(stream) {
+  // Checked before the driver is asked: the mistake is the caller's, GPU or not.
+  if (!stream)
+    throw Error("tile: cannot capture the legacy default stream (nullptr); capture a stream of its own (rt::Stream)");
+  check(api().streamBeginCapture(stream, driverMode(mode)), "cuStreamBeginCapture");
+  active_ = true;
+}
+
+StreamCapture::~StreamCapture() {
+  if (!active_) return;
+  CUgraph g = nullptr;
+  (void)api().streamEndCapture(stream_, &g);  // leaves the stream usable; what was recorded is dropped
+  if (g) (void)api().graphDestroy(g);
+}
+
+Graph StreamCapture::end() {
+  if (!active_) throw Error("tile: StreamCapture::end called twice");
+  active_ = false;
+  CUgraph g = nullptr;
+  CUresult r = api().streamEndCapture(stream_, &g);
+  if (r != CUDA_SUCCESS) {
+    if (g) (void)api().graphDestroy(g);
+    check(r, "cuStreamEndCapture",
+          r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
+              ? "a call in the captured region cannot be captured (a synchronous copy, a synchronisation, an "
+                "allocation, or work on the legacy default stream)"
+              : "");
+  }
+  if (!g) throw Error("tile: cuStreamEndCapture returned no graph");
+  return Graph(g);
+}
+
+bool isCapturing(CUstream stream) {
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  check(api().streamIsCapturing(stream, &status), "cuStreamIsCapturing");
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+// ---------------------------------------------------------------------------------------
+// GraphExec
+
+GraphExec::GraphExec(const Graph &g) {
+  if (g.empty()) throw Error("tile: GraphExec: nothing to instantiate (an empty Graph: was anything captured?)");
+  check(api().graphInstantiate(&e_, g.handle(), 0), "cuGraphInstantiateWithFlags",
+        std::to_string(g.nodeCount()) + " nodes");
+}
+
+GraphExec::~GraphExec() {
+  if (e_) (void)api().graphExecDestroy(e_);
+}
+
+GraphExec::GraphExec(GraphExec &&o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
+
+GraphExec &GraphExec::operator=(GraphExec &&o) noexcept {
+  if (this != &o) {
+    if (e_) (void)api().graphExecDestroy(e_);
+    e_ = std::exchange(o.e_, nullptr);
+  }
+  return *this;
+}
+
+void GraphExec::launch(CUstream stream) {
+  if (!e_) throw Error("tile: GraphExec::launch: nothing instantiated (an empty GraphExec)");
+  check(api().graphLaunch(e_, stream), "cuGraphLaunch");
+}
+
+GraphExec::Update GraphExec::update(const Graph &g) {
+  if (g.empty()) throw Error("tile: GraphExec::update: an empty Graph (was anything captured?)");
+  if (e_) {
+    CUgraphExecUpdateResultInfo info{};
+    CUresult r = api().graphExecUpdate(e_, g.handle(), &info);
+    if (r == CUDA_SUCCESS) return Update::InPlace;
+    // Refused (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: another topology, a parameter that cannot
+    // change in place, ...): not an error, build anew. Whatever else went wrong, the fresh
+    // instantiation below reports it.
+  }
+  *this = GraphExec(g);
+  return Update::Reinstantiated;
+}
+
+}  // namespace tile::rt
