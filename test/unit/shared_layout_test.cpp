@@ -33,6 +33,40 @@ TEST(SharedLayout, SwizzleMatchesTheFormulaEverywhere) {
   }
 }
 
+/// Hopper's shared-memory swizzle as the hardware applies it to a byte address (CUTLASS's
+/// Swizzle<B, 4, 3>): the 16-byte chunk bits [4, 4 + B) XOR the bits [7, 7 + B), B = 3, 2, 1
+/// for 128-, 64-, 32-byte swizzle, on a tile laid out unswizzled as column groups of
+/// `swizzle` bytes, each rows x swizzle bytes, starting 1024-byte aligned.
+int64_t hardwareByteOffset(int64_t r, int64_t c, int64_t rows, int elemBytes, int swizzle) {
+  const int64_t groupCols = swizzle / elemBytes;
+  const int64_t plain = ((c / groupCols) * rows * groupCols + r * groupCols + c % groupCols) * elemBytes;
+  const int bits = swizzle == 128 ? 3 : swizzle == 64 ? 2 : 1;
+  const int64_t mask = (int64_t(1) << bits) - 1;
+  return plain ^ (((plain >> 7) & mask) << 4);
+}
+
+TEST(SharedLayout, NvmmaSharedIsTheHardwareSwizzle) {
+  for (auto [rows, cols, elemBytes, swizzle] : std::vector<std::tuple<int, int, int, int>>{
+           {64, 64, 2, 128}, {128, 32, 2, 64}, {32, 256, 2, 128}, {64, 16, 2, 32}, {8, 64, 2, 128}, {64, 32, 4, 128}}) {
+    LinearLayout inv = tile::layout::nvmmaShared(rows, cols, elemBytes, swizzle).invert();
+    std::set<int64_t> seen;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        const int64_t offset = inv.apply({{"dim0", r}, {"dim1", c}})[0].second;
+        ASSERT_EQ(offset * elemBytes, hardwareByteOffset(r, c, rows, elemBytes, swizzle))
+            << rows << "x" << cols << " swizzle " << swizzle << " r " << r << " c " << c;
+        seen.insert(offset);
+      }
+    EXPECT_EQ(int64_t(seen.size()), int64_t(rows) * cols) << "a bijection onto the buffer";
+  }
+  EXPECT_EQ(tile::layout::nvmmaSwizzleFor(64, 2), 128);
+  EXPECT_EQ(tile::layout::nvmmaSwizzleFor(32, 2), 64);
+  EXPECT_EQ(tile::layout::nvmmaSwizzleFor(16, 2), 32);
+  EXPECT_EQ(tile::layout::nvmmaSwizzleFor(8, 2), 0);
+  EXPECT_THROW(tile::layout::nvmmaShared(4, 64, 2, 128), std::invalid_argument) << "rows must be whole 8-row atoms";
+  EXPECT_THROW(tile::layout::nvmmaShared(8, 48, 2, 128), std::invalid_argument) << "cols must be whole 128-byte rows";
+}
+
 TEST(SharedLayout, TooWideSwizzleIsRefused) {
   EXPECT_THROW(tile::layout::swizzledShared(16, 16, 8, 1, 8), std::invalid_argument);
 }

@@ -190,3 +190,86 @@ func.func @small_dot(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.ke
   return
 }
 }
+
+// -----
+
+// sm_90a: an f16 dot whose rows give each warpgroup (4 warps) whole 64-row slabs becomes
+// tile.warpgroup_dot (wgmma) reading both operands from #tile.nvmma_shared buffers, with
+// the widest swizzle their rows fill (A: 32 f16 = 64 bytes, B: 128 f16 = 2 x 128 bytes);
+// the accumulator takes #tile.mma with all warps along M.
+// CHECK-LABEL: func.func @wgmma_dot
+// CHECK: %[[A:.*]] = tile.local_alloc %{{.*}} : (tensor<128x32xf16, #blocked{{[0-9]*}}>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+// CHECK: %[[B:.*]] = tile.local_alloc %{{.*}} : (tensor<32x128xf16, #blocked{{[0-9]*}}>) -> !tile.memdesc<32x128xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: tile.warpgroup_dot %[[A]], %[[B]], %{{.*}} : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x128xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #mma>
+// CHECK-NOT: tile.dot %
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_dot(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %pa = tile.splat %a : tensor<128x32x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<128x32x!tile.ptr<f16>> -> tensor<128x32xf16>
+  %pb = tile.splat %b : tensor<32x128x!tile.ptr<f16>>
+  %vb = tile.load %pb : tensor<32x128x!tile.ptr<f16>> -> tensor<32x128xf16>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %va, %vb, %acc : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+  %pc = tile.splat %c : tensor<128x128x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xf32>
+  return
+}
+}
+
+// -----
+
+// wgmma only on sm_90a and only where the warpgroups tile M: plain sm_90 (llc aborts on
+// wgmma there), 32 rows for 4 warps (a warpgroup's slab is 64 rows), and N above one
+// instruction's 256 keep mma.sync.
+// CHECK-LABEL: func.func @no_wgmma_on_plain_sm90
+// CHECK-NOT: tile.warpgroup_dot
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #mma
+module attributes {tile.target = "sm_90"} {
+func.func @no_wgmma_on_plain_sm90(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<128x128x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<128x128x!tile.ptr<f16>> -> tensor<128x128xf16>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %va, %va, %acc : tensor<128x128xf16> * tensor<128x128xf16> -> tensor<128x128xf32>
+  %pc = tile.splat %c : tensor<128x128x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xf32>
+  return
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_wgmma_for_32_rows
+// CHECK-NOT: tile.warpgroup_dot
+// CHECK: tile.dot {{.*}} -> tensor<32x64xf32, #mma
+module attributes {tile.target = "sm_90a"} {
+func.func @no_wgmma_for_32_rows(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<32x64x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+  %pb = tile.splat %b : tensor<64x64x!tile.ptr<f16>>
+  %vb = tile.load %pb : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+  %acc = arith.constant dense<0.0> : tensor<32x64xf32>
+  %d = tile.dot %va, %vb, %acc : tensor<32x64xf16> * tensor<64x64xf16> -> tensor<32x64xf32>
+  %pc = tile.splat %c : tensor<32x64x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xf32>
+  return
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_wgmma_above_n256
+// CHECK-NOT: tile.warpgroup_dot
+// CHECK: tile.dot {{.*}} -> tensor<64x512xf32, #mma
+module attributes {tile.target = "sm_90a"} {
+func.func @no_wgmma_above_n256(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<64x16x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<64x16x!tile.ptr<f16>> -> tensor<64x16xf16>
+  %pb = tile.splat %b : tensor<16x512x!tile.ptr<f16>>
+  %vb = tile.load %pb : tensor<16x512x!tile.ptr<f16>> -> tensor<16x512xf16>
+  %acc = arith.constant dense<0.0> : tensor<64x512xf32>
+  %d = tile.dot %va, %vb, %acc : tensor<64x16xf16> * tensor<16x512xf16> -> tensor<64x512xf32>
+  %pc = tile.splat %c : tensor<64x512x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<64x512x!tile.ptr<f32>>, tensor<64x512xf32>
+  return
+}
+}
