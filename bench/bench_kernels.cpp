@@ -255,6 +255,27 @@ void benchMatmulShape(Bench &b, int64_t m, int64_t n, int64_t k) {
   }
 }
 
+// Skinny products (few rows of A against a large square B: M x N x K with N = K), f16,
+// named like torch_triton_bench.py's SKINNY_MATMULS.
+void benchMatmulSkinny(Bench &b, int64_t m, int64_t nk) {
+  DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
+  DeviceBuffer c(size_t(m * nk) * 4), bias(size_t(nk) * 4);
+  double us = b.medianUs([&](int) { tk::MatmulF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, 1, nk, 1, nk, 1); });
+  b.addFlops("tile_matmul_f16", std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk),
+             2.0 * double(m) * nk * nk, us);
+}
+
+// C = relu(A·B + bias) in one kernel (the epilogue fused after the K loop), against
+// torch's addmm + relu (two kernels) in torch_triton_bench.py.
+void benchMatmulBiasRelu(Bench &b, int64_t n) {
+  DeviceBuffer a = randomMatrix(size_t(n * n), 1, 1), bm = randomMatrix(size_t(n * n), 1, 2);
+  DeviceBuffer c(size_t(n * n) * 4), bias = randomMatrix(size_t(n), 0, 3);
+  double us = b.medianUs([&](int) {
+    tk::MatmulF16::launch(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1, tk::MatmulEpilogue::BiasRelu);
+  });
+  b.addFlops("tile_matmul_bias_relu_f16", std::to_string(n), 2.0 * double(n) * n * n, us);
+}
+
 // The f16 tensor-core tiles compiled ahead of time for comparison (tile_matmul_f16 above is
 // the library's choice).
 void benchMatmulTiles(Bench &b, int64_t n) {
@@ -364,6 +385,9 @@ int main(int argc, char **argv) {
     for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{64, 128, 3136}, {1024, 128, 3136}, {1024, 10, 128}})
       benchMatmulShape(b, m, n, k);
     benchBatchedMatmul(b, 32, 512, 512, 512);
+    for (int64_t nk : {4096, 8192})
+      for (int64_t m : {64, 128, 256, 512}) benchMatmulSkinny(b, m, nk);
+    benchMatmulBiasRelu(b, 4096);
     b.print();
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_kernels: %s\n", e.what());

@@ -340,6 +340,30 @@ def bench_matmul_shape(m, n, k):
         record_flops(f"torch_matmul_{tag}", shape, flops, median_us(lambda: torch.matmul(a, b)))
 
 
+# Skinny products M x N x K with N = K (bench_kernels.cpp's benchMatmulSkinny), f16.
+SKINNY_MATMULS = tuple((m, nk, nk) for nk in (4096, 8192) for m in (64, 128, 256, 512))
+
+
+def bench_matmul_skinny(m, n, k):
+    flops = 2.0 * m * n * k
+    shape = f"{m}x{n}x{k}"
+    a, b = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
+    record_flops("torch_matmul_f16", shape, flops, median_us(lambda: torch.matmul(a, b)))
+    if HAVE_TRITON:
+        c = torch.empty(m, n, device="cuda", dtype=torch.float16)
+        triton_matmul(a, b, c)
+        record_flops("triton_matmul_f16", shape, flops, median_us(lambda: triton_matmul(a, b, c)))
+
+
+# relu(A·B + bias), f16, as torch runs it: addmm then relu (two kernels); bench_kernels.cpp
+# fuses both into the matmul's epilogue.
+def bench_matmul_bias_relu(n):
+    a, b = torch.randn(n, n, device="cuda", dtype=torch.float16), torch.randn(n, n, device="cuda", dtype=torch.float16)
+    bias = torch.randn(n, device="cuda", dtype=torch.float16)
+    record_flops("torch_matmul_bias_relu_f16", str(n), 2.0 * n * n * n,
+                 median_us(lambda: torch.relu_(torch.addmm(bias, a, b))))
+
+
 def bench_bmm(batch, m, n, k):
     a = torch.randn(batch, m, k, device="cuda", dtype=torch.float16)
     b = torch.randn(batch, k, n, device="cuda", dtype=torch.float16)
@@ -379,6 +403,9 @@ def main():
         attempt(f"matmul {m}x{n}x{k}", lambda: bench_matmul_shape(m, n, k))
     for batch, m, n, k in BMM_SHAPES:
         attempt(f"bmm {batch}x{m}x{n}x{k}", lambda: bench_bmm(batch, m, n, k))
+    for m, n, k in SKINNY_MATMULS:
+        attempt(f"matmul {m}x{n}x{k}", lambda: bench_matmul_skinny(m, n, k))
+    attempt("matmul+bias+relu 4096", lambda: bench_matmul_bias_relu(4096))
     print()
     for name, shape, us, gbps in RESULTS:
         print(f"RESULT {name} {shape} {gbps:.1f} {us:.3f}")

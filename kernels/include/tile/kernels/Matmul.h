@@ -24,8 +24,10 @@ constexpr int64_t kMatmulWaveTiles = 132; // an H100/H200's SMs: one 128 x 128 t
 // Tensor cores with other strides (a transposed operand): no cp.async, a smaller tile.
 constexpr MatmulConfig kMatmulTensorCoreStrided{64, 64, 32, 4};
 // Other f16 tiles compiled ahead of time for bench/'s sweep (epilogue None only).
+// On sm_90a all are wgmma tiles (every warpgroup gets whole 64-row slabs).
 constexpr MatmulConfig kMatmulTensorCoreSweep[] = {{128, 128, 32, 8}, {128, 128, 64, 8}, {128, 128, 64, 4},
-                                                   {128, 256, 32, 8}, {64, 128, 64, 4}};
+                                                   {128, 256, 32, 8}, {64, 128, 64, 4},  {128, 256, 64, 8},
+                                                   {256, 128, 64, 8}};
 constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
 // TF32's operands are twice the bytes of f16's: the large tile on 8 warps (on 4 its
 // 128 accumulators per thread spill; ptxas sm_90).
