@@ -281,13 +281,16 @@ void benchMatmulBiasRelu(Bench &b, int64_t n) {
 void benchMatmulTiles(Bench &b, int64_t n) {
   DeviceBuffer a = randomMatrix(size_t(n * n), 1, 1), bm = randomMatrix(size_t(n * n), 1, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
-  for (const tk::MatmulConfig &cfg : tk::kMatmulTensorCoreSweep) {
+  std::vector<tk::MatmulConfig> tiles(std::begin(tk::kMatmulTensorCoreSweep), std::end(tk::kMatmulTensorCoreSweep));
+  tiles.insert(tiles.begin(), tk::kMatmulTensorCore); // the library's default, measured in the same stretch
+  for (const tk::MatmulConfig &cfg : tiles) {
     double us = b.medianUs([&](int) {
       tk::MatmulF16::launch(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1, tk::MatmulEpilogue::None, false, nullptr,
                             &cfg);
     });
     std::string name = "tile_matmul_f16_" + std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" +
-                       std::to_string(cfg.bk) + "w" + std::to_string(cfg.numWarps);
+                       std::to_string(cfg.bk) + "w" + std::to_string(cfg.numWarps) +
+                       (cfg.numStages ? "s" + std::to_string(cfg.numStages) : "");
     b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
   }
 }

@@ -56,7 +56,7 @@ static std::string specLiteral(const Specialization &s) {
   for (size_t i = 0; i < s.args.size(); ++i)
     os << (i ? ", " : "") << "{tile::ArgKind::" << kindName(s.args[i].kind) << ", " << s.args[i].constValue << ", "
        << (s.args[i].div16 ? "true" : "false") << ", " << (s.args[i].one ? "true" : "false") << "}";
-  os << "}, " << s.numWarps << "}";
+  os << "}, " << s.numWarps << ", " << s.numStages << "}";
   return os.str();
 }
 

@@ -47,7 +47,8 @@ int main(int argc, char **argv) {
         if (v.consts.size() != numConsts)
           throw std::invalid_argument(std::string(D::name) + ": a variant gives " + std::to_string(v.consts.size()) +
                                       " constants for " + std::to_string(numConsts) + " Const parameters");
-        for (const Specialization &s : aot::standardVariants(kernel, {v.consts}, {v.numWarps}, units)) {
+        for (Specialization s : aot::standardVariants(kernel, {v.consts}, {v.numWarps}, units)) {
+          s.numStages = v.numStages;
           bool fastest = std::all_of(units.begin(), units.end(), [&](size_t i) { return s.args[i].one; }) &&
                          std::all_of(s.args.begin(), s.args.end(), [](const ArgSpec &a) {
                            return a.one || a.div16 || a.kind == ArgKind::Const || isFloatOrBoolScalar(a.kind);

@@ -50,6 +50,16 @@ struct Variant {
   /// every other integer and pointer 16-divisible (a tile too large for the general code,
   /// which the launcher only picks when those facts hold).
   bool unitOnly = false;
+  /// Buffers per software-pipelined load (Specialization::numStages): 0 = the compiler's
+  /// default. Part of the variant: a launch asks for the same count.
+  int numStages = 0;
+};
+
+/// Warps (and pipeline stages, 0 = the compiler's default) of a launch: an int converts,
+/// so `launchKernel<D>(l, grid, 4, ...)` reads as before.
+struct KernelWarps {
+  KernelWarps(int numWarps, int numStages = 0) : numWarps(numWarps), numStages(numStages) {}
+  int numWarps, numStages;
 };
 
 /// The list of declarations (AllKernels.h defines the library's).
@@ -96,14 +106,15 @@ concept LaunchArgsFor = sizeof...(A) == detail::kArity<D> &&
 /// as tile::Kernel<F>::launch does, and hands them to `launcher`. Launching an empty grid
 /// is the caller's business (launchers return early).
 template <class D, class... A>
-void launchKernel(Launcher &launcher, Grid grid, int numWarps, CUstream stream, const A &...args) {
+void launchKernel(Launcher &launcher, Grid grid, KernelWarps warps, CUstream stream, const A &...args) {
   static_assert(sizeof...(A) == detail::kArity<D>, "launchKernel: one argument per kernel parameter");
   static_assert(LaunchArgsFor<D, A...>, "launchKernel: an argument does not fit its kernel parameter");
   using Params = detail::BodyParams<D>;
   constexpr size_t N = detail::kArity<D>;
   typename detail::StorageOf<Params>::type storage;
   Specialization spec;
-  spec.numWarps = numWarps;
+  spec.numWarps = warps.numWarps;
+  spec.numStages = warps.numStages;
   spec.args.resize(N);
   std::array<void *, N + 1> ptrs{};
   [&]<size_t... I>(std::index_sequence<I...>) {

@@ -36,6 +36,7 @@ public:
                                 "' (declared with TILE_LIBRARY_KERNEL, or added with add<Decl>()?)");
     LaunchOptions o;
     o.numWarps = spec.numWarps;
+    o.numStages = spec.numStages;
     o.stream = stream;
     o.executor = executor_;
     o.check = check_;

@@ -13,6 +13,7 @@ enum class MatmulEpilogue : int { None = 0, Bias = 1, BiasRelu = 2 };
 /// Matmul tiles: f16/bf16 and TF32 on tensor cores (mma.sync), exact f32 on CUDA cores (FMA).
 struct MatmulConfig {
   int bm, bn, bk, numWarps;
+  int numStages = 0; ///< pipeline buffers; 0 = the compiler's default (4 for wgmma rings, else 3)
 };
 // Tensor cores: operands staged by cp.async into 3-stage swizzled rings, read with ldmatrix
 // (unit inner strides only: other strides load element by element, and this tile's
@@ -24,10 +25,12 @@ constexpr int64_t kMatmulWaveTiles = 132; // an H100/H200's SMs: one 128 x 128 t
 // Tensor cores with other strides (a transposed operand): no cp.async, a smaller tile.
 constexpr MatmulConfig kMatmulTensorCoreStrided{64, 64, 32, 4};
 // Other f16 tiles compiled ahead of time for bench/'s sweep (epilogue None only).
-// On sm_90a all are wgmma tiles (every warpgroup gets whole 64-row slabs).
-constexpr MatmulConfig kMatmulTensorCoreSweep[] = {{128, 128, 32, 8}, {128, 128, 64, 8}, {128, 128, 64, 4},
-                                                   {128, 256, 32, 8}, {64, 128, 64, 4},  {128, 256, 64, 8},
-                                                   {256, 128, 64, 8}};
+// On sm_90a all are wgmma tiles (every warpgroup gets whole 64-row slabs); the last ones
+// vary the pipeline depth (default: 4 buffers where 4 fit in 200 KB, else 3).
+constexpr MatmulConfig kMatmulTensorCoreSweep[] = {
+    {128, 128, 32, 8},    {128, 128, 64, 8},    {128, 128, 64, 4},    {128, 256, 32, 8},    {64, 128, 64, 4},
+    {128, 256, 64, 8},    {256, 128, 64, 8},    {128, 128, 32, 4, 3}, {128, 128, 32, 4, 6}, {128, 128, 64, 4, 3},
+    {128, 256, 32, 8, 3}, {128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}};
 constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
 // TF32's operands are twice the bytes of f16's: the large tile on 8 warps (on 4 its
 // 128 accumulators per thread spill; ptxas sm_90).
@@ -162,7 +165,7 @@ template <class T> struct Matmul {
     std::vector<Variant> v = detail::matmulVariants(kTensorCores);
     if (std::is_same_v<T, f16>) // bench/'s tile sweep
       for (const MatmulConfig &o : kMatmulTensorCoreSweep)
-        v.push_back({{o.bm, o.bn, o.bk, kMatmulGroupM, 0, 0}, o.numWarps, /*unitOnly=*/true});
+        v.push_back({{o.bm, o.bn, o.bk, kMatmulGroupM, 0, 0}, o.numWarps, /*unitOnly=*/true, o.numStages});
     return v;
   }
 
@@ -180,7 +183,7 @@ template <class T> struct Matmul {
         detail::matmulConfig(name, detail::matmulPath(kTensorCores, tf32), a, b, c, bias, m, n, k, strideAm, strideAk,
                              strideBk, strideBn, strideCm, strideCn, 1, true, config);
     int64_t grid = ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn);
-    launchKernel<Matmul>(l, {grid}, cfg.numWarps, stream, a, b, c, bias, int32_t(m), int32_t(n), int32_t(k),
+    launchKernel<Matmul>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream, a, b, c, bias, int32_t(m), int32_t(n), int32_t(k),
                          int32_t(strideAm), int32_t(strideAk), int32_t(strideBk), int32_t(strideBn), int32_t(strideCm),
                          int32_t(strideCn), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM, int(epilogue), tf32 ? 1 : 0);
   }

@@ -35,10 +35,10 @@ inline bool matmulFastestFacts(Address a, Address b, Address c, Address bias, in
 }
 
 inline rt::TuneConfig matmulTuneConfig(const MatmulConfig &c) {
-  return {{{"BM", c.bm}, {"BN", c.bn}, {"BK", c.bk}}, c.numWarps, 0};
+  return {{{"BM", c.bm}, {"BN", c.bn}, {"BK", c.bk}}, c.numWarps, c.numStages};
 }
 inline MatmulConfig matmulConfigOf(const rt::TuneConfig &c) {
-  return {int(c["BM"]), int(c["BN"]), int(c["BK"]), c.numWarps};
+  return {int(c["BM"]), int(c["BN"]), int(c["BK"]), c.numWarps, c.numStages};
 }
 
 /// The tuner's space: what selects the candidate tiles and their code.
@@ -54,7 +54,8 @@ template <class T> std::vector<rt::TuneConfig> matmulTuneConfigs(MatmulEpilogue 
   for (const Variant &v : Matmul<T>::variants()) {
     if (v.consts.size() != 6 || v.consts[4] != int(epilogue) || v.consts[5] != (tf32 ? 1 : 0)) continue;
     if (v.unitOnly && !fastest) continue;
-    rt::TuneConfig c = matmulTuneConfig({int(v.consts[0]), int(v.consts[1]), int(v.consts[2]), v.numWarps});
+    rt::TuneConfig c =
+        matmulTuneConfig({int(v.consts[0]), int(v.consts[1]), int(v.consts[2]), v.numWarps, v.numStages});
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
   return out;
