@@ -70,7 +70,7 @@ template <class T> struct BatchedMatmul {
     const MatmulConfig cfg =
         detail::matmulConfig(name, detail::matmulPath(kTensorCores, tf32), a, b, c, bias, m, n, k, strideAm, strideAk,
                              strideBk, strideBn, strideCm, strideCn, batch, aligned, config);
-    launchKernel<BatchedMatmul>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn), batch}, cfg.numWarps, stream, a, b, c,
+    launchKernel<BatchedMatmul>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn), batch}, {cfg.numWarps, cfg.numStages}, stream, a, b, c,
                                 bias, int32_t(m), int32_t(n), int32_t(k), strideAb, int32_t(strideAm),
                                 int32_t(strideAk), strideBb, int32_t(strideBk), int32_t(strideBn), strideCb,
                                 int32_t(strideCm), int32_t(strideCn), strideBiasb, cfg.bm, cfg.bn, cfg.bk,

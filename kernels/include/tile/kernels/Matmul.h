@@ -19,6 +19,10 @@ struct MatmulConfig {
 // (unit inner strides only: other strides load element by element, and this tile's
 // per-element addresses would spill).
 constexpr MatmulConfig kMatmulTensorCore{128, 128, 32, 4}; // best of bench/'s sweep on an H200 (bench/NOTES.md)
+// Grids of a wave or more of 128 x 256 tiles: on sm_90a two warpgroups of m64n256k16 wgmma,
+// rings 6 deep (144 KB); 542 TFLOP/s at 4096^3 f16 against the tile above's 509 on an H200
+// (bench/NOTES.md).
+constexpr MatmulConfig kMatmulTensorCoreLarge{128, 256, 32, 8, 6};
 // For grids smaller than a wave of 128 x 128 tiles: more programs from smaller tiles.
 constexpr MatmulConfig kMatmulTensorCoreSmall{64, 64, 64, 4};
 constexpr int64_t kMatmulWaveTiles = 132; // an H100/H200's SMs: one 128 x 128 tile each
@@ -30,7 +34,7 @@ constexpr MatmulConfig kMatmulTensorCoreStrided{64, 64, 32, 4};
 constexpr MatmulConfig kMatmulTensorCoreSweep[] = {
     {128, 128, 32, 8},    {128, 128, 64, 8},    {128, 128, 64, 4},    {128, 256, 32, 8},    {64, 128, 64, 4},
     {128, 256, 64, 8},    {256, 128, 64, 8},    {128, 128, 32, 4, 3}, {128, 128, 32, 4, 6}, {128, 128, 64, 4, 3},
-    {128, 256, 32, 8, 3}, {128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}};
+    {128, 256, 32, 8, 3}, {128, 256, 64, 8, 3}, {256, 128, 64, 8, 3}};
 constexpr MatmulConfig kMatmulCudaCore{32, 32, 8, 4};
 // TF32's operands are twice the bytes of f16's: the large tile on 8 warps (on 4 its
 // 128 accumulators per thread spill; ptxas sm_90).
@@ -81,6 +85,10 @@ inline std::vector<Variant> matmulVariants(bool halfInputs) {
                          s = kMatmulTensorCoreStrided;
       // The large tiles only for the fastest specialisation (unitOnly): cp.async rings.
       v.push_back({{big.bm, big.bn, big.bk, kMatmulGroupM, epilogue, tf32}, big.numWarps, /*unitOnly=*/true});
+      if (!tf32) {
+        const MatmulConfig l = kMatmulTensorCoreLarge;
+        v.push_back({{l.bm, l.bn, l.bk, kMatmulGroupM, epilogue, 0}, l.numWarps, /*unitOnly=*/true, l.numStages});
+      }
       v.push_back({{small.bm, small.bn, small.bk, kMatmulGroupM, epilogue, tf32}, small.numWarps, /*unitOnly=*/true});
       v.push_back({{s.bm, s.bn, s.bk, kMatmulGroupM, epilogue, tf32}, s.numWarps});
     }
@@ -106,14 +114,16 @@ inline MatmulConfig matmulConfig(const char *name, MatmulPath path, Address a, A
   const bool fastest = aligned && strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) &&
                        div16(k) && div16(strideAm) && div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) &&
                        div16(int64_t(b.ptr())) && div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
-  const bool fullWave =
-      problems * ceilDiv(m, kMatmulTensorCore.bm) * ceilDiv(n, kMatmulTensorCore.bn) >= kMatmulWaveTiles;
-  const MatmulConfig cfg = config                          ? *config
-                           : path == MatmulPath::CudaCores ? kMatmulCudaCore
-                           : !fastest                      ? kMatmulTensorCoreStrided
-                           : !fullWave                     ? kMatmulTensorCoreSmall
-                           : path == MatmulPath::Tf32      ? kMatmulTf32
-                                                           : kMatmulTensorCore;
+  auto fillsWave = [&](const MatmulConfig &t) {
+    return problems * ceilDiv(m, t.bm) * ceilDiv(n, t.bn) >= kMatmulWaveTiles;
+  };
+  const MatmulConfig cfg = config                              ? *config
+                           : path == MatmulPath::CudaCores     ? kMatmulCudaCore
+                           : !fastest                          ? kMatmulTensorCoreStrided
+                           : !fillsWave(kMatmulTensorCore)     ? kMatmulTensorCoreSmall
+                           : path == MatmulPath::Tf32          ? kMatmulTf32
+                           : fillsWave(kMatmulTensorCoreLarge) ? kMatmulTensorCoreLarge
+                                                               : kMatmulTensorCore;
   // Masked-off lanes still form addresses up to the tile edge: bound those.
   int64_t mEdge = ceilDiv(m, cfg.bm) * cfg.bm, nEdge = ceilDiv(n, cfg.bn) * cfg.bn, kEdge = ceilDiv(k, cfg.bk) * cfg.bk;
   if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
