@@ -66,7 +66,8 @@ namespace tile::rt::detail {
   X(graphExecUpdate, cuGraphExecUpdate, 12000) /* cuda.h: _v2 */         \
   X(graphExecDestroy, cuGraphExecDestroy, 10000)                         \
   X(graphDestroy, cuGraphDestroy, 10000)                                 \
-  X(graphGetNodes, cuGraphGetNodes, 10000)
+  X(graphGetNodes, cuGraphGetNodes, 10000)                               \
+  X(tensorMapEncodeTiled, cuTensorMapEncodeTiled, 12000)
 
 struct Api {
   int driverVersion = 0;  // cuDriverGetVersion

@@ -2,7 +2,8 @@
 # pass here and run for real on the GPU machine. Included from test/CMakeLists.txt.
 # GoogleTest comes from test/CMakeLists.txt.
 
-add_executable(runtime_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/runtime_gpu_tests.cpp)
+add_executable(runtime_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/runtime_gpu_tests.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/runtime_gpu_tensor_map_tests.cpp)
 target_link_libraries(runtime_gpu_tests PRIVATE tile_runtime GTest::gtest_main)
 gtest_discover_tests(runtime_gpu_tests PROPERTIES LABELS gpu)
 # The CUDA-graph tests also capture library kernels compiled ahead of time (runtime-only, so the

@@ -4,7 +4,9 @@
 add_executable(runtime_tests ${CMAKE_CURRENT_LIST_DIR}/runtime_tests.cpp ${CMAKE_CURRENT_LIST_DIR}/runtime_diff_bundle_tests.cpp
                ${CMAKE_CURRENT_LIST_DIR}/runtime_compiled_kernel_tests.cpp
                ${CMAKE_CURRENT_LIST_DIR}/runtime_autotune_tests.cpp
-               ${CMAKE_CURRENT_LIST_DIR}/runtime_graph_tests.cpp)
+               ${CMAKE_CURRENT_LIST_DIR}/runtime_graph_tests.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/runtime_tensor_map_tests.cpp
+               ${CMAKE_CURRENT_LIST_DIR}/runtime_cache_key_tests.cpp)
 target_link_libraries(runtime_tests PRIVATE tile_runtime GTest::gtest_main)
 # Each test in its own process: the DiskCache tests change environment variables.
 gtest_discover_tests(runtime_tests PROPERTIES LABELS unit)
