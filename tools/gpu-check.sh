@@ -109,7 +109,9 @@ if [ "${SANITIZE:-0}" = 1 ]; then
     for name in kernels_gpu_tests test_kernels_gpu_tests models_gpu_tests; do
       [ -x "$HERE/$name" ] || continue
       log="$LOGS/sanitize-$tool-$name.log"
-      timeout -k 5 300 "$SAN" --tool "$tool" --error-exitcode 3 "$HERE/$name" --gtest_brief=1 >"$log" 2>&1
+      # The autotuner's tests time ~800 launches of the same kernels: too slow under the tools.
+      filter=$([ "$name" = kernels_gpu_tests ] && echo "--gtest_filter=-MatmulAutotuneGpu.*" || echo "")
+      timeout -k 5 300 "$SAN" --tool "$tool" --error-exitcode 3 "$HERE/$name" --gtest_brief=1 $filter >"$log" 2>&1
       rc=$?
       [ "$rc" -ne 0 ] && status=1
       sanitize_line+="$tool $name: $([ "$rc" -eq 0 ] && echo clean || echo "FAILED (exit $rc, $log)"); "
@@ -158,7 +160,7 @@ if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" 
       file=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'File "[^"]*"' | sort | uniq -c |
         sort -rn | head -1 | sed 's|.*/||; s|"||g')
       sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s LDL/STL, %s DSL lines of %s; ' \
-        "$name" "$arch" "$ldg" "$stg" "$((hmma - hgmma))" "$hgmma" "$local_mem" "$lines" "${file:-?}")"
+        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$local_mem" "$lines" "${file:-?}")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi

@@ -11,7 +11,7 @@
 #include "tile/runtime/Context.h"
 #include "tile/runtime/DiskCache.h"
 #include "tile/runtime/Driver.h"
-#include "tile/runtime/Hash.h"
+#include "tile/runtime/KernelCacheKey.h"
 
 #include <cstdio>
 #include <optional>
@@ -65,9 +65,14 @@ CompileResult KernelBase::compile(const Specialization &spec, const CompileReque
   CompileResult r;
   if (req.keepStages) r.tileIR = canonical;
 
-  std::string key = rt::digest(canonical + "\nspec:" + spec.str() + "\nbuild:" + compiler::compilerBuildId() +
-                               "\nllvm:" + compiler::llvmVersionString() + "\ntarget:" + target.str() +
-                               "\nopts:payload-v" + std::to_string(rt::kCompiledKernelFormatVersion));
+  // num_warps and num_stages are part of the specialisation, the PTX version of the target; the
+  // pipeline has no other option that changes the code.
+  std::string key = rt::kernelCacheKey({.tileIR = canonical,
+                                        .specialization = spec.str(),
+                                        .compilerBuild = compiler::compilerBuildId(),
+                                        .llvmVersion = compiler::llvmVersionString(),
+                                        .target = target.str(),
+                                        .options = ""});
   // keepStages needs the intermediate IRs, which only a real run produces.
   bool readCache = req.useDiskCache && !req.keepStages && !rt::DiskCache::forceRecompile();
   if (readCache) {

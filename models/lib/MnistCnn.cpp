@@ -1,7 +1,7 @@
 // The MNIST CNN over the kernel library (see MnistCnn.h).
 #include "tile/models/MnistCnn.h"
 
-#include "tile/kernels/BatchNorm.h"
+#include "tile/kernels/BatchNormSplit.h"
 #include "tile/kernels/Conv.h"
 #include "tile/kernels/Linear.h"
 #include "tile/kernels/Loss.h"
@@ -11,6 +11,7 @@
 #include "tile/models/Init.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace tile::models {
@@ -26,6 +27,7 @@ constexpr float kEps = 1e-5f;
 MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
     : l_(launcher), maxBatch_(maxBatch), arena_(launcher.hostMemory() ? MemoryKind::Host : MemoryKind::Device) {
   if (maxBatch < 1) throw std::invalid_argument("MnistCnn: the batch size must be >= 1, got " + std::to_string(maxBatch));
+  if (const char *e = std::getenv("TILE_MNIST_TF32")) tf32Convs_ = std::string(e) == "1";
   const int64_t B = maxBatch;
   auto add = [&](const char *name, std::vector<int64_t> shape, ElemType t = ElemType::F32) {
     Tensor x = arena_.add(name, std::move(shape), t);
@@ -95,6 +97,11 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   // The number of splits grows with the pixels, so the largest batch needs the most.
   work_ = add("conv.workspace", {std::max(tk::Conv2dBackwardWeight::workspaceElements(B, 1, kH1, kH1, kC1),
                                           tk::Conv2dBackwardWeight::workspaceElements(B, kC1, kH2, kH2, kC2))});
+  // The batchnorms' per-chunk partial sums (both layers, forward and backward, in turn).
+  bnWork_ = add("bn.workspace", {std::max(tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kBM),
+                                          tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kBM))});
+  // fc1's split-K partial products (small batches only: at least one float so the arena has it).
+  fcWork_ = add("fc1.workspace", {std::max<int64_t>(1, tk::Linear::forwardWorkspaceElements(B, kFc1In, kFc1Out))});
   arena_.allocate();
 }
 
@@ -188,15 +195,16 @@ void MnistCnn::enqueueLoss(StepGraph &step, float *dst) const { step.copyOut(dst
 void MnistCnn::forward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::forward: no batch set");
   const int64_t n = n_;
-  tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1);
+  const tk::ConvPrecision prec = tf32Convs_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
+  tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1, nullptr, prec);
   tk::ChannelStats st1 = tk::Conv2dForward::channelStats(stats1_, n, kH1, kH1);
-  tk::BatchNorm2dForward::launchPooled(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, n, kC1, kH1, kH1, kEps, true,
-                                       &st1);
-  tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2);
+  tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bnWork_, bnWork_.numel(), n,
+                                      kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
+  tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2, nullptr, prec);
   tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kH2, kH2);
-  tk::BatchNorm2dForward::launchPooled(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, n, kC2, kH2, kH2, kEps, true,
-                                       &st2);
-  tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true);
+  tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bnWork_, bnWork_.numel(), n,
+                                      kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
+  tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_, fcWork_.numel());
   tk::Linear::forward(l_, h3_, w4_, b4_, logits_, n, kFc1Out, kClasses, /*relu=*/false);
   tk::CrossEntropy::launch(l_, logits_, labels_, lossPer_, lossMean_, dlogits_, n, kClasses);
 }
@@ -204,6 +212,7 @@ void MnistCnn::forward() {
 void MnistCnn::backward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::backward: no forward");
   const int64_t n = n_;
+  const tk::ConvPrecision prec = tf32Convs_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
   // fc2
   tk::Linear::backwardWeight(l_, dlogits_, h3_, dw4_, n, kFc1Out, kClasses);
   tk::Linear::backwardBias(l_, dlogits_, db4_, n, kClasses);
@@ -215,16 +224,16 @@ void MnistCnn::backward() {
   tk::Linear::backwardBias(l_, dh3_, db3_, n, kFc1Out);
   tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out);
   // pool2 + relu + bn2 (dx sum = conv2's bias gradient)
-  tk::BatchNorm2dBackward::launchPooled(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, n, kC2, kH2,
-                                        kH2, true, db2_);
+  tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bnWork_,
+                                       bnWork_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true);
   // conv2
-  tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work_, work_.numel(), n, kC1, kH2, kH2, kC2);
-  tk::Conv2dBackwardData::launch(l_, dc2_, w2_, dp1_, n, kC1, kH2, kH2, kC2);
+  tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work_, work_.numel(), n, kC1, kH2, kH2, kC2, nullptr, prec);
+  tk::Conv2dBackwardData::launch(l_, dc2_, w2_, dp1_, n, kC1, kH2, kH2, kC2, nullptr, prec);
   // pool1 + relu + bn1
-  tk::BatchNorm2dBackward::launchPooled(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, n, kC1, kH1,
-                                        kH1, true, db1_);
+  tk::BatchNorm2dBackwardSplit::launch(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, db1_, bnWork_,
+                                       bnWork_.numel(), n, kC1, kH1, kH1, /*relu=*/true, /*pool=*/true);
   // conv1 (no input gradient needed)
-  tk::Conv2dBackwardWeight::launch(l_, x_, dc1_, dw1_, work_, work_.numel(), n, 1, kH1, kH1, kC1);
+  tk::Conv2dBackwardWeight::launch(l_, x_, dc1_, dw1_, work_, work_.numel(), n, 1, kH1, kH1, kC1, nullptr, prec);
 }
 
 void MnistCnn::sgdStep(float lr) { tk::SgdUpdate::launch(l_, params_, grads_, lr, params_.numel()); }

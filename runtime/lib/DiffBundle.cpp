@@ -159,7 +159,8 @@ std::vector<DiffCase> readDiffBundle(const std::string &path) {
       a.expected = r.vec();
       std::vector<uint8_t> scale = r.vec();
       a.errorScale.resize(scale.size() / sizeof(double));
-      std::memcpy(a.errorScale.data(), scale.data(), a.errorScale.size() * sizeof(double));
+      // Guarded: memcpy from an empty vector's null data() is undefined even for 0 bytes (UBSan).
+      if (!a.errorScale.empty()) std::memcpy(a.errorScale.data(), scale.data(), a.errorScale.size() * sizeof(double));
     }
   }
   return cases;

@@ -16,6 +16,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <vector>
 
@@ -72,6 +74,18 @@ std::string parseEntry(const std::string &data, const std::string &key, std::str
   return "";
 }
 
+// Directories a write failed in, and the entries stored for them since: process-wide, because
+// callers (the autotuner) make short-lived DiskCache objects over the same directory.
+struct MemoryFallback {
+  std::mutex mutex;
+  std::map<std::string, std::map<std::string, std::string>> entries;  // dir -> key -> payload
+
+  static MemoryFallback &get() {
+    static MemoryFallback *m = new MemoryFallback;  // never destroyed: usable during exit
+    return *m;
+  }
+};
+
 } // namespace
 
 DiskCache::DiskCache(std::string dir) : dir_(dir.empty() ? defaultDir() : std::move(dir)) {}
@@ -92,6 +106,12 @@ DiskCache &DiskCache::global() {
   return cache;
 }
 
+bool DiskCache::inMemoryOnly(const std::string &dir) {
+  MemoryFallback &m = MemoryFallback::get();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  return m.entries.count(dir) != 0;
+}
+
 bool DiskCache::forceRecompile() { return env("TILE_FORCE_RECOMPILE") == "1"; }
 
 std::string DiskCache::pathFor(const std::string &key) const {
@@ -104,6 +124,15 @@ std::optional<std::string> DiskCache::load(const std::string &key) { return load
 std::optional<std::string> DiskCache::load(const std::string &key, const char *action) {
   std::string path = pathFor(key);
   if (forceRecompile()) return std::nullopt;
+  {
+    MemoryFallback &m = MemoryFallback::get();
+    std::lock_guard<std::mutex> lock(m.mutex);
+    if (auto d = m.entries.find(dir_); d != m.entries.end()) {
+      auto e = d->second.find(key);
+      if (e == d->second.end()) return std::nullopt;
+      return e->second;
+    }
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;  // miss (or unreadable: treated the same, we will just recompile)
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -119,14 +148,29 @@ std::optional<std::string> DiskCache::load(const std::string &key, const char *a
 
 void DiskCache::store(const std::string &key, const std::string &payload) {
   std::string path = pathFor(key);
+  MemoryFallback &memory = MemoryFallback::get();
+  {
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    if (auto d = memory.entries.find(dir_); d != memory.entries.end()) {
+      d->second[key] = payload;
+      return;
+    }
+  }
   // Unique per process and call, dot-prefixed so that it is never mistaken for an entry.
   static std::atomic<unsigned> counter{0};
   std::string tmp = dir_ + "/." + key + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++);
   auto fail = [&](const char *step) {
     int err = errno;
     ::unlink(tmp.c_str());
-    std::fprintf(stderr, "tile: cannot write cache entry %s (%s: %s); continuing without caching it\n", path.c_str(),
-                 step, std::strerror(err));
+    std::lock_guard<std::mutex> lock(memory.mutex);
+    // Another thread may have failed first: then it warned, and this entry joins its map.
+    bool first = memory.entries.find(dir_) == memory.entries.end();
+    memory.entries[dir_][key] = payload;
+    if (first)
+      std::fprintf(stderr,
+                   "tile: cannot write cache entry %s (%s: %s); keeping compiled kernels in memory for the rest of "
+                   "this process\n",
+                   path.c_str(), step, std::strerror(err));
   };
 
   std::error_code ec;

@@ -7,6 +7,7 @@
 #include "tile/runtime/Driver.h"
 #include "tile/runtime/Error.h"
 #include "tile/runtime/Graph.h"
+#include "tile/runtime/Hash.h"
 #include "tile/runtime/Launch.h"
 #include "tile/runtime/Memory.h"
 #include "tile/runtime/Module.h"
@@ -24,7 +25,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <optional>
 
 using namespace tile::rt;
 
@@ -355,5 +358,137 @@ TEST(RuntimeGpuGraph, UpdateTakesTheNewGridAndArgumentsInPlaceOrByReinstantiatin
   s.synchronize();
   EXPECT_TRUE(t.bits(t.Z) == directHalf[0]);
   EXPECT_EQ(t.bits(t.R)[0], 0xFFFFFFFFu) << "only the add was captured this time";
+}
+// ---------------------------------------------------------------- driver faults (issue 10)
+// Each fault is one line from the launch API naming the kernel, and leaves no sticky broken
+// context: a normal launch right after computes the right result. Every message is printed
+// (the closing note of issue 10 quotes them).
+namespace {
+
+// Launches library kernels as AotLauncher does (the same variant, and the same cached module and
+// function), with what a fault test plants: another block, dynamic shared memory or PTX version.
+struct FaultyLauncher : tk::Launcher {
+  std::optional<Dim3> block;
+  std::optional<unsigned> sharedBytes;
+  std::string ptxVersion;  // "" keeps the PTX's own
+
+  void launch(const char *name, const tile::Specialization &spec, Dim3 grid, void **params,
+              CUstream stream) override {
+    const AotKernel *k = tile::aot::findLibraryKernel(name);
+    const AotVariant *v = k ? selectAotVariant(*k, spec) : nullptr;
+    if (!v) throw Error(std::string("FaultyLauncher: no AOT variant of ") + name);
+    const CompiledKernelView &ck = v->kernel;
+    std::string ptx(ck.ptx);
+    uint64_t hash = fnv1a64(name) ^ reinterpret_cast<uintptr_t>(v);  // launchAot's key: its cached function
+    if (!ptxVersion.empty()) {
+      size_t at = ptx.find(".version ");
+      ptx.replace(at, ptx.find('\n', at) - at, ".version " + ptxVersion);
+      hash = fnv1a64(ptx);  // a module of its own, never the good one
+    }
+    CUfunction f = ModuleCache::global().getOrLoad(Context::get().handle(), hash, std::string(ck.name),
+                                                     [&] { return ptx; }, ck.meta.sharedBytes);
+    tile::rt::launch(f, grid, block.value_or(Dim3{32 * ck.meta.numWarps, 1, 1}),
+                     sharedBytes.value_or(ck.meta.sharedBytes), stream, params, name);
+  }
+  bool hostMemory() const override { return false; }
+};
+
+// Runs `fault`, which must throw Error: one line, naming the kernel in quotes.
+void expectOneLineNamingKernel(const char *what, const std::function<void()> &fault, const std::string &kernel) {
+  try {
+    fault();
+    ADD_FAILURE() << what << ": no error";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    printf("%s: %s\n", what, msg.c_str());
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(contains(msg, "'" + kernel + "'")) << msg;
+    EXPECT_NE(e.code(), CUDA_SUCCESS) << msg;
+  }
+}
+
+// A normal launch after a fault: z = x + y exactly, and the context synchronises without error.
+void expectNormalLaunchWorks(ThreeLaunches &t) {
+  t.reset();
+  tk::VectorAdd::launch(t.aot, t.X, t.Y, t.Z, t.n, nullptr);
+  EXPECT_NO_THROW(Context::get().synchronize());
+  std::vector<float> z = t.Z.toHost<float>(size_t(t.n));
+  for (size_t i = 0; i < z.size(); ++i) ASSERT_EQ(z[i], t.x[i] + t.y[i]) << "element " << i;
+}
+
+}  // namespace
+
+TEST(RuntimeGpuFaults, TooManyThreadsPerBlock) {
+  REQUIRE_GPU();
+  ThreeLaunches t(100003);
+  FaultyLauncher faulty;
+  faulty.block = Dim3{2048, 1, 1};  // every GPU allows at most 1024
+  expectOneLineNamingKernel("block of 2048 threads",
+                            [&] { tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr); }, "vector_add");
+  expectNormalLaunchWorks(t);
+}
+
+TEST(RuntimeGpuFaults, TooMuchSharedMemory) {
+  REQUIRE_GPU();
+  ThreeLaunches t(100003);
+  FaultyLauncher faulty;
+  faulty.sharedBytes = 1u << 20;  // 1 MiB of dynamic shared memory: more than any GPU has per block
+  expectOneLineNamingKernel("1 MiB of shared memory",
+                            [&] { tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr); }, "vector_add");
+  expectNormalLaunchWorks(t);
+}
+
+TEST(RuntimeGpuFaults, PtxNewerThanTheDriver) {
+  REQUIRE_GPU();
+  ThreeLaunches t(100003);
+  FaultyLauncher faulty;
+  faulty.ptxVersion = "99.9";  // the library kernel's own PTX, claiming an ISA no driver has
+  try {
+    tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr);
+    ADD_FAILURE() << "PTX .version 99.9 loaded";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    printf("PTX .version 99.9: %s\n", msg.c_str());
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(contains(msg, "'vector_add'")) << msg;
+    EXPECT_EQ(e.code(), CUDA_ERROR_UNSUPPORTED_PTX_VERSION) << msg;
+  }
+  expectNormalLaunchWorks(t);
+}
+
+TEST(RuntimeGpuFaults, DeviceOutOfMemory) {
+  REQUIRE_GPU();
+  ThreeLaunches t(100003);  // its buffers first: the launches below need them
+  // Take every byte the driver will give, in ever smaller pieces.
+  std::vector<DeviceBuffer> hog;
+  std::string allocError;
+  for (size_t chunk : {size_t(1) << 30, size_t(1) << 26, size_t(1) << 20}) {
+    for (;;) {
+      try {
+        hog.emplace_back(chunk);
+      } catch (const Error &e) {
+        if (allocError.empty()) allocError = e.what();
+        EXPECT_EQ(e.code(), CUDA_ERROR_OUT_OF_MEMORY) << e.what();
+        break;
+      }
+    }
+  }
+  printf("allocation with the device full: %s (%zu buffers held)\n", allocError.c_str(), hog.size());
+  EXPECT_EQ(allocError.find('\n'), std::string::npos) << allocError;
+  EXPECT_TRUE(contains(allocError, "CUDA_ERROR_OUT_OF_MEMORY")) << allocError;
+  // The first launch of vector_add loads its module now, with no memory left: it either runs
+  // or fails in one line naming the kernel (the driver decides which).
+  try {
+    tk::VectorAdd::launch(t.aot, t.X, t.Y, t.Z, t.n, nullptr);
+    Context::get().synchronize();
+    printf("launch with the device full: loaded and ran\n");
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    printf("launch with the device full: %s\n", msg.c_str());
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(contains(msg, "'vector_add'")) << msg;
+  }
+  hog.clear();
+  expectNormalLaunchWorks(t);
 }
 #endif  // TILE_RUNTIME_GPU_AOT

@@ -190,7 +190,7 @@ TEST_F(CpuLibrary, WrongShapesGiveOneLineErrors) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Every (constants, warps) the launchers ask for is a declared variant (so the AOT
+// Every (constants, warps, stages) the launchers ask for is a declared variant (so the AOT
 // bundle has it), over the shapes of the model and ragged ones.
 
 class Recorder : public tk::Launcher {
@@ -212,7 +212,7 @@ template <class D> bool declared(const Specialization &spec) {
   for (const ArgSpec &a : spec.args)
     if (a.kind == ArgKind::Const) consts.push_back(a.constValue);
   for (const tk::Variant &v : D::variants())
-    if (v.consts == consts && v.numWarps == spec.numWarps) return true;
+    if (v.consts == consts && v.numWarps == spec.numWarps && v.numStages == spec.numStages) return true;
   return false;
 }
 
@@ -271,6 +271,20 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     tk::Linear::backwardData(r, p, p, p, 64, s, 128);
     tk::Linear::backwardWeight(r, p, p, p, 64, s, 128);
     tk::Linear::backwardBias(r, p, p, 64, s);
+    tk::Linear::forward(r, p, p, p, p, 64, s, 128, true, p, int64_t(1) << 30); // split-K where s is long
+    tk::Linear::forward(r, p, p, p, p, s, 3136, 10, false, p, int64_t(1) << 30);
+    for (bool pool : {false, true}) { // channels split over programs (BatchNormSplit.h)
+      if (pool && s < 2) continue;
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 64, s, 28);
+      tk::BatchNorm2dForwardSplit::launch(r, p, p, p, p, p, p, p, st, p, int64_t(1) << 30, 64, 5, s, 28, 1e-5f, true,
+                                          pool);
+      tk::BatchNorm2dForwardSplit::launch(r, p, p, p, p, p, p, p, st, p, int64_t(1) << 30, 64, 5, s, 28, 1e-5f, false,
+                                          pool);
+      for (bool relu : {false, true})
+        for (tk::Address dxSum : {tk::Address(nullptr), p})
+          tk::BatchNorm2dBackwardSplit::launch(r, p, p, p, p, p, p, p, p, p, p, dxSum, p, int64_t(1) << 30, 64, 5, s,
+                                               28, relu, pool);
+    }
   }
   std::set<std::string> seen;
   for (const Recorder::Call &c : r.calls) {

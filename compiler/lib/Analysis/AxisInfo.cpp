@@ -111,12 +111,15 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
     AxisInfo in = get(expand.getSrc());
     unsigned axis = expand.getAxis();
-    in.contiguity.insert(in.contiguity.begin() + axis, 1);
     // Along the new (size-1) dimension every element is its own run: it is a multiple of
-    // what every element of the source is a multiple of.
+    // what every element of the source is a multiple of. Computed over the source's
+    // dimensions before any vector grows (inserting first read divisibility[rank], past its
+    // end: an assertion in an asserting build, garbage divisibility otherwise).
+    unsigned srcRank = in.rank();
     int64_t every = kMaxDivisibility;
-    for (unsigned d = 0; d < in.rank(); ++d) every = std::gcd(every, runHeads(in, d, 1));
-    in.divisibility.insert(in.divisibility.begin() + axis, in.rank() ? every : 1);
+    for (unsigned d = 0; d < srcRank; ++d) every = std::gcd(every, runHeads(in, d, 1));
+    in.contiguity.insert(in.contiguity.begin() + axis, 1);
+    in.divisibility.insert(in.divisibility.begin() + axis, srcRank ? every : 1);
     in.constancy.insert(in.constancy.begin() + axis, 1);
     return in;
   }

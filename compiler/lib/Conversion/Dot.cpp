@@ -18,12 +18,26 @@ using namespace mlir::tile;
 
 namespace {
 
+/// `v` rounded to tf32 (10 mantissa bits) to nearest, ties away from zero, as
+/// cvt.rna.tf32.f32 does, for targets without it (before sm_80): add half of the last kept
+/// bit to the magnitude and clear the 13 dropped bits; infinities and NaNs stay as they are.
+Value roundToTf32InSoftware(OpBuilder &b, Location loc, Value v) {
+  Type i32 = b.getI32Type();
+  auto c = [&](uint32_t x) { return LLVM::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(int32_t(x))); };
+  Value bits = LLVM::BitcastOp::create(b, loc, i32, v);
+  Value rounded = LLVM::AndOp::create(b, loc, LLVM::AddOp::create(b, loc, bits, c(0x1000)), c(0xFFFFE000u));
+  Value exponent = LLVM::AndOp::create(b, loc, bits, c(0x7F800000u));
+  Value finite = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, exponent, c(0x7F800000u));
+  return LLVM::BitcastOp::create(b, loc, b.getF32Type(), LLVM::SelectOp::create(b, loc, finite, rounded, bits));
+}
+
 /// An input element as the f32 factor the documented arithmetic uses.
-Value factor(OpBuilder &b, Location loc, Value v, InputPrecision precision) {
+Value factor(OpBuilder &b, Location loc, Value v, InputPrecision precision, bool hasTf32Convert) {
   Type f32 = b.getF32Type();
   if (v.getType() != f32) return arith::ExtFOp::create(b, loc, f32, v); // f16/bf16: exact
   if (precision != InputPrecision::TF32) return v;
-  // cvt.rna.tf32.f32: nearest, ties away from zero; the result's bits are an f32.
+  if (!hasTf32Convert) return roundToTf32InSoftware(b, loc, v);
+  // cvt.rna.tf32.f32 (sm_80+): nearest, ties away from zero; the result's bits are an f32.
   Value bits = NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA,
                                                   NVVM::SaturationMode::NONE, /*relu=*/false);
   return LLVM::BitcastOp::create(b, loc, f32, bits);
@@ -139,7 +153,7 @@ struct DotLowering : OpConversionPattern<DotOp> {
     // Each operand register converted once, not once per use.
     auto factors = [&](ValueRange regs) {
       SmallVector<Value> out;
-      for (Value v : regs) out.push_back(factor(rewriter, loc, v, precision));
+      for (Value v : regs) out.push_back(factor(rewriter, loc, v, precision, targetComputeCapability(op) >= 80));
       return out;
     };
     SmallVector<Value> av = factors(adaptor.getA()), bv = factors(adaptor.getB());

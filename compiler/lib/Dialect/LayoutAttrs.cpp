@@ -156,6 +156,9 @@ LogicalResult DotOperandLayoutAttr::verifyEncoding(ArrayRef<int64_t> shape, Type
                                                    function_ref<InFlightDiagnostic()> emitError) const {
   if (failed(verifyFits(*this, shape, emitError))) return failure();
   if (getOpIdx() > 1) return emitError() << "dot operand index must be 0 (a) or 1 (b), got " << getOpIdx();
+  // A null element type: the parser is recovering from a malformed one (`tensor<16x8x, ...>`, found
+  // by fuzz_ir_pipeline) and still asks; it has reported that error already.
+  if (!elementType) return failure();
   if (!elementType.isIntOrFloat() ||
       (elementType.getIntOrFloatBitWidth() != 16 && elementType.getIntOrFloatBitWidth() != 32))
     return emitError() << "mma.sync operands are 16-bit or 32-bit (tf32) elements, got " << elementType;

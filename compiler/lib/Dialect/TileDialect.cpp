@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
@@ -62,6 +63,31 @@ void TileDialect::initialize() {
 #define GET_OP_LIST
 #include "tile/Dialect/TileOps.cpp.inc"
       >();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
+  // A function: func.func as traced, llvm.func after the lowering keeps the attributes.
+  auto isFunc = [&] { return isa<FunctionOpInterface>(op); };
+  // num_warps and num_stages: on the kernel, and on the module once lowered (the launch reads it there).
+  auto isFuncOrModule = [&] { return isFunc() || isa<ModuleOp>(op); };
+  auto intIn = [&](int64_t lo, int64_t hi, bool powerOfTwo) -> std::optional<int64_t> {
+    auto v = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!v || v.getInt() < lo || v.getInt() > hi || (powerOfTwo && !llvm::isPowerOf2_64(uint64_t(v.getInt()))))
+      return std::nullopt;
+    return v.getInt();
+  };
+  StringRef name = attr.getName().getValue();
+  if (name == kKernelAttr) {
+    if (!isFunc()) return op->emitError() << "'" << name << "' marks a func.func";
+  } else if (name == kNumWarpsAttr) {
+    if (!isFuncOrModule() || !intIn(1, 32, true))
+      return op->emitError() << "'" << name << "' must be a power of two from 1 to 32 on a func.func, got "
+                             << attr.getValue();
+  } else if (name == kNumStagesAttr) {
+    if (!isFuncOrModule() || !intIn(1, 8, false))
+      return op->emitError() << "'" << name << "' must be 1..8 on a func.func, got " << attr.getValue();
+  }
+  return success();
 }
 
 LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointee) {

@@ -43,6 +43,10 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
       if (isa<RankedTensorType>(arg.getType()))
         return func.emitError("kernel arguments must be scalars or pointers, argument ")
                << arg.getArgNumber() << " is " << arg.getType();
+    // What a program computes leaves it through tile.store; a returned value has nowhere to go
+    // (and laid-out values would not match the function type).
+    if (func.getFunctionType().getNumResults())
+      return func.emitError("a kernel returns nothing: results go through pointers (tile.store)");
     warps = warpsOf(func);
     func->setAttr(kNumWarpsAttr, IntegerAttr::get(IntegerType::get(func.getContext(), 32), warps));
     chooseDefaults(func, warps);

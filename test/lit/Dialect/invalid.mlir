@@ -397,3 +397,32 @@ func.func @local_load_window_outside(%m: !tile.memdesc<64x32xf16, #tile.swizzled
   %w = tile.local_load %m {offsets = array<i64: 0, 32>} : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> tensor<64x16xf16>
   return
 }
+
+// -----
+
+// Kernel attributes (the dialect's attribute verifier): found by fuzz_ir_pipeline, each used to
+// crash or hang a pass (test/fuzz/findings/).
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32 on a func.func, got 0 : i32}}
+func.func @zero_warps() attributes {tile.kernel, tile.num_warps = 0 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_warps' must be a power of two from 1 to 32 on a func.func, got 6 : i32}}
+func.func @six_warps() attributes {tile.kernel, tile.num_warps = 6 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.num_stages' must be 1..8 on a func.func, got 2147483647 : i32}}
+func.func @endless_stages() attributes {tile.kernel, tile.num_stages = 2147483647 : i32} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' marks a func.func}}
+module attributes {tile.kernel} {
+}

@@ -6,3 +6,13 @@ func.func @tensor_argument(%x: tensor<4x8xf32>) attributes {tile.kernel, tile.nu
   %r = tile.reduce sum %x {axis = 0 : i32} : tensor<4x8xf32> -> tensor<8xf32>
   return
 }
+
+// -----
+
+// Found by fuzz_ir_pipeline (test/fuzz/findings/kernel-with-result.mlir): a returned value used
+// to leave IR that does not verify.
+// expected-error @+1 {{a kernel returns nothing: results go through pointers (tile.store)}}
+func.func @kernel_with_result() -> i32 attributes {tile.kernel} {
+  %c = arith.constant 1 : i32
+  return %c : i32
+}

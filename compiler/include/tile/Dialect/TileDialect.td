@@ -18,6 +18,8 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
+  // tile.kernel, tile.num_warps, tile.num_stages on functions: checked where they are set.
+  let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];
 }

@@ -21,7 +21,14 @@
 
 namespace tile::kernels {
 
+/// The products of the convolutions: exact f32 (one FMA per product, as the CPU float64
+/// checks expect), or TF32 tensor-core inputs (sm_80+; inputs rounded to 10 mantissa bits,
+/// relative error ~1e-3: compare with TF32-sized tolerances).
+enum class ConvPrecision : int { Exact = 0, Tf32 = 1 };
+
 namespace detail {
+inline Precision convPrecision(int tf32) { return tf32 ? Precision::TF32 : Precision::IEEE; }
+
 inline void checkConv(const char *kernel, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout) {
   checkRange(kernel, "n", n, 1, kMaxI32);
   checkRange(kernel, "cin", cin, 1, kMaxI32);
@@ -45,7 +52,7 @@ struct Conv2dForward {
   static constexpr const char *name = "conv3x3_fwd";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<float> y, Ptr<float> stats,
                                   I32 n, I32 cin, I32 h, I32 w, I32 cout, Const<int> BM, Const<int> BN, Const<int> BK,
-                                  Const<int> STATS) {
+                                  Const<int> STATS, Const<int> TF32) {
     Value hw = h * w, m = n * hw, k = cin * 9;
     Value pidM = program_id(0);
     Value rm = pidM * BM + arange(0, BM), rn = program_id(1) * BN + arange(0, BN);
@@ -59,7 +66,7 @@ struct Conv2dForward {
       Value inside = mMask & row(ks < k) & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
       Value a = load(x + (img * cin + ci) * hw + ih * w + iw, inside, 0.0f);
       Value b = load(weight + row(rn) * k + col(ks), col(ks < k) & nMask, 0.0f); // [BK, BN]
-      return dot(a, b, acc);
+      return dot(a, b, acc, detail::convPrecision(TF32));
     });
     acc = acc + row(load(bias + rn, rn < cout, 0.0f));
     store(y + (img * cout + row(rn)) * hw + p, acc, mMask & nMask);
@@ -72,10 +79,15 @@ struct Conv2dForward {
       store(stats + (tiles + pidM) * cout + rn, sum(d * d, 0), rn < cout);
     }
   };
-  static constexpr std::array params{"x", "weight", "bias", "y",    "stats", "n",  "cin",
-                                     "h", "w",      "cout", "BM",   "BN",    "BK", "STATS"};
+  static constexpr std::array params{"x", "weight", "bias", "y",  "stats", "n",     "cin", "h",
+                                     "w", "cout",   "BM",   "BN", "BK",    "STATS", "TF32"};
   static constexpr int kBM = 32, kBN = 32, kBK = 8, kWarps = 4; // no spills (ptxas sm_90)
-  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK, 0}, kWarps}, {{kBM, kBN, kBK, 1}, kWarps}}; }
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    for (int tf32 = 0; tf32 < 2; ++tf32)
+      for (int stats = 0; stats < 2; ++stats) v.push_back({{kBM, kBN, kBK, stats, tf32}, kWarps});
+    return v;
+  }
 
   /// The partial statistics launchWithStats writes into `data` (statsElements() floats).
   static ChannelStats channelStats(Address data, int64_t n, int64_t h, int64_t w) {
@@ -87,24 +99,26 @@ struct Conv2dForward {
 
   /// x [n, cin, h, w], weight [cout, cin, 3, 3], bias [cout] -> y [n, cout, h, w].
   static void launch(Launcher &l, Address x, Address weight, Address bias, Address y, int64_t n, int64_t cin,
-                     int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr) {
-    run(l, x, weight, bias, y, nullptr, n, cin, h, w, cout, stream);
+                     int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
+                     ConvPrecision precision = ConvPrecision::Exact) {
+    run(l, x, weight, bias, y, nullptr, n, cin, h, w, cout, stream, precision);
   }
   /// As launch(), also writing y's per-channel partial statistics into `stats`
   /// (statsElements() floats; pass channelStats(stats, ...) to BatchNorm2dForward).
   static void launchWithStats(Launcher &l, Address x, Address weight, Address bias, Address y, Address stats,
-                              int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr) {
-    run(l, x, weight, bias, y, &stats, n, cin, h, w, cout, stream);
+                              int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
+                              ConvPrecision precision = ConvPrecision::Exact) {
+    run(l, x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision);
   }
 
 private:
   static void run(Launcher &l, Address x, Address weight, Address bias, Address y, const Address *stats, int64_t n,
-                  int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream) {
+                  int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision) {
     detail::checkConv(name, n, cin, h, w, cout);
     if (stats && statsElements(n, h, w, cout) > kMaxI32) fail(name, "the partial statistics exceed int32 indexing");
     launchKernel<Conv2dForward>(l, {ceilDiv(n * h * w, kBM), ceilDiv(cout, kBN)}, kWarps, stream, x, weight, bias, y,
                                 stats ? *stats : Address(nullptr), int32_t(n), int32_t(cin), int32_t(h), int32_t(w),
-                                int32_t(cout), kBM, kBN, kBK, stats ? 1 : 0);
+                                int32_t(cout), kBM, kBN, kBK, stats ? 1 : 0, int(precision));
   }
 };
 TILE_LIBRARY_KERNEL(Conv2dForward);
@@ -113,7 +127,7 @@ TILE_LIBRARY_KERNEL(Conv2dForward);
 struct Conv2dBackwardData {
   static constexpr const char *name = "conv3x3_bwd_data";
   static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, I32 n, I32 cin, I32 h, I32 w,
-                                  I32 cout, Const<int> BM, Const<int> BN, Const<int> BK) {
+                                  I32 cout, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> TF32) {
     Value hw = h * w, m = n * hw, k = cout * 9;
     Value rm = program_id(0) * BM + arange(0, BM), rn = program_id(1) * BN + arange(0, BN);
     Value img = col(rm / hw), p = col(rm % hw);
@@ -126,20 +140,22 @@ struct Conv2dBackwardData {
       Value inside = mMask & row(ks < k) & (oh >= 0) & (oh < h) & (ow >= 0) & (ow < w);
       Value a = load(dy + (img * cout + row(co)) * hw + oh * w + ow, inside, 0.0f);
       Value b = load(weight + (col(co) * cin + row(rn)) * 9 + col(tap), col(ks < k) & nMask, 0.0f); // [BK, BN]
-      return dot(a, b, acc);
+      return dot(a, b, acc, detail::convPrecision(TF32));
     });
     store(dx + (img * cin + row(rn)) * hw + p, acc, mMask & nMask);
   };
-  static constexpr std::array params{"dy", "weight", "dx", "n", "cin", "h", "w", "cout", "BM", "BN", "BK"};
+  static constexpr std::array params{"dy", "weight", "dx", "n", "cin", "h", "w", "cout", "BM", "BN", "BK", "TF32"};
   static constexpr int kBM = 32, kBN = 32, kBK = 8, kWarps = 4; // no spills (ptxas sm_90)
-  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK}, kWarps}}; }
+  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK, 0}, kWarps}, {{kBM, kBN, kBK, 1}, kWarps}}; }
 
   /// dy [n, cout, h, w], weight [cout, cin, 3, 3] -> dx [n, cin, h, w].
   static void launch(Launcher &l, Address dy, Address weight, Address dx, int64_t n, int64_t cin, int64_t h,
-                     int64_t w, int64_t cout, CUstream stream = nullptr) {
+                     int64_t w, int64_t cout, CUstream stream = nullptr,
+                     ConvPrecision precision = ConvPrecision::Exact) {
     detail::checkConv(name, n, cin, h, w, cout);
     launchKernel<Conv2dBackwardData>(l, {ceilDiv(n * h * w, kBM), ceilDiv(cin, kBN)}, kWarps, stream, dy, weight, dx,
-                                     int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), kBM, kBN, kBK);
+                                     int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), kBM, kBN, kBK,
+                                     int(precision));
   }
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardData);
@@ -150,7 +166,8 @@ TILE_LIBRARY_KERNEL(Conv2dBackwardData);
 struct Conv2dBackwardWeight {
   static constexpr const char *name = "conv3x3_bwd_weight";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> dy, Ptr<float> partial, I32 n, I32 cin, I32 h, I32 w,
-                                  I32 cout, I32 kPerSplit, Const<int> BM, Const<int> BN, Const<int> BK) {
+                                  I32 cout, I32 kPerSplit, Const<int> BM, Const<int> BN, Const<int> BK,
+                                  Const<int> TF32) {
     Value hw = h * w, kTotal = n * hw, nTotal = cin * 9;
     Value tilesN = (nTotal + (BN - 1)) / BN;
     Value rm = (program_id(0) / tilesN) * BM + arange(0, BM), rn = (program_id(0) % tilesN) * BN + arange(0, BN);
@@ -167,15 +184,15 @@ struct Conv2dBackwardWeight {
       Value ih = col(p / w) + kh - 1, iw = col(p % w) + kw - 1;                                  // [BK, BN]
       Value inside = col(kMask) & nMask & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
       Value b = load(x + (col(img) * cin + ci) * hw + ih * w + iw, inside, 0.0f);
-      return dot(a, b, acc);
+      return dot(a, b, acc, detail::convPrecision(TF32));
     });
     store(partial + split * (cout * nTotal) + col(rm) * nTotal + row(rn), acc, mMask & nMask);
   };
   static constexpr std::array params{"x",    "dy",         "partial", "n",  "cin", "h",
-                                     "w",    "cout",       "k_per_split", "BM", "BN", "BK"};
+                                     "w",    "cout",       "k_per_split", "BM", "BN", "BK", "TF32"};
   static constexpr int kBM = 32, kBN = 32, kBK = 8, kWarps = 4; // no spills (ptxas sm_90)
   static constexpr int64_t kTargetPerSplit = 1024, kMaxSplits = 256;
-  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK}, kWarps}}; }
+  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK, 0}, kWarps}, {{kBM, kBN, kBK, 1}, kWarps}}; }
 
   /// Pixels per split (a multiple of BK) and the number of splits for n·h·w pixels.
   static std::pair<int64_t, int64_t> splitting(int64_t pixels) {
@@ -192,7 +209,7 @@ struct Conv2dBackwardWeight {
   /// `workspace` (workspaceElements() floats).
   static void launch(Launcher &l, Address x, Address dy, Address dweight, Address workspace,
                      int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                     CUstream stream = nullptr);
+                     CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact);
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardWeight);
 
@@ -223,7 +240,7 @@ TILE_LIBRARY_KERNEL(SumPartials);
 
 inline void Conv2dBackwardWeight::launch(Launcher &l, Address x, Address dy, Address dweight, Address workspace,
                                          int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w,
-                                         int64_t cout, CUstream stream) {
+                                         int64_t cout, CUstream stream, ConvPrecision precision) {
   detail::checkConv(name, n, cin, h, w, cout);
   auto [per, splits] = splitting(n * h * w);
   int64_t need = splits * cout * cin * 9;
@@ -232,7 +249,7 @@ inline void Conv2dBackwardWeight::launch(Launcher &l, Address x, Address dy, Add
   if (need > kMaxI32) fail(name, "the partial sums (" + num(need) + " floats) exceed the kernel's int32 indexing");
   launchKernel<Conv2dBackwardWeight>(l, {ceilDiv(cout, kBM) * ceilDiv(cin * 9, kBN), splits}, kWarps, stream, x, dy,
                                      workspace, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
-                                     int32_t(per), kBM, kBN, kBK);
+                                     int32_t(per), kBM, kBN, kBK, int(precision));
   SumPartials::launch(l, workspace, dweight, cout * cin * 9, splits, stream);
 }
 

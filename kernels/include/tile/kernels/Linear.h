@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tile/kernels/Matmul.h"
+#include "tile/kernels/MatmulSplitK.h"
 
 namespace tile::kernels {
 
@@ -47,6 +48,16 @@ struct Linear {
                       int64_t out, bool relu, CUstream stream = nullptr) {
     MatmulF32::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out, 1,
                       relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, false, stream);
+  }
+  /// As forward(), splitting the batch's long K over programs when few output tiles would
+  /// leave the GPU idle (MatmulSplitK; workspace: forwardWorkspaceElements() floats).
+  static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
+                      int64_t out, bool relu, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr) {
+    MatmulSplitK::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out,
+                         relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream);
+  }
+  static int64_t forwardWorkspaceElements(int64_t batch, int64_t in, int64_t out) {
+    return MatmulSplitK::workspaceElements(batch, out, in);
   }
   /// dx = dy·W.
   static void backwardData(Launcher &l, Address dy, Address w, Address dx, int64_t batch, int64_t in, int64_t out,

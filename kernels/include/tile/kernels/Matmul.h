@@ -114,8 +114,11 @@ inline MatmulConfig matmulConfig(const char *name, MatmulPath path, Address a, A
   const bool fastest = aligned && strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) &&
                        div16(k) && div16(strideAm) && div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) &&
                        div16(int64_t(b.ptr())) && div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
+  // A tile "fills" a wave from 7/8 of the SMs on: 512 x 4096 and 256 x 8192 outputs (128
+  // tiles of 128 x 128) took the 64 x 64 tile at the full-wave threshold and ran at 47% of
+  // cuBLAS (bench/NOTES.md).
   auto fillsWave = [&](const MatmulConfig &t) {
-    return problems * ceilDiv(m, t.bm) * ceilDiv(n, t.bn) >= kMatmulWaveTiles;
+    return problems * ceilDiv(m, t.bm) * ceilDiv(n, t.bn) * 8 >= kMatmulWaveTiles * 7;
   };
   const MatmulConfig cfg = config                              ? *config
                            : path == MatmulPath::CudaCores     ? kMatmulCudaCore

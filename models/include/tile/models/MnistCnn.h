@@ -73,6 +73,13 @@ class MnistCnn {
   /// Predicted classes of the last forward() (argmax of the logits, first on ties).
   std::vector<int32_t> predictions() const;
 
+  /// The convolutions' products on TF32 tensor cores (sm_80+; off: exact f32, what the
+  /// float64 and cuDNN checks at 1e-5 expect). Off by default; TILE_MNIST_TF32=1 in the
+  /// environment turns it on at construction (for bench/ and accuracy runs). Takes effect
+  /// at the next forward/backward (a captured step graph must be re-captured).
+  void setTf32Convolutions(bool on) { tf32Convs_ = on; }
+  bool tf32Convolutions() const { return tf32Convs_; }
+
   /// Named tensors for tests and diagnostics (e.g. "conv1.out").
   const std::vector<Tensor> &allTensors() const { return all_; }
 
@@ -80,6 +87,7 @@ class MnistCnn {
   kernels::Launcher &l_;
   int64_t maxBatch_;
   int64_t n_ = 0;  // images in the current batch
+  bool tf32Convs_ = false;
   Arena arena_;
   std::vector<Tensor> all_;
   // Parameters (consecutive in the arena: one span), then their gradients (another span).
@@ -91,7 +99,7 @@ class MnistCnn {
   Tensor c1_, stats1_, mean1_, rstd1_, p1_, arg1_;
   Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
   Tensor h3_, logits_, lossPer_, lossMean_, dlogits_;
-  Tensor dh3_, dp2_, dc2_, dp1_, dc1_, work_;
+  Tensor dh3_, dp2_, dc2_, dp1_, dc1_, work_, bnWork_, fcWork_;
   std::vector<Tensor> paramList() const;
   std::vector<Tensor> gradList() const;
 };

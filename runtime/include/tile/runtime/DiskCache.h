@@ -27,8 +27,14 @@ class DiskCache {
   std::optional<std::string> load(const std::string &key);
   // The same; `action` says what the caller does instead (the autotuner: "re-tuning").
   std::optional<std::string> load(const std::string &key, const char *action);
-  // Atomic. A failure to write only prints one line to stderr: the cache is an optimisation.
+  // Atomic. The cache is an optimisation, so a failure to write throws nothing: the first one
+  // for a directory prints one line to stderr ("tile: cannot write cache entry <path> (<why>);
+  // keeping ... in memory"), and from then on this process keeps that directory's entries in
+  // memory (load() finds them there), silently: a read-only, missing or full cache directory
+  // costs one warning, not one per kernel.
   void store(const std::string &key, const std::string &payload);
+  // Whether an earlier write to `dir` failed in this process (its entries now live in memory).
+  static bool inMemoryOnly(const std::string &dir);
 
   // Env TILE_FORCE_RECOMPILE=1: load() always misses (entries are still written).
   static bool forceRecompile();

@@ -1,0 +1,11 @@
+module attributes {tile.target = "sm_90"} {
+func.func @no_wgmma_on_plain_sm90(%a: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %pa = tile.splat %a : tensor<128x128x!tile.ptr<f16>>
+  %va = tile.load %pa : tensor<128x128x!tile.ptr<f16>> -> tensor<128x128xf16>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %va, %va, %acc : tensor<128x128xf16> * tensor<128x128xf16> -> tensor<128x128xf32>
+  %pc = tile.splat %c : tensor<128x128x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xf32>
+  return
+}
+}

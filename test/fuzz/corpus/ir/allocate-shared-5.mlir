@@ -1,0 +1,21 @@
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+
+func.func @nested_loops(%x: tensor<64x32xf16, #blocked>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %a = tile.local_alloc %acc : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %t = scf.for %j = %c0 to %n step %c1 iter_args(%in = %acc) -> (tensor<64x32xf16, #blocked>) : i32 {
+      %u = tile.local_load %a : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+      %b = tile.local_alloc %in : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+      %v = tile.local_load %b : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+      %s = arith.addf %u, %v : tensor<64x32xf16, #blocked>
+      scf.yield %s : tensor<64x32xf16, #blocked>
+    }
+    %c = tile.local_alloc %t : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %c : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    scf.yield %w : tensor<64x32xf16, #blocked>
+  }
+  return
+}

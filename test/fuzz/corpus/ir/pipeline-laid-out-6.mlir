@@ -1,0 +1,41 @@
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+module attributes {tile.target = "sm_80"} {
+  func.func @buffer_read_in_if(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32, %cond: i1) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r, %last = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z, %prev = %z) -> (tensor<64x32xf16, #blocked>, tensor<64x32xf16, #blocked>) : i32 {
+      %is = tile.splat %i : tensor<64x32xi32, #blocked>
+      %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+      %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+      %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+      %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+      %s = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+      %if = scf.if %cond -> tensor<64x32xf16, #blocked> {
+        %w2 = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+        scf.yield %w2 : tensor<64x32xf16, #blocked>
+      } else {
+        scf.yield %prev : tensor<64x32xf16, #blocked>
+      }
+      scf.yield %s, %if : tensor<64x32xf16, #blocked>, tensor<64x32xf16, #blocked>
+    }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+  func.func @load_with_two_uses(%p: tensor<64x32x!tile.ptr<f16>, #blocked>, %n: i32) -> tensor<64x32xf16, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %z = arith.constant dense<0.0> : tensor<64x32xf16, #blocked>
+    %r = scf.for %i = %c0 to %n step %c32 iter_args(%acc = %z) -> (tensor<64x32xf16, #blocked>) : i32 {
+    %is = tile.splat %i : tensor<64x32xi32, #blocked>
+    %q = tile.addptr %p, %is : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi32, #blocked>
+    %v = tile.load %q {tile.vec = 8 : i32} : tensor<64x32x!tile.ptr<f16>, #blocked> -> tensor<64x32xf16, #blocked>
+    %m = tile.local_alloc %v : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
+    %w = tile.local_load %m : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+    %s0 = arith.addf %acc, %w : tensor<64x32xf16, #blocked>
+    %s = arith.addf %s0, %v : tensor<64x32xf16, #blocked>
+    scf.yield %s : tensor<64x32xf16, #blocked>
+  }
+    return %r : tensor<64x32xf16, #blocked>
+  }
+}

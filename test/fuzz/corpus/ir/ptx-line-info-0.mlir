@@ -1,0 +1,11 @@
+func.func @add(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32> loc("user_kernel.cpp":12:5)
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>> loc("user_kernel.cpp":13:5)
+  %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32> loc("user_kernel.cpp":13:7)
+  %ns = tile.splat %n : tensor<512xi32> loc("user_kernel.cpp":14:5)
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32> loc("user_kernel.cpp":14:9)
+  %v = tile.load %p, %m : tensor<512x!tile.ptr<f32>>, tensor<512xi1> -> tensor<512xf32> loc("user_kernel.cpp":15:5)
+  %w = arith.addf %v, %v : tensor<512xf32> loc("user_kernel.cpp":16:5)
+  tile.store %p, %w, %m : tensor<512x!tile.ptr<f32>>, tensor<512xf32>, tensor<512xi1> loc("user_kernel.cpp":17:5)
+  return loc("user_kernel.cpp":18:1)
+} loc("user_kernel.cpp":10:1)
