@@ -128,10 +128,6 @@ void fitLoadToShape(Value operand, unsigned warps, const DenseMap<unsigned, unsi
   load.getResult().setType(withLayout(type, fitted));
 }
 
-void eraseIfDead(Value v) {
-  if (Operation *op = v.getDefiningOp(); op && isa<ConvertLayoutOp>(op) && op->use_empty()) op->erase();
-}
-
 /// The accumulator of `dot` in `mma`: a carried one for the whole loop, else converted
 /// here. Returns whether it is carried.
 bool accumulateIn(DotOp dot, MmaLayoutAttr mma, OpBuilder &b) {
@@ -141,7 +137,7 @@ bool accumulateIn(DotOp dot, MmaLayoutAttr mma, OpBuilder &b) {
   }
   Value acc = dot.getAcc();
   dot.getAccMutable().assign(convertTo(b, unconverted(acc), mma));
-  eraseIfDead(acc);
+  eraseIfDead(acc.getDefiningOp());
   return false;
 }
 
@@ -172,8 +168,8 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
   Value a = dot.getA(), bOperand = dot.getB();
   dot.getResult().replaceAllUsesWith(wgmma.getResult());
   dot.erase();
-  eraseIfDead(a);
-  eraseIfDead(bOperand);
+  eraseIfDead(a.getDefiningOp());
+  eraseIfDead(bOperand.getDefiningOp());
   convertResultBack(wgmma.getResult(), blockedResult, carried, b);
 }
 
@@ -190,7 +186,7 @@ void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &w
     Value fma = operand.get(), source = unconverted(fma);
     fitLoadToShape(source, warps, widths);
     operand.assign(convertTo(b, source, DotOperandLayoutAttr::get(ctx, idx, *mma)));
-    eraseIfDead(fma);
+    eraseIfDead(fma.getDefiningOp());
   }
   dot.getResult().setType(withLayout(blockedResult, *mma));
   // A carried accumulator's only user is the yield, which carries the mma layout now.

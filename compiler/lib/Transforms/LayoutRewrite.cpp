@@ -2,6 +2,7 @@
 #include "LayoutRewrite.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -102,4 +103,13 @@ Value mlir::tile::rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
   if (auto c = dyn_cast<arith::ConstantOp>(clone))
     if (auto splat = dyn_cast<SplatElementsAttr>(c.getValue())) c.setValueAttr(splat.resizeSplat(type));
   return clone->getResult(0);
+}
+
+void mlir::tile::eraseIfDead(Operation *op) {
+  if (!op || !op->use_empty() || !isMemoryEffectFree(op)) return;
+  SmallVector<Operation *> feeders;
+  for (Value o : op->getOperands())
+    if (Operation *d = o.getDefiningOp()) feeders.push_back(d);
+  op->erase();
+  for (Operation *d : feeders) eraseIfDead(d);
 }

@@ -37,6 +37,10 @@ bool rebuildableIn(Value v, Attribute layout);
 /// A copy of rebuildable `v`'s computation producing `type` (same shape, other layout).
 Value rematerialize(OpBuilder &b, Value v, RankedTensorType type);
 
+/// Erases `op` (may be null) if nothing uses it and it has no memory effects, then
+/// whatever fed only it: what a rewrite left behind.
+void eraseIfDead(Operation *op);
+
 } // namespace mlir::tile
 
 #endif

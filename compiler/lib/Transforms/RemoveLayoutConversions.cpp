@@ -37,16 +37,6 @@ bool isElementwise(Operation *op) {
   });
 }
 
-/// Erases `op` if nothing uses it, then whatever fed only it.
-void eraseIfDead(Operation *op) {
-  if (!op || !op->use_empty() || !isMemoryEffectFree(op)) return;
-  SmallVector<Operation *> feeders;
-  for (Value o : op->getOperands())
-    if (Operation *d = o.getDefiningOp()) feeders.push_back(d);
-  op->erase();
-  for (Operation *d : feeders) eraseIfDead(d);
-}
-
 /// convert_layout of a cheap producer → the producer recomputed in the target layout.
 bool rematerializeCheap(func::FuncOp func) {
   SmallVector<ConvertLayoutOp> converts;
