@@ -10,7 +10,7 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 DEV=$ROOT/.device
 TARGETS=(runtime_gpu_tests kernels_gpu_tests test_kernels_gpu_tests diff_gpu_tests models_gpu_tests cudnn_gpu_tests
-         bench_kernels bench_train_step tile-mnist-aot)
+         bench_kernels bench_train_step tile-mnist-aot planted_oob_store)
 MAX_BYTES=$((58 << 20))  # headroom under the 64 MiB per call for the working tree itself (~1.5 MiB)
 
 # .device/ is in .gitignore too; the local exclude also covers checkouts whose .gitignore predates it.

@@ -2,7 +2,8 @@
 # One-call GPU check. Runs ON the GPU machine, from the repo root, with .device/ carried (staged here by
 # tools/gpu-bundle.sh):
 #     bash .device/gpu-check.sh
-# SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the kernel test binaries.
+# SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the GPU test binaries;
+# SANITIZE_ONLY=1 runs only that (and the planted-bug line check): for a device call of its own.
 # Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, then the PyTorch/Triton
 # anchors (bench/torch_triton_bench.py), writes full logs to $OUT (or a temp dir), and prints a summary last.
 # Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
@@ -32,7 +33,7 @@ status=0
 summary=()
 
 # The executables travel gzipped (tools/gpu-bundle.sh): unpack them next to this script.
-for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/bench_train_step.gz "$HERE"/tile-mnist-aot.gz; do
+for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/bench_train_step.gz "$HERE"/tile-mnist-aot.gz "$HERE"/planted_oob_store.gz; do
   [ -f "$gz" ] || continue
   gunzip -c "$gz" >"${gz%.gz}" && chmod +x "${gz%.gz}"
 done
@@ -58,7 +59,9 @@ else
 fi
 shopt -s nullglob
 tests=("$HERE"/*_gpu_tests)
-if [ ${#tests[@]} -eq 0 ]; then
+full=1
+[ "${SANITIZE_ONLY:-0}" = 1 ] && full=0 SANITIZE=1 && tests=()
+if [ ${#tests[@]} -eq 0 ] && [ "$full" = 1 ]; then
   echo "no *_gpu_tests binaries in $HERE (run tools/gpu-bundle.sh on the build machine)"
   status=1
 fi
@@ -99,22 +102,53 @@ for bin in "${tests[@]}"; do
   echo "$name done ($((SECONDS - START)) s)"
 done
 
-# --- compute-sanitizer (SANITIZE=1; about 3 minutes) ----------------------------------------------------
-# memcheck, racecheck and synccheck over the GPU test binaries that run our kernels; any report fails the check.
+# --- line info: compute-sanitizer names the DSL line of a planted bug --------------------------------------
+# planted_oob_store writes one float past its buffer (test/kernels/PlantedBugKernels.h); memcheck must report
+# an invalid global write at the source line marked PLANTED-OOB-STORE, read from the carried source itself.
+SAN=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
+PLANTED_SRC=$HERE/../test/kernels/PlantedBugKernels.h
+planted_line="skipped (no planted_oob_store, $PLANTED_SRC or compute-sanitizer)"
+if [ -x "$HERE/planted_oob_store" ] && [ -f "$PLANTED_SRC" ] && [ -x "$SAN" ]; then
+  want="PlantedBugKernels.h:$(grep -n 'PLANTED-OOB-STORE' "$PLANTED_SRC" | head -1 | cut -d: -f1)"
+  log="$LOGS/planted_oob_store.log"
+  timeout -k 5 120 "$SAN" --tool memcheck --error-exitcode 3 "$HERE/planted_oob_store" >"$log" 2>&1
+  rc=$?
+  at=$(grep -A1 -m1 'Invalid __global__ write' "$log" | tail -1 | sed 's/^=* *//')
+  if [ "$rc" -eq 3 ] && grep -q "$want" <<<"$at"; then
+    planted_line="memcheck reports the planted out-of-bounds store $at"
+  else
+    status=1
+    planted_line="FAILED: expected memcheck (exit 3) to report an invalid global write at $want; exit $rc, got '${at:-nothing}' ($log)"
+  fi
+elif [ -x "$HERE/planted_oob_store" ]; then
+  status=1  # carried to be checked: a missing tool or source is a failure, not a pass
+  planted_line="FAILED: $SAN or $PLANTED_SRC missing"
+fi
+
+# --- compute-sanitizer (SANITIZE=1) ------------------------------------------------------------------------
+# memcheck, racecheck and synccheck over every GPU test binary; any report fails the check. API errors are
+# not reported: the fault tests provoke them on purpose and check them themselves. Too long for one device
+# call in full: SANITIZE_TOOLS and SANITIZE_BINARIES pick a part, SANITIZE_FILTER_<binary> a gtest filter.
 sanitize_line="not run (SANITIZE=1 runs memcheck, racecheck and synccheck)"
 if [ "${SANITIZE:-0}" = 1 ]; then
-  SAN=${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer
   sanitize_line=""
-  for tool in memcheck racecheck synccheck; do
-    for name in kernels_gpu_tests test_kernels_gpu_tests models_gpu_tests; do
+  # The autotuner's tests time ~800 launches of the same kernels: too slow under the tools.
+  : "${SANITIZE_FILTER_kernels_gpu_tests:=-MatmulAutotuneGpu.*}"
+  for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
+    for name in ${SANITIZE_BINARIES:-runtime_gpu_tests kernels_gpu_tests test_kernels_gpu_tests diff_gpu_tests models_gpu_tests cudnn_gpu_tests}; do
       [ -x "$HERE/$name" ] || continue
       log="$LOGS/sanitize-$tool-$name.log"
-      # The autotuner's tests time ~800 launches of the same kernels: too slow under the tools.
-      filter=$([ "$name" = kernels_gpu_tests ] && echo "--gtest_filter=-MatmulAutotuneGpu.*" || echo "")
-      timeout -k 5 300 "$SAN" --tool "$tool" --error-exitcode 3 "$HERE/$name" --gtest_brief=1 $filter >"$log" 2>&1
+      filter_var="SANITIZE_FILTER_$name"
+      filter=${!filter_var:-}
+      t0=$SECONDS
+      timeout -k 5 "${SANITIZE_TIMEOUT:-300}" "$SAN" --tool "$tool" --report-api-errors no --error-exitcode 3 \
+        "$HERE/$name" --gtest_brief=1 "--gtest_filter=${filter:-*}" >"$log" 2>&1  # quoted: nullglob is on
       rc=$?
       [ "$rc" -ne 0 ] && status=1
-      sanitize_line+="$tool $name: $([ "$rc" -eq 0 ] && echo clean || echo "FAILED (exit $rc, $log)"); "
+      tests=$(grep -o '\[  PASSED  \] [0-9]* test' "$log" | grep -o '[0-9]*' | tail -1)
+      echo "---- $tool $name (exit $rc, $((SECONDS - t0)) s):"; grep -E 'SUMMARY|PASSED|FAILED|SKIPPED|Invalid|hazard' "$log" | head -8
+      sanitize_line+="$tool $name${filter:+ ($filter)}: $([ "$rc" -eq 0 ] && echo "clean, ${tests:-?} tests" ||
+        echo "FAILED (exit $rc, $(grep -m1 'ERROR SUMMARY\|RACECHECK SUMMARY' "$log"), $log)") in $((SECONDS - t0)) s; "
     done
   done
   echo "compute-sanitizer done ($((SECONDS - START)) s)"
@@ -122,7 +156,7 @@ fi
 
 # --- the MNIST CNN: one epoch on the real data (runtime-only trainer) ------------------------------------
 mnist_line="skipped (no tile-mnist-aot or .device/mnist)"
-if [ -x "$HERE/tile-mnist-aot" ] && [ -d "$HERE/mnist" ]; then
+if [ "$full" = 1 ] && [ -x "$HERE/tile-mnist-aot" ] && [ -d "$HERE/mnist" ]; then
   MNIST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-mnist.XXXXXX")
   for gz in "$HERE"/mnist/*.gz; do gunzip -c "$gz" >"$MNIST_DIR/$(basename "$gz" .gz)"; done
   t0=$SECONDS
@@ -144,7 +178,7 @@ fi
 sass_line=""
 SASS_DIR=$(mktemp -d "${TMPDIR:-/tmp}/gpu-check-sass.XXXXXX") # not $OUT: only a few files come back
 CUDA_BIN=${CUDA_HOME:-/usr/local/cuda}/bin
-if [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" ]; then
+if [ "$full" = 1 ] && [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$CUDA_BIN/cuobjdump" ]; then
   for ptx in "$HERE"/ptx/*.ptx; do
     name=$(basename "$ptx" .ptx)
     cubin="$SASS_DIR/$name.cubin"
@@ -182,13 +216,15 @@ run_bench() {  # name timeout command...: log to $LOGS/name.log, one status line
   echo "$name done ($((SECONDS - START)) s)"
 }
 
-if [ -x "$HERE/bench_kernels" ]; then
+if [ "$full" = 0 ]; then
+  echo "benchmarks skipped (SANITIZE_ONLY=1)"
+elif [ -x "$HERE/bench_kernels" ]; then
   run_bench bench_kernels "$BENCH_TIMEOUT" "$HERE/bench_kernels"
 else
   echo "bench_kernels missing in $HERE"
 fi
-[ -x "$HERE/bench_train_step" ] && run_bench bench_train_step "$BENCH_TIMEOUT" "$HERE/bench_train_step"
-if command -v "$PY" >/dev/null && [ -f "$HERE/torch_triton_bench.py" ]; then
+[ "$full" = 1 ] && [ -x "$HERE/bench_train_step" ] && run_bench bench_train_step "$BENCH_TIMEOUT" "$HERE/bench_train_step"
+if [ "$full" = 1 ] && command -v "$PY" >/dev/null && [ -f "$HERE/torch_triton_bench.py" ]; then
   PYTHONUNBUFFERED=1 run_bench torch_triton_bench "$PY_TIMEOUT" "$PY" "$HERE/torch_triton_bench.py"
 else
   echo "torch_triton_bench skipped ($PY or $HERE/torch_triton_bench.py missing)"
@@ -199,6 +235,7 @@ echo
 echo "==== gpu-check summary ($((SECONDS - START)) s) - $SMI"
 for line in "${summary[@]}"; do echo "$line"; done
 echo "mnist: $mnist_line"
+echo "line info: $planted_line"
 echo "sanitizers: $sanitize_line"
 # Each layer against cuDNN/cuBLAS: the largest relative error and where (all lines: cudnn_gpu_tests.log).
 grep -h "^cudnn-check" "$LOGS/cudnn_gpu_tests.log" 2>/dev/null | awk '/oracle:/ { print; next } { n++; e = $(NF); if (e + 0 >= worst + 0) { worst = e; at = $0 } } END { if (n) printf "cudnn-check: %d comparisons, worst rel err %s (%s)\n", n, worst, at }'

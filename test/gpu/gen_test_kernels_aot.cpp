@@ -2,6 +2,7 @@
 //   gen_test_kernels_aot <output stem> [sm]
 #include "AotWriter.h"
 
+#include "../kernels/PlantedBugKernels.h"
 #include "../kernels/TestKernels.h"
 #include "tile/kernels/Matmul.h"
 
@@ -54,6 +55,9 @@ int main(int argc, char **argv) {
            aot::standardVariants(halfScaleKernel(), {{1024}}, {4})});
     w.add({&loopBranchKernel(), "loop_branch", {"x", "out", "n", "reps", "BLOCK"},
            aot::standardVariants(loopBranchKernel(), {{256}, {32}}, {4, 4})});
+    // For planted_oob_store (compute-sanitizer must name its DSL line), not for the gtests.
+    w.add({&plantedOutOfBoundsStoreKernel(), "planted_oob_store", {"y", "n", "BLOCK"},
+           aot::standardVariants(plantedOutOfBoundsStoreKernel(), {{256}}, {4})});
     std::printf("gen_test_kernels_aot: %d variants\n", w.write(argv[1], "test_kernels_aot.h"));
   } catch (const std::exception &e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -18,4 +18,9 @@ if(TARGET tile_aot_writer)
   add_executable(test_kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/test_kernels_gpu_tests.cpp)
   target_link_libraries(test_kernels_gpu_tests PRIVATE tile_test_kernels_aot GTest::gtest_main)
   gtest_discover_tests(test_kernels_gpu_tests PROPERTIES LABELS gpu)
+
+  # Not a ctest: gpu-check.sh runs it under compute-sanitizer memcheck, which must report the
+  # stray write at its DSL line (test/kernels/PlantedBugKernels.h, PLANTED-OOB-STORE).
+  add_executable(planted_oob_store ${CMAKE_CURRENT_LIST_DIR}/planted_oob_store.cpp)
+  target_link_libraries(planted_oob_store PRIVATE tile_test_kernels_aot)
 endif()

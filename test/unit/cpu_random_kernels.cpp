@@ -35,14 +35,67 @@ struct Node {
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
 };
 
+/// How the output is stored: in one masked store, or split at a column constant c into two
+/// stores, result where `column PRED c` and -result where the complement holds. Each
+/// comparison predicate against a constant then reaches a store mask: the vectoriser may
+/// only merge elements whose mask cannot differ.
+enum class Split { None, Lt, Le, Gt, Ge, Eq, Ne };
+
 struct Program {
   int rank = 2;
   std::vector<Node> nodes;
   int output = 0;
   std::vector<int> loopParent; ///< loop id -> enclosing loop id (or -1)
+  Split split = Split::None;
+  int splitAt = 0; ///< c of the split (a multiple of 4 mostly: the constants vectorisation trusts)
 };
 
 namespace {
+
+/// column PRED c for the split, evaluated exactly like the DSL comparison.
+bool splitHolds(Split split, int column, int c) {
+  switch (split) {
+  case Split::None: return true;
+  case Split::Lt: return column < c;
+  case Split::Le: return column <= c;
+  case Split::Gt: return column > c;
+  case Split::Ge: return column >= c;
+  case Split::Eq: return column == c;
+  case Split::Ne: return column != c;
+  }
+  return true;
+}
+
+Split complement(Split split) {
+  switch (split) {
+  case Split::Lt: return Split::Ge;
+  case Split::Ge: return Split::Lt;
+  case Split::Le: return Split::Gt;
+  case Split::Gt: return Split::Le;
+  case Split::Eq: return Split::Ne;
+  case Split::Ne: return Split::Eq;
+  case Split::None: break;
+  }
+  return Split::None;
+}
+
+Value splitMask(Split split, const Value &column, int c) {
+  switch (split) {
+  case Split::Lt: return column < c;
+  case Split::Le: return column <= c;
+  case Split::Gt: return column > c;
+  case Split::Ge: return column >= c;
+  case Split::Eq: return column == c;
+  case Split::Ne: return column != c;
+  case Split::None: break;
+  }
+  return column == column;
+}
+
+const char *splitName(Split split) {
+  static const char *names[] = {"", "<", "<=", ">", ">=", "==", "!="};
+  return names[static_cast<int>(split)];
+}
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kMulClamp = 1e4f; // keeps products (and with them every value) in a sane range
@@ -432,7 +485,12 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     Scope top;
     t.buildScope(prog->output, top);
     Value result = t.build(prog->output, top);
-    store(out + t.idx, result, t.mask);
+    if (prog->split == Split::None) {
+      store(out + t.idx, result, t.mask);
+    } else {
+      store(out + t.idx, result, t.mask & splitMask(prog->split, t.colIdx, prog->splitAt));
+      store(out + t.idx, -result, t.mask & splitMask(complement(prog->split), t.colIdx, prog->splitAt));
+    }
     // Per row, the sum over the first column tile (only those programs store it).
     Value rowSums = sum(where(t.mask, result, 0.0f), t.shape.size() - 1);
     if (rank3)
@@ -678,7 +736,11 @@ std::string RandomCase::describe() const {
     if (nd.scope >= 0) os << " (in loop " << nd.scope << ")";
     os << "\n";
   }
-  os << "  out = %" << program->output << "\n";
+  os << "  out = %" << program->output;
+  if (program->split != Split::None)
+    os << " where column " << splitName(program->split) << " " << program->splitAt << ", else -%" << program->output
+       << " (two masked stores)";
+  os << "\n";
   return os.str();
 }
 
@@ -718,6 +780,14 @@ RandomCase makeRandomCase(uint64_t seed) {
   c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
 
   auto program = std::make_shared<Program>(Generator(rng, rank).run());
+  // Half the programs split their store at a column: at 0, at a multiple of 4, 8 or 16 (the
+  // divisibility a vectorised store would trust), or anywhere in the columns.
+  if (pick(0, 1)) {
+    program->split = static_cast<Split>(pick(1, 6));
+    const int unit = 1 << pick(2, 4);
+    const int choice = pick(0, 2);
+    program->splitAt = choice == 0 ? 0 : choice == 1 ? unit * pick(0, (c.n + unit - 1) / unit) : pick(0, c.n);
+  }
   c.program = program;
 
   // Inputs: in0 continuous, in1 and in2 on a coarse grid (ties for argmax and where).
@@ -735,6 +805,9 @@ RandomCase makeRandomCase(uint64_t seed) {
   const Tile &out = ref.eval(program->output, top);
   c.expected = out.v;
   c.magnitude = out.mag;
+  if (program->split != Split::None)
+    for (size_t k = 0; k < c.expected.size(); ++k)
+      if (!splitHolds(program->split, int(k % c.n), program->splitAt)) c.expected[k] = -c.expected[k];
   c.expectedRows.assign(size_t(c.p) * c.m, 0.0);
   c.magnitudeRows.assign(size_t(c.p) * c.m, 0.0);
   for (size_t row = 0; row < size_t(c.p) * c.m; ++row)

@@ -4,7 +4,9 @@
 // edges masked: elementwise chains (+ - * / maximum minimum exp abs neg), comparisons with
 // where, broadcasts of rows (along n) and columns (along m), reductions along any axis
 // (sum, max, min, argmax) broadcast back,
-// loops with a carried tile and branches on a scalar argument. It comes with random
+// loops with a carried tile and branches on a scalar argument; half of them store the
+// result in two masked stores split at a column constant by one of < <= > >= == != (the
+// comparisons a store mask can hold). It comes with random
 // inputs and the expected outputs from a naive float64 evaluation of the same DAG, so
 // the case can run on any executor: the CPU executor here, the GPU for differential
 // testing. Reductions act within the program's tile (as the kernel does); comparisons

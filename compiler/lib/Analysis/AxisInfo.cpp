@@ -171,11 +171,17 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     });
   }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
-    // A run of consecutive values compared against a constant c changes outcome only
-    // at c, so within aligned groups of gcd(run, divisibilities) elements it is constant.
+    // A run of consecutive values x compared against a constant c: x < c and x >= c change
+    // outcome only between c - 1 and c, so within aligned groups of gcd(run, divisibilities)
+    // elements they are constant. x <= c and x > c change between c and c + 1, x == c and
+    // x != c at both: no group of more than one element is safe for them (`offs == 0` or
+    // `offs <= n` with n a multiple of 16 would otherwise store whole vectors).
+    using P = arith::CmpIPredicate;
+    const P pred = cmp.getPredicate();
+    const bool boundaryAtC = pred == P::slt || pred == P::ult || pred == P::sge || pred == P::uge;
     return binary(cmp.getLhs(), cmp.getRhs(), [&](auto &x, auto &y, auto &r, unsigned d) {
       int64_t k = std::gcd(x.constancy[d], y.constancy[d]);
-      if (y.constancy[d] > 1 && x.contiguity[d] > 1)
+      if (boundaryAtC && y.constancy[d] > 1 && x.contiguity[d] > 1)
         k = std::max(k, std::gcd(std::gcd(x.contiguity[d], x.divisibility[d]),
                                  std::gcd(y.divisibility[d], y.constancy[d])));
       r.constancy[d] = k;

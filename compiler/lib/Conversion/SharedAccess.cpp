@@ -65,9 +65,18 @@ void mlir::tile::storeRegisters(OpBuilder &b, Location loc, Value base, const Th
   Type storage = sharedStorageType(elem);
   const unsigned bytes = sharedBytesOf(elem);
   auto c32 = [&](int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); };
-  OffsetIndexer index(b, loc, offsets, emitThreadPosition(b, loc, layout));
+  const ThreadPosition pos = emitThreadPosition(b, loc, layout);
+  OffsetIndexer index(b, loc, offsets, pos);
   const unsigned vs = offsetVectorWidth(offsets, elem);
+  // Copies of an element (replica registers; lanes or warps whose bits are free variables
+  // of the layout) are not stored: only the owner writes, so no two threads write one
+  // address unordered -- harmless to the hardware with equal values, but a data race to
+  // the memory model and to compute-sanitizer's racecheck.
+  OpBuilder::InsertionGuard guard(b);
+  enterOwnerThreads(b, loc, layout, pos);
   for (unsigned r = 0; r < layout.numRegs(); r += vs) {
+    // A vector's registers differ only in bits that address memory: all copies or none.
+    if (layout.isRegisterReplica(r)) continue;
     Value ptr = sharedElementPtr(b, loc, base, elem, index.index(b, loc, r));
     if (vs == 1) {
       LLVM::StoreOp::create(b, loc, toShared(b, loc, regs[r]), ptr);

@@ -195,11 +195,18 @@ struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
     if (bytes != 4 && bytes != 8 && bytes != 16)
       return op.emitOpError("copies ") << bytes << " contiguous bytes per thread; cp.async needs 4, 8 or 16";
     IntBuilder ib{rewriter, loc};
-    OffsetIndexer index(rewriter, loc, offsets, emitThreadPosition(rewriter, loc, regs));
+    const ThreadPosition pos = emitThreadPosition(rewriter, loc, regs);
+    OffsetIndexer index(rewriter, loc, offsets, pos);
     ValueRange ptrs = adaptor.getPtrs(), masks = adaptor.getMask();
     Value base = adaptor.getDst()[0];
     auto modifier = bytes == 16 ? NVVM::LoadCacheModifierKind::CG : NVVM::LoadCacheModifierKind::CA;
+    // Only the owner of each element copies it (as storeRegisters stores): copies from
+    // replicas would be unordered writes of one address. Threads that copy nothing still
+    // commit and wait on (empty) groups.
+    OpBuilder::InsertionGuard guard(rewriter);
+    enterOwnerThreads(rewriter, loc, regs, pos);
     for (unsigned r = 0; r < regs.numRegs(); r += vec) {
+      if (regs.isRegisterReplica(r)) continue;
       Value dst = sharedElementPtr(rewriter, loc, base, elem, index.index(rewriter, loc, r));
       Value srcSize = masks.empty() ? Value() : Value(arith::SelectOp::create(rewriter, loc, masks[r], ib.c(bytes), ib.c(0)));
       NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[r], rewriter.getI32IntegerAttr(bytes),

@@ -2,6 +2,7 @@
 #include "ThreadLayout.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 #include <map>
@@ -89,12 +90,23 @@ Value mlir::tile::emitCoord(OpBuilder &b, Location loc, const ThreadLayout &l, c
 
 Value mlir::tile::emitIsOwner(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos,
                               unsigned r) {
-  IntBuilder ib{b, loc};
   if (l.isRegisterReplica(r)) return arith::ConstantIntOp::create(b, loc, 0, 1);
+  return emitIsOwnerThread(b, loc, l, pos);
+}
+
+Value mlir::tile::emitIsOwnerThread(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos) {
+  IntBuilder ib{b, loc};
   Value owner;
   if (l.freeLaneBits) owner = ib.eq(arith::AndIOp::create(b, loc, pos.lane, ib.c(l.freeLaneBits)), 0);
   if (l.freeWarpBits) owner = ib.andi(owner, ib.eq(arith::AndIOp::create(b, loc, pos.warp, ib.c(l.freeWarpBits)), 0));
   return owner;
+}
+
+void mlir::tile::enterOwnerThreads(OpBuilder &b, Location loc, const ThreadLayout &l, const ThreadPosition &pos) {
+  if (Value owner = emitIsOwnerThread(b, loc, l, pos)) {
+    auto ifOp = scf::IfOp::create(b, loc, owner, /*withElseRegion=*/false);
+    b.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+  }
 }
 
 SmallVector<unsigned> mlir::tile::matchRegisters(const ThreadLayout &src, const ThreadLayout &dst,

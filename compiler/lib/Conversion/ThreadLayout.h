@@ -75,6 +75,16 @@ int32_t registerPart(const ::tile::layout::LinearLayout &ll, unsigned r, unsigne
 Value emitCoord(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos, unsigned r,
                 unsigned d);
 
+/// i1 that is true in the threads whose lane and warp free bits are zero (they hold the
+/// first copy of each of their elements); null when no lane or warp holds a copy.
+Value emitIsOwnerThread(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos);
+
+/// Moves b's insertion point into an scf.if on emitIsOwnerThread (when there is one), so
+/// that what follows runs only in the threads that own their elements: writes to shared
+/// memory then come from one thread per address. The caller restores the insertion point
+/// (OpBuilder::InsertionGuard); skipping replica registers is left to it.
+void enterOwnerThreads(OpBuilder &b, Location loc, const ThreadLayout &layout, const ThreadPosition &pos);
+
 /// i1 that is true for the one (register, lane, warp) holding the first copy of register
 /// r's element (the one whose free variables are zero); null when every thread owns its
 /// register r (no lane or warp copies, and r is no replica of another register).

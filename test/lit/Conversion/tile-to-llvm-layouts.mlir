@@ -100,3 +100,32 @@ func.func @mma_rows(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.ker
   tile.store %y, %t : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// A 16x16 tile on 4 warps that each hold all of it (warp bits are free variables): moving
+// it to a layout that splits the rows over the warps goes through shared memory, and only
+// warp 0 (the owner of every element) writes it -- one writer per address, so racecheck
+// sees no unordered writes. Every thread then reads its part back after the barrier.
+// CHECK-LABEL: llvm.func @replicated_exchange
+// CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x
+// CHECK: %[[WARP:.*]] = llvm.udiv %[[TID]]
+// CHECK: %[[FREE:.*]] = llvm.and %[[WARP]], %{{.*}} : i32
+// CHECK: %[[OWNER:.*]] = llvm.icmp "eq" %[[FREE]]
+// CHECK: llvm.cond_br %[[OWNER]], ^[[WRITE:bb[0-9]+]], ^[[JOIN:bb[0-9]+]]
+// CHECK: ^[[WRITE]]:
+// CHECK: llvm.store {{.*}} !llvm.ptr<3>
+// CHECK: llvm.br ^[[JOIN]]
+// CHECK: ^[[JOIN]]:
+// CHECK-NEXT: nvvm.barrier0
+// CHECK: llvm.load {{.*}} : !llvm.ptr<3> -> vector<2xf32>
+#copies = #tile.blocked<sizePerThread = [2, 4], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [1, 0]>
+#split = #tile.blocked<sizePerThread = [1, 2], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+func.func @replicated_exchange(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %v = arith.constant dense<1.0> : tensor<16x16xf32, #copies>
+  %w = tile.convert_layout %v : tensor<16x16xf32, #copies> -> tensor<16x16xf32, #split>
+  %s = tile.reduce sum %w {axis = 0 : i32} : tensor<16x16xf32, #split> -> tensor<16xf32, #tile.slice<dim = 0, parent = #split>>
+  %t = tile.reduce sum %s {axis = 0 : i32} : tensor<16xf32, #tile.slice<dim = 0, parent = #split>> -> f32
+  tile.store %x, %t : !tile.ptr<f32>, f32
+  return
+}
