@@ -38,27 +38,43 @@ std::string oneLine(const char *what) {
 }
 } // namespace
 
-double timeWithEvents(const std::function<void()> &run, CUstream stream, const AutotuneOptions &o) {
-  // Warm-up: the first run loads the module (and JIT-compiles where there is a JIT).
-  for (int i = 0; i < std::max(1, o.warmupRuns); ++i) run();
-  // One timed run sizes the repeats to the budget.
-  Event start, stop;
-  start.record(stream);
-  run();
-  stop.record(stream);
-  stop.synchronize();
-  double one = std::max(1e-3, double(stop.elapsedMs(start)));
-  int repeats = std::clamp(int(o.budgetMs / one), std::max(1, o.minRepeats), std::max(o.minRepeats, o.maxRepeats));
-  std::vector<Event> starts(repeats), stops(repeats);
-  for (int i = 0; i < repeats; ++i) {
-    starts[i].record(stream);
-    run();
-    stops[i].record(stream);
+std::vector<double> timeInterleaved(const std::vector<std::function<void()>> &runs, CUstream stream,
+                                    const AutotuneOptions &o) {
+  const size_t n = runs.size();
+  // Warm-up (the first run loads the module, and JIT-compiles where there is a JIT), then
+  // one timed run each sizes its repeats to the budget.
+  std::vector<int> perRound(n);
+  constexpr int kRounds = 5;
+  for (size_t i = 0; i < n; ++i) {
+    for (int w = 0; w < std::max(1, o.warmupRuns); ++w) runs[i]();
+    Event start, stop;
+    start.record(stream);
+    runs[i]();
+    stop.record(stream);
+    stop.synchronize();
+    double one = std::max(1e-3, double(stop.elapsedMs(start)));
+    int repeats = std::clamp(int(o.budgetMs / one), std::max(1, o.minRepeats), std::max(o.minRepeats, o.maxRepeats));
+    perRound[i] = std::max(1, (repeats + kRounds - 1) / kRounds);
   }
-  stops.back().synchronize();
-  std::vector<double> ms(repeats);
-  for (int i = 0; i < repeats; ++i) ms[i] = stops[i].elapsedMs(starts[i]);
-  return median(ms);
+  std::vector<std::vector<double>> ms(n);
+  for (int round = 0; round < kRounds; ++round) {
+    std::vector<std::vector<Event>> starts(n), stops(n);
+    for (size_t i = 0; i < n; ++i) {
+      starts[i].resize(perRound[i]);
+      stops[i].resize(perRound[i]);
+      for (int r = 0; r < perRound[i]; ++r) {
+        starts[i][r].record(stream);
+        runs[i]();
+        stops[i][r].record(stream);
+      }
+    }
+    stops[n - 1].back().synchronize();
+    for (size_t i = 0; i < n; ++i)
+      for (int r = 0; r < perRound[i]; ++r) ms[i].push_back(stops[i][r].elapsedMs(starts[i][r]));
+  }
+  std::vector<double> medians(n);
+  for (size_t i = 0; i < n; ++i) medians[i] = median(ms[i]);
+  return medians;
 }
 
 Autotuner::Autotuner(std::string kernel, std::string space, std::vector<TuneConfig> configs, std::string codeId,
@@ -129,22 +145,37 @@ Autotuner::Decided Autotuner::benchmark(const TuneKey &key, const std::string &d
     std::fprintf(stderr, "tile autotune: %s: timing %zu candidates\n", describe(key, device).c_str(), configs_.size());
   std::optional<Decided> best;
   std::string reasons;
+  auto consider = [&](size_t i, double ms) {
+    if (verbose) std::fprintf(stderr, "tile autotune:   %-40s %10.4f ms\n", configs_[i].str().c_str(), ms);
+    if (!best || ms < best->ms) best = Decided{i, ms};
+  };
+  // A candidate that cannot run here (too much shared memory, no AOT variant, a compile
+  // error) throws on its first run: it is left out, with the reason.
+  std::vector<size_t> runnable;
+  std::vector<std::function<void()>> runs;
   for (size_t i = 0; i < configs_.size(); ++i) {
     const TuneConfig &c = configs_[i];
-    auto once = [&] {
+    auto once = [this, &run, &c, stream] {
       if (options_.beforeEachRun) options_.beforeEachRun();
       run(c, stream);
     };
     try {
-      double ms = options_.timer ? options_.timer(once, stream) : timeWithEvents(once, stream, options_);
-      if (verbose) std::fprintf(stderr, "tile autotune:   %-40s %10.4f ms\n", c.str().c_str(), ms);
-      if (!best || ms < best->ms) best = Decided{i, ms};
+      if (options_.timer) {
+        consider(i, options_.timer(once, stream));
+        continue;
+      }
+      once();
+      runnable.push_back(i);
+      runs.push_back(once);
     } catch (const std::exception &e) {
-      // Too much shared memory, no AOT variant, a compile error: this candidate cannot run here.
       std::string why = oneLine(e.what());
       if (verbose) std::fprintf(stderr, "tile autotune:   %-40s skipped: %s\n", c.str().c_str(), why.c_str());
       reasons += "; " + c.str() + ": " + why;
     }
+  }
+  if (!runs.empty()) {
+    std::vector<double> ms = timeInterleaved(runs, stream, options_);
+    for (size_t j = 0; j < runnable.size(); ++j) consider(runnable[j], ms[j]);
   }
   if (!best) throw Error("tile: autotuning " + describe(key, device) + ": no candidate ran" + reasons);
   if (verbose)

@@ -32,7 +32,11 @@ Value roundToTF32(OpBuilder &b, Location loc, Value v) {
   Value bits = arith::BitcastOp::create(b, loc, bitsType, v);
   Value magnitude = arith::AndIOp::create(b, loc, bits, c(0x7fffffffu));
   Value finite = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, magnitude, c(0x7f800000u));
-  Value rounded = arith::AndIOp::create(b, loc, arith::AddIOp::create(b, loc, bits, c(0x1000u)), c(0xffffe000u));
+  // One statement per op: the order of function arguments' evaluation (which op is created
+  // first) is the compiler's choice, and the IR must not depend on the host compiler.
+  Value clear = c(0xffffe000u);
+  Value up = arith::AddIOp::create(b, loc, bits, c(0x1000u));
+  Value rounded = arith::AndIOp::create(b, loc, up, clear);
   return arith::BitcastOp::create(b, loc, v.getType(), arith::SelectOp::create(b, loc, finite, rounded, bits));
 }
 } // namespace

@@ -165,11 +165,11 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
   }
   auto wgmma = WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), buffers[0], buffers[1],
                                       dot.getAcc());
-  Value a = dot.getA(), bOperand = dot.getB();
+  // Both at once: A and B may be one value, or A's producers may feed B's.
+  Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp()};
   dot.getResult().replaceAllUsesWith(wgmma.getResult());
   dot.erase();
-  eraseIfDead(a.getDefiningOp());
-  eraseIfDead(bOperand.getDefiningOp());
+  eraseIfDead(feeders);
   convertResultBack(wgmma.getResult(), blockedResult, carried, b);
 }
 

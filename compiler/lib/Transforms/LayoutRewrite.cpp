@@ -105,11 +105,22 @@ Value mlir::tile::rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
   return clone->getResult(0);
 }
 
-void mlir::tile::eraseIfDead(Operation *op) {
-  if (!op || !op->use_empty() || !isMemoryEffectFree(op)) return;
-  SmallVector<Operation *> feeders;
-  for (Value o : op->getOperands())
-    if (Operation *d = o.getDefiningOp()) feeders.push_back(d);
-  op->erase();
-  for (Operation *d : feeders) eraseIfDead(d);
+void mlir::tile::eraseIfDead(ArrayRef<Operation *> ops) {
+  // A worklist on which an op is put once, when it has no users left: an op feeding another
+  // through two operands (x * x), or reached along two paths, or named twice, is erased once
+  // (the recursive version erased such a feeder, then read it again: use-after-free found by
+  // fuzz_dsl_tracer, test/fuzz/findings/).
+  SmallVector<Operation *> dead;
+  for (Operation *op : ops)
+    if (op && op->use_empty() && !llvm::is_contained(dead, op)) dead.push_back(op);
+  while (!dead.empty()) {
+    Operation *op = dead.pop_back_val();
+    if (!isMemoryEffectFree(op)) continue;
+    SmallVector<Operation *> feeders;
+    for (Value o : op->getOperands())
+      if (Operation *d = o.getDefiningOp(); d && !llvm::is_contained(feeders, d)) feeders.push_back(d);
+    op->erase();
+    for (Operation *d : feeders)
+      if (d->use_empty()) dead.push_back(d);
+  }
 }

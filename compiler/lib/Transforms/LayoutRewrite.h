@@ -37,9 +37,11 @@ bool rebuildableIn(Value v, Attribute layout);
 /// A copy of rebuildable `v`'s computation producing `type` (same shape, other layout).
 Value rematerialize(OpBuilder &b, Value v, RankedTensorType type);
 
-/// Erases `op` (may be null) if nothing uses it and it has no memory effects, then
-/// whatever fed only it: what a rewrite left behind.
-void eraseIfDead(Operation *op);
+/// Erases each of `ops` (null entries allowed, an op may repeat) that nothing uses and that
+/// has no memory effects, then whatever fed only erased ops: what a rewrite left behind.
+/// Pass every op a rewrite left together: one erased first may have fed another.
+void eraseIfDead(ArrayRef<Operation *> ops);
+inline void eraseIfDead(Operation *op) { eraseIfDead(ArrayRef<Operation *>(op)); }
 
 } // namespace mlir::tile
 

@@ -80,12 +80,17 @@ struct AutotuneOptions {
   /// reached (at most maxRepeats), median of the event-timed runs.
   int warmupRuns = 2, minRepeats = 5, maxRepeats = 100;
   double budgetMs = 40;
-  CandidateTimer timer;     ///< unset: CUDA events (tests inject their own)
+  CandidateTimer timer;     ///< unset: CUDA events, interleaved (timeInterleaved); tests inject their own
   std::string deviceName;   ///< "": the current GPU's name (tests set one)
 };
 
-/// CUDA-event timing with the options' warm-up, repeats and budget (the default timer).
-double timeWithEvents(const std::function<void()> &run, CUstream stream, const AutotuneOptions &o);
+/// The default measurement of a tuner's candidates, with CUDA events: the options' warm-up,
+/// repeats and budget per candidate, run in 5 interleaved rounds (every candidate a fifth of its repeats
+/// per round); the median of each. A GPU's clock drifts as it heats up: timed one after
+/// another, the first candidates ran on a cooler, faster GPU (at f16 4096^3 the first-listed
+/// tile won, then ran 7% below the library's fixed choice in the same bench run).
+std::vector<double> timeInterleaved(const std::vector<std::function<void()>> &runs, CUstream stream,
+                                    const AutotuneOptions &o);
 
 class Autotuner {
 public:

@@ -1,0 +1,1 @@
+#blockefd = #tilu
