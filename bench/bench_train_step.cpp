@@ -2,10 +2,15 @@
 // replayed as one CUDA graph and launched kernel by kernel. A step is what tile-mnist runs: the
 // batch copied from pinned host memory, forward, backward, the SGD update of every parameter and
 // the loss copied back. Each figure: the mean of 100 back-to-back steps between two CUDA events,
-// the median of 5 repeats, after 20 warm-up steps. Then the per-kernel profile of one ungraphed
-// step at each batch size (CUDA events around each launch).
+// the median of 5 repeats, after 20 warm-up steps.
+// Then the step's roofline at each batch size (issue 9): its FLOPs and minimum bytes counted from
+// the layer shapes (stepWork), and the floor FLOPs / peak + bytes / bandwidth + graph nodes x cost
+// per node, with the peak, the bandwidths and the per-node cost measured in the same run by small
+// PTX kernels of this file (measureCeilings), and how far the graphed step is from it.
+// Last, the per-kernel profile of one ungraphed step at each batch size (CUDA events around each
+// launch).
 // Runtime-only (the ahead-of-time kernels), so it runs on the GPU machine; prints lines starting
-// "train-step" that tools/gpu-check.sh copies into its summary.
+// "train-step" that tools/gpu-check.sh copies into its summary. Without a GPU it prints the counts.
 #include "tile/kernels/AotLauncher.h"
 #include "tile/models/KernelProfiler.h"
 #include "tile/models/MnistCnn.h"
@@ -14,13 +19,21 @@
 #include "tile/models/TrainStep.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
+#include "tile/runtime/Graph.h"
+#include "tile/runtime/Launch.h"
+#include "tile/runtime/Memory.h"
+#include "tile/runtime/Module.h"
 #include "tile/runtime/Stream.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 using namespace tile;
@@ -46,6 +59,7 @@ struct Timing {
   double median, lo, hi;
   float loss;
   size_t nodes;
+  bool tf32;  // the model ran its convolutions on TF32 tensor cores (TILE_MNIST_TF32=1)
 };
 
 Timing timeSteps(kernels::Launcher &aot, int64_t batch, bool graphed) {
@@ -65,7 +79,7 @@ Timing timeSteps(kernels::Launcher &aot, int64_t batch, bool graphed) {
     ms.push_back(double(stop.elapsedMs(start)) / kSteps);
   }
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms.front(), ms.back(), step.loss(), graph.nodes()};
+  return {ms[ms.size() / 2], ms.front(), ms.back(), step.loss(), graph.nodes(), model.tf32Convolutions()};
 }
 
 std::string profileOneStep(kernels::Launcher &aot, int64_t batch) {
@@ -83,12 +97,275 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch) {
                                                " (CUDA events around each launch, not graphed):");
 }
 
+// ---- The roofline of a step -------------------------------------------------------------------------------
+
+// What one training step must do at batch B, counted from the layer shapes of shared/mnist_cnn.md,
+// kernel by kernel in the order MnistCnn launches them (forward, backward, sgdStep).
+// FLOPs: a multiply-add is 2, any other arithmetic op or comparison 1 (exp and log included).
+// Products: conv and linear forward, backward data (not for conv1: its input needs no gradient) and
+// backward weights. Elementwise, per element: conv/linear bias 1; batchnorm statistics 3 (sum, sum
+// of squares); batchnorm apply 2 (x * scale + shift), relu 1, 2x2 max pool 3 per output; batchnorm
+// + relu + pool backward 12 (pool routing, relu mask, x-hat, the two channel sums, dx, the conv bias
+// gradient's sum); log-softmax + NLL with its gradient 7 per logit and 2 per image; relu backward
+// and bias gradients 1; SGD 2 per parameter.
+// Bytes: the minimum for this sequence of kernels: every tensor a kernel needs read once and every
+// tensor it produces written once (f32 and the int32 labels 4 bytes, the pools' argmax 1); a tensor
+// two kernels read counts twice. Not counted: what our kernels add on top (split-K and batchnorm
+// partial sums, re-reads within a kernel), nor the batchnorms' per-channel vectors outside the SGD
+// update (mean, rstd, gamma, beta: under 2 KB). Host bytes: the batch (images, labels) copied in and
+// the loss copied back, over the host link.
+struct StepWork {
+  double flops = 0, convFlops = 0;  // convFlops: the convolutions' products (TF32 with TILE_MNIST_TF32=1)
+  double deviceBytes = 0, hostBytes = 0;
+};
+
+StepWork stepWork(int64_t batch) {
+  const double B = double(batch);
+  // Activations (elements) and parameters.
+  const double x = B * 28 * 28, c1 = B * 32 * 28 * 28, p1 = B * 32 * 14 * 14, c2 = B * 64 * 14 * 14,
+               p2 = B * 64 * 7 * 7, h3 = B * 128, z = B * 10;
+  // Weights with their biases; every parameter (the batchnorms' gammas and betas too).
+  const double w1 = 32 * 1 * 9 + 32, w2 = 64 * 32 * 9 + 64, w3 = 128 * 3136 + 128, w4 = 10 * 128 + 10;
+  const double params = w1 + w2 + w3 + w4 + 2 * 32 + 2 * 64;
+  StepWork s;
+  auto kernel = [&](double flops, double readF32, double writeF32, double otherBytes = 0) {
+    s.flops += flops;
+    s.deviceBytes += 4 * (readF32 + writeF32) + otherBytes;
+  };
+  auto conv = [&](double outputs, double k) {  // products of a convolution: 2 FLOPs per output per k
+    s.convFlops += 2 * outputs * k;
+    return 2 * outputs * k;
+  };
+  // Forward.
+  kernel(conv(c1, 1 * 9) + c1 + 3 * c1, x + w1, c1);                // conv1 + bias + BN1 statistics
+  kernel(3 * c1 + 3 * p1, c1, p1, p1);                              // BN1 + relu + pool (argmax: 1 byte)
+  kernel(conv(c2, 32 * 9) + c2 + 3 * c2, p1 + w2, c2);              // conv2 + bias + BN2 statistics
+  kernel(3 * c2 + 3 * p2, c2, p2, p2);                              // BN2 + relu + pool
+  kernel(2 * h3 * 3136 + 2 * h3, p2 + w3, h3);                      // fc1 + bias + relu
+  kernel(2 * z * 128 + z, h3 + w4, z);                              // fc2 + bias
+  kernel(7 * z + 2 * B, z + B, B + 1 + z);                          // log-softmax + NLL + d logits
+  // Backward.
+  kernel(2 * (10 * 128) * B, z + h3, 10 * 128);                     // fc2 weight gradient
+  kernel(z, z, 10);                                                 // fc2 bias gradient
+  kernel(2 * h3 * 10, z + 10 * 128, h3);                            // fc2 data gradient
+  kernel(h3, 2 * h3, h3);                                           // relu backward
+  kernel(2 * (128 * 3136) * B, h3 + p2, 128 * 3136);                // fc1 weight gradient
+  kernel(h3, h3, 128);                                              // fc1 bias gradient
+  kernel(2 * p2 * 128, h3 + 128 * 3136, p2);                        // fc1 data gradient
+  kernel(12 * c2, c2 + p2, c2, p2);                                 // pool2 + relu + BN2 backward
+  kernel(conv(64 * 32 * 9, B * 14 * 14), p1 + c2, 64 * 32 * 9);     // conv2 weight gradient
+  kernel(conv(p1, 64 * 9), c2 + 64 * 32 * 9, p1);                   // conv2 data gradient
+  kernel(12 * c1, c1 + p1, c1, p1);                                 // pool1 + relu + BN1 backward
+  kernel(conv(32 * 9, B * 28 * 28), x + c1, 32 * 9);                // conv1 weight gradient
+  kernel(2 * params, 2 * params, params);                           // SGD over every parameter
+  s.hostBytes = 4 * (x + B) + 4;
+  return s;
+}
+
+// The ceilings of the floor, measured on this device: FP32 FMA rate, TF32 mma.sync rate (the
+// instruction the library's TF32 convolutions use; not wgmma's higher peak), device bandwidth,
+// host-to-device bandwidth from pinned memory, and the cost of one node of a replayed CUDA graph.
+// Each is the best of 5 timings: a ceiling is the fastest the device was seen to go.
+struct Ceilings {
+  double fp32Tflops = 0, tf32Tflops = 0, deviceGBps = 0, hostGBps = 0, usPerNode = 0;
+};
+
+constexpr int kFmaChains = 8, kFmaUnroll = 16;  // independent FMA chains per thread, FMAs per chain per iteration
+constexpr int kMmaChains = 4, kMmaUnroll = 8;   // independent accumulators per warp, mma per accumulator per iteration
+constexpr int kGraphNodes = 1000, kRepeatsOfCeilings = 5;
+
+std::string f32Hex(float v) {  // a PTX float literal
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0f%08X", std::bit_cast<uint32_t>(v));
+  return buf;
+}
+
+// Three kernels: empty (the per-node cost), FFMA chains, TF32 mma.sync chains. Each thread stores a
+// sum of its chains so that nothing is dead code. PTX 7.0 for sm_80 (the first with TF32 mma); the
+// driver JITs it for the device at hand.
+std::string ceilingPtx() {
+  std::string p = ".version 7.0\n.target sm_80\n.address_size 64\n\n";
+  p += ".visible .entry roof_empty()\n{\n  ret;\n}\n\n";
+  // The global thread index -> %r4, the output address of this thread -> %rd2.
+  const std::string prologue = "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n"
+                               "  mad.lo.u32 %r4, %r2, %r3, %r1;\n  cvta.to.global.u64 %rd0, %rd0;\n"
+                               "  mul.wide.u32 %rd1, %r4, 4;\n  add.s64 %rd2, %rd0, %rd1;\n";
+  const std::string loopEnd = "  add.u32 %r5, %r5, 1;\n  setp.lt.u32 %p, %r5, %r0;\n  @%p bra $L_loop;\n";
+
+  p += ".visible .entry roof_ffma(.param .u64 roof_ffma_out, .param .u32 roof_ffma_iters, .param .f32 roof_ffma_a,"
+       " .param .f32 roof_ffma_b)\n{\n"
+       "  .reg .pred %p;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<3>;\n  .reg .f32 %fa, %fb;\n";
+  p += "  .reg .f32 %x<" + std::to_string(kFmaChains) + ">;\n";
+  p += "  ld.param.u64 %rd0, [roof_ffma_out];\n  ld.param.u32 %r0, [roof_ffma_iters];\n"
+       "  ld.param.f32 %fa, [roof_ffma_a];\n  ld.param.f32 %fb, [roof_ffma_b];\n";
+  p += prologue + "  cvt.rn.f32.u32 %x0, %r4;\n";
+  for (int k = 1; k < kFmaChains; ++k) p += "  add.f32 %x" + std::to_string(k) + ", %x0, " + f32Hex(float(k)) + ";\n";
+  p += "  mov.u32 %r5, 0;\n$L_loop:\n";
+  for (int u = 0; u < kFmaUnroll; ++u)
+    for (int k = 0; k < kFmaChains; ++k) {
+      const std::string x = "%x" + std::to_string(k);
+      p += "  fma.rn.f32 " + x + ", " + x + ", %fa, %fb;\n";
+    }
+  p += loopEnd;
+  for (int k = 1; k < kFmaChains; ++k) p += "  add.f32 %x0, %x0, %x" + std::to_string(k) + ";\n";
+  p += "  st.global.f32 [%rd2], %x0;\n  ret;\n}\n\n";
+
+  p += ".visible .entry roof_mma_tf32(.param .u64 roof_mma_out, .param .u32 roof_mma_iters)\n{\n"
+       "  .reg .pred %p;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<3>;\n  .reg .f32 %v;\n  .reg .b32 %a<4>;\n"
+       "  .reg .b32 %b<2>;\n";
+  p += "  .reg .f32 %c<" + std::to_string(4 * kMmaChains) + ">;\n";
+  p += "  ld.param.u64 %rd0, [roof_mma_out];\n  ld.param.u32 %r0, [roof_mma_iters];\n";
+  p += prologue + "  cvt.rn.f32.u32 %v, %r1;\n  mul.f32 %v, %v, " + f32Hex(1.0f / 1024) + ";\n";
+  for (int i = 0; i < 4; ++i) p += "  cvt.rna.tf32.f32 %a" + std::to_string(i) + ", %v;\n";
+  for (int i = 0; i < 2; ++i) p += "  cvt.rna.tf32.f32 %b" + std::to_string(i) + ", %v;\n";
+  for (int i = 0; i < 4 * kMmaChains; ++i) p += "  mov.f32 %c" + std::to_string(i) + ", " + f32Hex(0.0f) + ";\n";
+  p += "  mov.u32 %r5, 0;\n$L_loop:\n";
+  for (int u = 0; u < kMmaUnroll; ++u)
+    for (int k = 0; k < kMmaChains; ++k) {
+      std::string c = "{";
+      for (int i = 0; i < 4; ++i) c += (i ? ", %c" : "%c") + std::to_string(4 * k + i);
+      c += "}";
+      p += "  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 " + c + ", {%a0, %a1, %a2, %a3}, {%b0, %b1}, " + c +
+           ";\n";
+    }
+  p += loopEnd;
+  for (int i = 1; i < 4 * kMmaChains; ++i) p += "  add.f32 %c0, %c0, %c" + std::to_string(i) + ";\n";
+  p += "  st.global.f32 [%rd2], %c0;\n  ret;\n}\n";
+  return p;
+}
+
+// The fastest of kRepeatsOfCeilings timings (CUDA events on s) of what enqueue() puts on s, in ms;
+// after one untimed run (the driver's JIT, clocks, caches).
+template <class F> double bestMs(rt::Stream &s, F enqueue) {
+  enqueue();
+  double best = 1e300;
+  for (int r = 0; r < kRepeatsOfCeilings; ++r) {
+    rt::Event start, stop;
+    start.record(s.handle());
+    enqueue();
+    stop.record(s.handle());
+    stop.synchronize();
+    best = std::min(best, double(stop.elapsedMs(start)));
+  }
+  return best;
+}
+
+Ceilings measureCeilings() {
+  const rt::DeviceInfo &d = rt::Context::get().info();
+  if (d.ccMajor < 8)
+    throw std::runtime_error("the ceilings' PTX needs sm_80 or newer; this is sm_" + std::to_string(d.ccMajor) +
+                             std::to_string(d.ccMinor));
+  rt::Module mod = rt::Module::loadPTX(ceilingPtx(), "bench_train_step ceilings");
+  rt::Stream s;
+  Ceilings c;
+  const unsigned sms = unsigned(d.smCount);
+  {  // FP32 FMA: 8 blocks of 256 threads per SM (full occupancy), ~2 ms on an H100.
+    const unsigned blocks = 8 * sms, threads = 256;
+    unsigned iters = 2048;
+    float a = 0.5f, b = 1.0f;  // x = x / 2 + 1 stays finite
+    rt::DeviceBuffer out(size_t(blocks) * threads * sizeof(float));
+    CUdeviceptr o = out.ptr();
+    void *params[] = {&o, &iters, &a, &b};
+    CUfunction f = mod.function("roof_ffma");
+    const double ms = bestMs(s, [&] { rt::launch(f, {blocks}, {threads}, 0, s.handle(), params, "roof_ffma"); });
+    c.fp32Tflops = 2.0 * kFmaChains * kFmaUnroll * iters * double(blocks) * threads / (ms * 1e-3) / 1e12;
+  }
+  {  // TF32 mma.sync m16n8k8 (2 * 16 * 8 * 8 FLOPs per warp instruction): 4 blocks of 8 warps per SM.
+    const unsigned blocks = 4 * sms, threads = 256;
+    unsigned iters = 2048;
+    rt::DeviceBuffer out(size_t(blocks) * threads * sizeof(float));
+    CUdeviceptr o = out.ptr();
+    void *params[] = {&o, &iters};
+    CUfunction f = mod.function("roof_mma_tf32");
+    const double ms = bestMs(s, [&] { rt::launch(f, {blocks}, {threads}, 0, s.handle(), params, "roof_mma_tf32"); });
+    c.tf32Tflops = 2.0 * 16 * 8 * 8 * kMmaChains * kMmaUnroll * double(iters) * blocks * (threads / 32) /
+                   (ms * 1e-3) / 1e12;
+  }
+  {  // Device bandwidth: cuMemcpyDtoD of 512 MiB (far past L2), 4 copies per timing, read + write counted.
+    const size_t bytes = size_t(512) << 20;
+    rt::DeviceBuffer src(bytes), dst(bytes);
+    src.fillBytes(1);
+    const double ms = bestMs(s, [&] {
+      for (int i = 0; i < 4; ++i) rt::copyDeviceToDevice(dst.ptr(), src.ptr(), bytes, s.handle());
+    });
+    c.deviceGBps = 2.0 * 4 * double(bytes) / (ms * 1e-3) / 1e9;
+  }
+  {  // Host-to-device from pinned memory, as the batch travels: 64 MiB, 4 copies per timing.
+    const size_t bytes = size_t(64) << 20;
+    rt::PinnedHostBuffer host(bytes);
+    rt::DeviceBuffer dev(bytes);
+    const double ms = bestMs(s, [&] {
+      for (int i = 0; i < 4; ++i) rt::copyHostToDeviceAsync(dev.ptr(), host.data(), bytes, s.handle());
+    });
+    c.hostGBps = 4.0 * double(bytes) / (ms * 1e-3) / 1e9;
+  }
+  {  // Per-node cost: a graph of kGraphNodes chained one-block empty kernels (stream capture chains them,
+     // as it chains the step's nodes), replayed 10 times per timing.
+    CUfunction f = mod.function("roof_empty");
+    rt::Graph g;
+    {
+      rt::StreamCapture capture(s.handle());
+      for (int i = 0; i < kGraphNodes; ++i) rt::launch(f, {1}, {32}, 0, s.handle(), nullptr, "roof_empty");
+      g = capture.end();
+    }
+    rt::GraphExec exec(g);
+    const int replays = 10;
+    const double ms = bestMs(s, [&] {
+      for (int i = 0; i < replays; ++i) exec.launch(s.handle());
+    });
+    c.usPerNode = ms * 1e3 / (double(replays) * kGraphNodes);
+  }
+  return c;
+}
+
+void printWork(int64_t batch, size_t nodes) {
+  const StepWork w = stepWork(batch);
+  std::printf("train-step batch %4lld  work  %.3f GFLOP (%.3f in the convolutions), %.1f MB device memory, %.2f MB "
+              "host<->device",
+              static_cast<long long>(batch), w.flops * 1e-9, w.convFlops * 1e-9, w.deviceBytes * 1e-6,
+              w.hostBytes * 1e-6);
+  if (nodes) std::printf(", %zu graph nodes", nodes);
+  std::printf("\n");
+}
+
+// The floor as issue 9 defines it: FLOPs / peak + bytes / bandwidth + nodes x per-node cost (a sum:
+// no overlap assumed between the terms). The bytes term holds the device bytes at the device
+// bandwidth and the host bytes at the host-to-device bandwidth; the nodes are the graphed step's.
+// Printed for f32 convolutions and for TF32 ones (the convolutions' products at the mma.sync rate,
+// the rest at the FMA rate); the ratio to ours on the line of the precision ours ran.
+void printFloor(int64_t batch, const Timing &graphed, const Ceilings &c) {
+  const StepWork w = stepWork(batch);
+  const double bytesMs = (w.deviceBytes / (c.deviceGBps * 1e9) + w.hostBytes / (c.hostGBps * 1e9)) * 1e3;
+  const double nodesMs = double(graphed.nodes) * c.usPerNode * 1e-3;
+  for (bool tf32 : {false, true}) {
+    const double flopsMs = (tf32 ? w.convFlops / (c.tf32Tflops * 1e12) + (w.flops - w.convFlops) / (c.fp32Tflops * 1e12)
+                                 : w.flops / (c.fp32Tflops * 1e12)) * 1e3;
+    const double floorMs = flopsMs + bytesMs + nodesMs;
+    char measured[192];
+    if (tf32)
+      std::snprintf(measured, sizeof measured, "%.1f TFLOP/s tf32 mma.sync (convolutions), %.1f fp32 (the rest)",
+                    c.tf32Tflops, c.fp32Tflops);
+    else
+      std::snprintf(measured, sizeof measured, "%.1f TFLOP/s fp32", c.fp32Tflops);
+    std::printf("train-step batch %4lld  floor %s %8.4f ms = flops %.4f ms + bytes %.4f ms + nodes %.4f ms "
+                "(measured: %s, %.0f GB/s device, %.1f GB/s host->device, %.2f us/node); ",
+                static_cast<long long>(batch), tf32 ? "tf32" : "fp32", floorMs, flopsMs, bytesMs, nodesMs, measured,
+                c.deviceGBps, c.hostGBps, c.usPerNode);
+    if (tf32 == graphed.tf32)
+      std::printf("ours graph is %.2f x the floor\n", graphed.median / floorMs);
+    else
+      std::printf("ours ran %s convolutions%s\n", graphed.tf32 ? "tf32" : "f32",
+                  graphed.tf32 ? "" : " (TILE_MNIST_TF32=1 for tf32)");
+  }
+}
+
 }  // namespace
 
 int main() {
   std::string why;
   if (!rt::gpuAvailable(&why)) {
-    std::printf("bench_train_step: no usable GPU (%s)\n", why.c_str());
+    std::printf("bench_train_step: no usable GPU (%s); the step's counts only:\n", why.c_str());
+    for (int64_t batch : {64, 1024}) printWork(batch, 0);
     return 0;
   }
   try {
@@ -97,9 +374,11 @@ int main() {
                 "backward + SGD update), mean of %d steps, median of %d repeats, after %d warm-up steps\n",
                 d.name.c_str(), d.ccMajor, d.ccMinor, kSteps, kRepeats, kWarmup);
     kernels::AotLauncher aot;
+    std::vector<std::pair<int64_t, Timing>> graphedTimings;
     for (int64_t batch : {64, 1024}) {
       for (bool graphed : {true, false}) {
         Timing t = timeSteps(aot, batch, graphed);
+        if (graphed) graphedTimings.emplace_back(batch, t);
         std::printf("train-step batch %4lld  ours %-9s %8.4f ms  (min %.4f, max %.4f; %s; loss after %d steps %.4f)\n",
                     static_cast<long long>(batch), graphed ? "graph" : "no-graph", t.median, t.lo, t.hi,
                     graphed ? (std::to_string(t.nodes) + " graph nodes").c_str() : "kernel by kernel",
@@ -107,6 +386,19 @@ int main() {
         std::fflush(stdout);
       }
     }
+    // The ceilings after our timings: should one of their kernels break the context, only the floor
+    // lines are lost.
+    try {
+      const Ceilings ceilings = measureCeilings();
+      for (const auto &[batch, t] : graphedTimings) {
+        printWork(batch, t.nodes);
+        printFloor(batch, t, ceilings);
+      }
+    } catch (const std::exception &e) {
+      for (const auto &[batch, t] : graphedTimings) printWork(batch, t.nodes);
+      std::printf("train-step floor: not measured (%s)\n", e.what());
+    }
+    std::fflush(stdout);
     for (int64_t batch : {64, 1024}) std::printf("%s", profileOneStep(aot, batch).c_str());
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_train_step: %s\n", e.what());

@@ -63,7 +63,9 @@ for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte 
 done
 install -m 755 "$ROOT/tools/gpu-check.sh" "$DEV/gpu-check.sh"
 install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
-staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py")
+# It imports the network from bench/mnist_torch_reference.py, which the working tree carries.
+install -m 644 "$ROOT/bench/torch_train_step_bench.py" "$DEV/torch_train_step_bench.py"
+staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py" "$DEV/torch_train_step_bench.py")
 
 ours=$(du -cb "${staged[@]}" | tail -1 | cut -f1)
 all=$(du -sb "$DEV" | cut -f1)
