@@ -5,12 +5,15 @@
 // the median of 5 repeats, after 20 warm-up steps.
 // Then the step's roofline at each batch size (issue 9): its FLOPs and minimum bytes counted from
 // the layer shapes (stepWork), and the floor FLOPs / peak + bytes / bandwidth + graph nodes x cost
-// per node, with the peak, the bandwidths and the per-node cost measured in the same run by small
-// PTX kernels of this file (measureCeilings), and how far the graphed step is from it.
+// per node, with the peak, the bandwidths and the per-node cost measured in the same run
+// (measureCeilings: the FFMA and TF32 mma rates by the DSL kernels of bench/RooflineKernels.h,
+// copies for the bandwidths, a graph of empty kernels), and how far the graphed step is from it.
 // Last, the per-kernel profile of one ungraphed step at each batch size (CUDA events around each
 // launch).
 // Runtime-only (the ahead-of-time kernels), so it runs on the GPU machine; prints lines starting
 // "train-step" that tools/gpu-check.sh copies into its summary. Without a GPU it prints the counts.
+#include "bench_kernels_aot.h"
+
 #include "tile/kernels/AotLauncher.h"
 #include "tile/models/KernelProfiler.h"
 #include "tile/models/MnistCnn.h"
@@ -22,11 +25,9 @@
 #include "tile/runtime/Graph.h"
 #include "tile/runtime/Launch.h"
 #include "tile/runtime/Memory.h"
-#include "tile/runtime/Module.h"
 #include "tile/runtime/Stream.h"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -170,69 +171,10 @@ struct Ceilings {
   double fp32Tflops = 0, tf32Tflops = 0, deviceGBps = 0, hostGBps = 0, usPerNode = 0;
 };
 
-constexpr int kFmaChains = 8, kFmaUnroll = 16;  // independent FMA chains per thread, FMAs per chain per iteration
-constexpr int kMmaChains = 4, kMmaUnroll = 8;   // independent accumulators per warp, mma per accumulator per iteration
 constexpr int kGraphNodes = 1000, kRepeatsOfCeilings = 5;
-
-std::string f32Hex(float v) {  // a PTX float literal
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0f%08X", std::bit_cast<uint32_t>(v));
-  return buf;
-}
-
-// Three kernels: empty (the per-node cost), FFMA chains, TF32 mma.sync chains. Each thread stores a
-// sum of its chains so that nothing is dead code. PTX 7.0 for sm_80 (the first with TF32 mma); the
-// driver JITs it for the device at hand.
-std::string ceilingPtx() {
-  std::string p = ".version 7.0\n.target sm_80\n.address_size 64\n\n";
-  p += ".visible .entry roof_empty()\n{\n  ret;\n}\n\n";
-  // The global thread index -> %r4, the output address of this thread -> %rd2.
-  const std::string prologue = "  mov.u32 %r1, %tid.x;\n  mov.u32 %r2, %ctaid.x;\n  mov.u32 %r3, %ntid.x;\n"
-                               "  mad.lo.u32 %r4, %r2, %r3, %r1;\n  cvta.to.global.u64 %rd0, %rd0;\n"
-                               "  mul.wide.u32 %rd1, %r4, 4;\n  add.s64 %rd2, %rd0, %rd1;\n";
-  const std::string loopEnd = "  add.u32 %r5, %r5, 1;\n  setp.lt.u32 %p, %r5, %r0;\n  @%p bra $L_loop;\n";
-
-  p += ".visible .entry roof_ffma(.param .u64 roof_ffma_out, .param .u32 roof_ffma_iters, .param .f32 roof_ffma_a,"
-       " .param .f32 roof_ffma_b)\n{\n"
-       "  .reg .pred %p;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<3>;\n  .reg .f32 %fa, %fb;\n";
-  p += "  .reg .f32 %x<" + std::to_string(kFmaChains) + ">;\n";
-  p += "  ld.param.u64 %rd0, [roof_ffma_out];\n  ld.param.u32 %r0, [roof_ffma_iters];\n"
-       "  ld.param.f32 %fa, [roof_ffma_a];\n  ld.param.f32 %fb, [roof_ffma_b];\n";
-  p += prologue + "  cvt.rn.f32.u32 %x0, %r4;\n";
-  for (int k = 1; k < kFmaChains; ++k) p += "  add.f32 %x" + std::to_string(k) + ", %x0, " + f32Hex(float(k)) + ";\n";
-  p += "  mov.u32 %r5, 0;\n$L_loop:\n";
-  for (int u = 0; u < kFmaUnroll; ++u)
-    for (int k = 0; k < kFmaChains; ++k) {
-      const std::string x = "%x" + std::to_string(k);
-      p += "  fma.rn.f32 " + x + ", " + x + ", %fa, %fb;\n";
-    }
-  p += loopEnd;
-  for (int k = 1; k < kFmaChains; ++k) p += "  add.f32 %x0, %x0, %x" + std::to_string(k) + ";\n";
-  p += "  st.global.f32 [%rd2], %x0;\n  ret;\n}\n\n";
-
-  p += ".visible .entry roof_mma_tf32(.param .u64 roof_mma_out, .param .u32 roof_mma_iters)\n{\n"
-       "  .reg .pred %p;\n  .reg .b32 %r<6>;\n  .reg .b64 %rd<3>;\n  .reg .f32 %v;\n  .reg .b32 %a<4>;\n"
-       "  .reg .b32 %b<2>;\n";
-  p += "  .reg .f32 %c<" + std::to_string(4 * kMmaChains) + ">;\n";
-  p += "  ld.param.u64 %rd0, [roof_mma_out];\n  ld.param.u32 %r0, [roof_mma_iters];\n";
-  p += prologue + "  cvt.rn.f32.u32 %v, %r1;\n  mul.f32 %v, %v, " + f32Hex(1.0f / 1024) + ";\n";
-  for (int i = 0; i < 4; ++i) p += "  cvt.rna.tf32.f32 %a" + std::to_string(i) + ", %v;\n";
-  for (int i = 0; i < 2; ++i) p += "  cvt.rna.tf32.f32 %b" + std::to_string(i) + ", %v;\n";
-  for (int i = 0; i < 4 * kMmaChains; ++i) p += "  mov.f32 %c" + std::to_string(i) + ", " + f32Hex(0.0f) + ";\n";
-  p += "  mov.u32 %r5, 0;\n$L_loop:\n";
-  for (int u = 0; u < kMmaUnroll; ++u)
-    for (int k = 0; k < kMmaChains; ++k) {
-      std::string c = "{";
-      for (int i = 0; i < 4; ++i) c += (i ? ", %c" : "%c") + std::to_string(4 * k + i);
-      c += "}";
-      p += "  mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 " + c + ", {%a0, %a1, %a2, %a3}, {%b0, %b1}, " + c +
-           ";\n";
-    }
-  p += loopEnd;
-  for (int i = 1; i < 4 * kMmaChains; ++i) p += "  add.f32 %c0, %c0, %c" + std::to_string(i) + ";\n";
-  p += "  st.global.f32 [%rd2], %c0;\n  ret;\n}\n";
-  return p;
-}
+// The roofline kernels' tile (bench/RooflineKernels.h; the one variant gen_bench_kernels_aot compiles):
+// 64 x 64 accumulators on 4 warps, K = 8, 16 dots per loop iteration.
+constexpr int kRoofBM = 64, kRoofBN = 64, kRoofBK = 8, kRoofUnroll = 16, kRoofWarps = 4;
 
 // The fastest of kRepeatsOfCeilings timings (CUDA events on s) of what enqueue() puts on s, in ms;
 // after one untimed run (the driver's JIT, clocks, caches).
@@ -252,35 +194,25 @@ template <class F> double bestMs(rt::Stream &s, F enqueue) {
 
 Ceilings measureCeilings() {
   const rt::DeviceInfo &d = rt::Context::get().info();
-  if (d.ccMajor < 8)
-    throw std::runtime_error("the ceilings' PTX needs sm_80 or newer; this is sm_" + std::to_string(d.ccMajor) +
-                             std::to_string(d.ccMinor));
-  rt::Module mod = rt::Module::loadPTX(ceilingPtx(), "bench_train_step ceilings");
   rt::Stream s;
   Ceilings c;
   const unsigned sms = unsigned(d.smCount);
-  {  // FP32 FMA: 8 blocks of 256 threads per SM (full occupancy), ~2 ms on an H100.
-    const unsigned blocks = 8 * sms, threads = 256;
-    unsigned iters = 2048;
-    float a = 0.5f, b = 1.0f;  // x = x / 2 + 1 stays finite
-    rt::DeviceBuffer out(size_t(blocks) * threads * sizeof(float));
-    CUdeviceptr o = out.ptr();
-    void *params[] = {&o, &iters, &a, &b};
-    CUfunction f = mod.function("roof_ffma");
-    const double ms = bestMs(s, [&] { rt::launch(f, {blocks}, {threads}, 0, s.handle(), params, "roof_ffma"); });
-    c.fp32Tflops = 2.0 * kFmaChains * kFmaUnroll * iters * double(blocks) * threads / (ms * 1e-3) / 1e12;
-  }
-  {  // TF32 mma.sync m16n8k8 (2 * 16 * 8 * 8 FLOPs per warp instruction): 4 blocks of 8 warps per SM.
-    const unsigned blocks = 4 * sms, threads = 256;
-    unsigned iters = 2048;
-    rt::DeviceBuffer out(size_t(blocks) * threads * sizeof(float));
-    CUdeviceptr o = out.ptr();
-    void *params[] = {&o, &iters};
-    CUfunction f = mod.function("roof_mma_tf32");
-    const double ms = bestMs(s, [&] { rt::launch(f, {blocks}, {threads}, 0, s.handle(), params, "roof_mma_tf32"); });
-    c.tf32Tflops = 2.0 * 16 * 8 * 8 * kMmaChains * kMmaUnroll * double(iters) * blocks * (threads / 32) /
-                   (ms * 1e-3) / 1e12;
-  }
+  // FP32 FFMA and TF32 mma.sync: chains of dot on operands loaded once, 8 programs of 4 warps per SM.
+  auto dotRate = [&](bool tf32) {
+    const unsigned programs = 8 * sms;
+    const int iters = 256;
+    rt::DeviceBuffer in(size_t(kRoofBM + kRoofBN) * kRoofBK * sizeof(float));
+    in.fillBytes(0);  // zeros: the chains stay finite, and the arithmetic costs the same
+    rt::DeviceBuffer out(size_t(programs) * kRoofBM * kRoofBN * sizeof(float));
+    const rt::AotLaunchConfig cfg{rt::Dim3{programs, 1, 1}, kRoofWarps, s.handle()};
+    const double ms = bestMs(s, [&] {
+      if (tf32) aot_bench::roof_dot_tf32(cfg, in.ptr(), out.ptr(), iters, kRoofBM, kRoofBN, kRoofBK, kRoofUnroll);
+      else aot_bench::roof_dot_f32(cfg, in.ptr(), out.ptr(), iters, kRoofBM, kRoofBN, kRoofBK, kRoofUnroll);
+    });
+    return 2.0 * kRoofBM * kRoofBN * kRoofBK * kRoofUnroll * double(iters) * programs / (ms * 1e-3) / 1e12;
+  };
+  c.fp32Tflops = dotRate(false);
+  if (d.ccMajor >= 8) c.tf32Tflops = dotRate(true);  // TF32 mma needs sm_80
   {  // Device bandwidth: cuMemcpyDtoD of 512 MiB (far past L2), 4 copies per timing, read + write counted.
     const size_t bytes = size_t(512) << 20;
     rt::DeviceBuffer src(bytes), dst(bytes);
@@ -299,13 +231,15 @@ Ceilings measureCeilings() {
     });
     c.hostGBps = 4.0 * double(bytes) / (ms * 1e-3) / 1e9;
   }
-  {  // Per-node cost: a graph of kGraphNodes chained one-block empty kernels (stream capture chains them,
+  {  // Per-node cost: a graph of kGraphNodes chained one-warp empty kernels (stream capture chains them,
      // as it chains the step's nodes), replayed 10 times per timing.
-    CUfunction f = mod.function("roof_empty");
+    rt::DeviceBuffer unused(16);
+    const rt::AotLaunchConfig cfg{rt::Dim3{1, 1, 1}, 1, s.handle()};
+    aot_bench::roof_empty(cfg, unused.ptr());  // loads the module outside the capture
     rt::Graph g;
     {
       rt::StreamCapture capture(s.handle());
-      for (int i = 0; i < kGraphNodes; ++i) rt::launch(f, {1}, {32}, 0, s.handle(), nullptr, "roof_empty");
+      for (int i = 0; i < kGraphNodes; ++i) aot_bench::roof_empty(cfg, unused.ptr());
       g = capture.end();
     }
     rt::GraphExec exec(g);
@@ -338,6 +272,7 @@ void printFloor(int64_t batch, const Timing &graphed, const Ceilings &c) {
   const double bytesMs = (w.deviceBytes / (c.deviceGBps * 1e9) + w.hostBytes / (c.hostGBps * 1e9)) * 1e3;
   const double nodesMs = double(graphed.nodes) * c.usPerNode * 1e-3;
   for (bool tf32 : {false, true}) {
+    if (tf32 && c.tf32Tflops <= 0) continue;  // no TF32 tensor cores before sm_80
     const double flopsMs = (tf32 ? w.convFlops / (c.tf32Tflops * 1e12) + (w.flops - w.convFlops) / (c.fp32Tflops * 1e12)
                                  : w.flops / (c.fp32Tflops * 1e12)) * 1e3;
     const double floorMs = flopsMs + bytesMs + nodesMs;
