@@ -16,34 +16,19 @@ inline const auto &roofEmptyKernel() {
   return k;
 }
 
-/// acc = dot(p, q, acc) in f32 (FMA: no tensor core multiplies f32 exactly), UNROLL times per
-/// iteration, p and q loaded once: chains of FFMA per thread (the DSL has no fused a * b + c of
-/// its own; `dot` is how a kernel gets FFMA). out gets acc (BM x BN per program).
-inline const auto &roofDotF32Kernel() {
-  static const auto k = tile::kernel("roof_dot_f32", [](Ptr<float> in, Ptr<float> out, I32 iters, Const<int> BM,
-                                                       Const<int> BN, Const<int> BK, Const<int> UNROLL) {
+/// acc = dot(p, q, acc), UNROLL times per iteration, p and q loaded once: chains of FFMA per
+/// thread in f32 (no tensor core multiplies f32 exactly; the DSL has no fused a * b + c of its
+/// own, `dot` is how a kernel gets FFMA), of mma.sync per warp with TF32 = 1. out gets acc
+/// (BM x BN per program).
+inline const auto &roofDotKernel() {
+  static const auto k = tile::kernel("roof_dot", [](Ptr<float> in, Ptr<float> out, I32 iters, Const<int> BM,
+                                                   Const<int> BN, Const<int> BK, Const<int> UNROLL, Const<int> TF32) {
     Value rm = col(arange(0, BM)), rn = row(arange(0, BN)), rk = arange(0, BK);
     Value p = load(in + rm * BK + row(rk));
     Value q = load(in + col(rk) * BN + rn);
+    const Precision precision = TF32.value() ? Precision::TF32 : Precision::IEEE;
     Value acc = for_range(0, iters, 1, zeros({BM, BN}, DType::f32), [&](Value, Value acc) {
-      for (int u = 0; u < UNROLL; ++u) acc = dot(p, q, acc);
-      return acc;
-    });
-    store(out + program_id(0) * (BM * BN) + rm * BN + rn, acc);
-  });
-  return k;
-}
-
-/// acc = dot(p, q, acc) in TF32 on tensor cores, UNROLL times per iteration, with p and q
-/// loaded once: a chain of mma per warp. out gets acc (BM x BN per program).
-inline const auto &roofDotTf32Kernel() {
-  static const auto k = tile::kernel("roof_dot_tf32", [](Ptr<float> in, Ptr<float> out, I32 iters, Const<int> BM,
-                                                        Const<int> BN, Const<int> BK, Const<int> UNROLL) {
-    Value rm = col(arange(0, BM)), rn = row(arange(0, BN)), rk = arange(0, BK);
-    Value p = load(in + rm * BK + row(rk));
-    Value q = load(in + col(rk) * BN + rn);
-    Value acc = for_range(0, iters, 1, zeros({BM, BN}, DType::f32), [&](Value, Value acc) {
-      for (int u = 0; u < UNROLL; ++u) acc = dot(p, q, acc, Precision::TF32);
+      for (int u = 0; u < UNROLL; ++u) acc = dot(p, q, acc, precision);
       return acc;
     });
     store(out + program_id(0) * (BM * BN) + rm * BN + rn, acc);

@@ -206,8 +206,7 @@ Ceilings measureCeilings() {
     rt::DeviceBuffer out(size_t(programs) * kRoofBM * kRoofBN * sizeof(float));
     const rt::AotLaunchConfig cfg{rt::Dim3{programs, 1, 1}, kRoofWarps, s.handle()};
     const double ms = bestMs(s, [&] {
-      if (tf32) aot_bench::roof_dot_tf32(cfg, in.ptr(), out.ptr(), iters, kRoofBM, kRoofBN, kRoofBK, kRoofUnroll);
-      else aot_bench::roof_dot_f32(cfg, in.ptr(), out.ptr(), iters, kRoofBM, kRoofBN, kRoofBK, kRoofUnroll);
+      aot_bench::roof_dot(cfg, in.ptr(), out.ptr(), iters, kRoofBM, kRoofBN, kRoofBK, kRoofUnroll, tf32 ? 1 : 0);
     });
     return 2.0 * kRoofBM * kRoofBN * kRoofBK * kRoofUnroll * double(iters) * programs / (ms * 1e-3) / 1e12;
   };

@@ -26,17 +26,7 @@ jobs="${JOBS:-$(nproc)}"
 nice="${NICE:-0}"
 export TILE_FUZZ_SECONDS="${TILE_FUZZ_SECONDS:-60}"
 
-need_pkgs=()
-for p in clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools cmake ninja-build libgtest-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
-done
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-  echo "sanitize.sh: installing ${need_pkgs[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
-fi
+"$root/scripts/install-debs.sh" sanitize.sh clang-22 libclang-rt-22-dev llvm-22-dev libmlir-22-dev mlir-22-tools cmake ninja-build libgtest-dev
 
 # libFuzzer's instrumentation goes with ASan/UBSan builds whatever TARGETS says (so that a subset
 # reuses the same objects); not with TSan or MSan.

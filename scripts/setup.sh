@@ -8,17 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-need_pkgs=()
-for p in llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools cmake ninja-build libgtest-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need_pkgs+=("$p")
-done
-if [ ${#need_pkgs[@]} -gt 0 ]; then
-  echo "setup: installing ${need_pkgs[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
-  $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
-fi
+"$root/scripts/install-debs.sh" setup llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools cmake ninja-build libgtest-dev
 
 cuda=${CUDA_HOME:-/usr/local/cuda}
 if [ ! -f "$cuda/include/cuda.h" ] || [ ! -f "$cuda/nvvm/libdevice/libdevice.10.bc" ]; then

@@ -3,17 +3,7 @@
 if(TARGET tile_aot_writer)
   add_executable(gen_test_kernels_aot ${CMAKE_CURRENT_LIST_DIR}/gen_test_kernels_aot.cpp)
   target_link_libraries(gen_test_kernels_aot PRIVATE tile_aot_writer tile_kernels)
-  set(TEST_AOT_DIR ${CMAKE_CURRENT_BINARY_DIR}/test_aot)
-  add_custom_command(
-    OUTPUT ${TEST_AOT_DIR}/test_kernels_aot.h ${TEST_AOT_DIR}/test_kernels_aot.cpp
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${TEST_AOT_DIR}
-    COMMAND ${CMAKE_COMMAND} -E env TILE_CACHE_DIR=${CMAKE_BINARY_DIR}/kernel-cache
-            $<TARGET_FILE:gen_test_kernels_aot> ${TEST_AOT_DIR}/test_kernels_aot ${TILE_AOT_SM}
-    DEPENDS gen_test_kernels_aot
-    COMMENT "Compiling the test kernels ahead of time")
-  add_library(tile_test_kernels_aot STATIC ${TEST_AOT_DIR}/test_kernels_aot.cpp)
-  target_include_directories(tile_test_kernels_aot PUBLIC ${TEST_AOT_DIR})
-  target_link_libraries(tile_test_kernels_aot PUBLIC tile_runtime)
+  tile_aot_kernel_library(tile_test_kernels_aot gen_test_kernels_aot test_kernels_aot)
 
   add_executable(test_kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/test_kernels_gpu_tests.cpp)
   target_link_libraries(test_kernels_gpu_tests PRIVATE tile_test_kernels_aot GTest::gtest_main)
