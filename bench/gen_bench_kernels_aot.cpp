@@ -4,28 +4,15 @@
 
 #include "RooflineKernels.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 using namespace tile;
 using namespace tile::bench;
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <output stem> [sm]\n", argv[0]);
-    return 2;
-  }
-  try {
-    aot::AotWriter w("tile::aot_bench", argc > 2 ? std::atoi(argv[2]) : 90, 0);
+  return aot::stubLibraryMain(argc, argv, "tile::aot_bench", "bench_kernels_aot.h", [](aot::AotWriter &w) {
     w.add({&roofEmptyKernel(), "roof_empty", {"out"}, aot::standardVariants(roofEmptyKernel(), {{}}, {1})});
     // 64 x 64 accumulators on 4 warps, K = 8, 16 dots per iteration: f32 (256 FFMA per thread per
     // dot) and TF32 (mma.sync m16n8k8).
     w.add({&roofDotKernel(), "roof_dot", {"in", "out", "iters", "BM", "BN", "BK", "UNROLL", "TF32"},
            aot::standardVariants(roofDotKernel(), {{64, 64, 8, 16, 0}, {64, 64, 8, 16, 1}}, {4, 4})});
-    std::printf("gen_bench_kernels_aot: %d variants\n", w.write(argv[1], "bench_kernels_aot.h"));
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
-  return 0;
+  });
 }

@@ -5,6 +5,8 @@
 #include "tile/runtime/CompiledKernel.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -199,6 +201,23 @@ std::vector<Specialization> standardVariants(const KernelBase &kernel,
     }
   }
   return out;
+}
+
+int stubLibraryMain(int argc, char **argv, const char *ns, const char *header,
+                    const std::function<void(AotWriter &)> &add) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s <output stem> [sm]\n", argv[0]);
+    return 2;
+  }
+  try {
+    AotWriter w(ns, argc > 2 ? std::atoi(argv[2]) : 90, 0);
+    add(w);
+    std::printf("%s: %d variants\n", argv[0], w.write(argv[1], header));
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
 }
 
 } // namespace tile::aot

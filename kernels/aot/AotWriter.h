@@ -6,6 +6,7 @@
 
 #include "tile/tile.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,5 +49,12 @@ std::vector<Specialization> standardVariants(const KernelBase &kernel,
                                              const std::vector<std::vector<int64_t>> &constChoices,
                                              const std::vector<int> &numWarps,
                                              const std::vector<size_t> &unitParams = {});
+
+/// The main() of a generator of kernels with typed launch stubs (test/, bench/), called as
+/// `<program> <output stem> [sm]`: `add` puts the kernels into a writer for namespace `ns`,
+/// which writes <stem>.h (named `header` in its own #include) and <stem>.cpp. Returns the exit
+/// status: 2 on a usage error, 1 on an error (printed), 0 after printing the variant count.
+int stubLibraryMain(int argc, char **argv, const char *ns, const char *header,
+                    const std::function<void(AotWriter &)> &add);
 
 } // namespace tile::aot

@@ -6,19 +6,11 @@
 #include "../kernels/TestKernels.h"
 #include "tile/kernels/Matmul.h"
 
-#include <cstdio>
-#include <cstdlib>
-
 using namespace tile;
 using namespace tile::testing;
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: %s <output stem> [sm]\n", argv[0]);
-    return 2;
-  }
-  try {
-    aot::AotWriter w("tile::aot_test", argc > 2 ? std::atoi(argv[2]) : 90, 0);
+  return aot::stubLibraryMain(argc, argv, "tile::aot_test", "test_kernels_aot.h", [](aot::AotWriter &w) {
     w.add({&transposeKernel(), "transpose", {"in", "out", "m", "n", "BM", "BN"},
            aot::standardVariants(transposeKernel(), {{32, 32}}, {4})});
     w.add({&rowStatsKernel(), "row_stats", {"in", "sums", "maxima", "argmaxes", "m", "n", "BM", "BN"},
@@ -58,10 +50,5 @@ int main(int argc, char **argv) {
     // For planted_oob_store (compute-sanitizer must name its DSL line), not for the gtests.
     w.add({&plantedOutOfBoundsStoreKernel(), "planted_oob_store", {"y", "n", "BLOCK"},
            aot::standardVariants(plantedOutOfBoundsStoreKernel(), {{256}}, {4})});
-    std::printf("gen_test_kernels_aot: %d variants\n", w.write(argv[1], "test_kernels_aot.h"));
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
-  return 0;
+  });
 }

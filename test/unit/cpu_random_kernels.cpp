@@ -12,6 +12,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 
 namespace tile::randomkernels {
 
@@ -52,18 +53,19 @@ struct Program {
 
 namespace {
 
-/// column PRED c for the split, evaluated exactly like the DSL comparison.
-bool splitHolds(Split split, int column, int c) {
+/// column PRED c of a split, on an int (the float64 reference) or a DSL Value (the kernel):
+/// one definition for both. Never asked for Split::None (nothing is split then).
+template <class T> auto splitCompare(Split split, const T &column, int c) -> decltype(column < c) {
   switch (split) {
-  case Split::None: return true;
   case Split::Lt: return column < c;
   case Split::Le: return column <= c;
   case Split::Gt: return column > c;
   case Split::Ge: return column >= c;
   case Split::Eq: return column == c;
   case Split::Ne: return column != c;
+  case Split::None: break;
   }
-  return true;
+  throw std::logic_error("splitCompare: the program is not split");
 }
 
 Split complement(Split split) {
@@ -77,19 +79,6 @@ Split complement(Split split) {
   case Split::None: break;
   }
   return Split::None;
-}
-
-Value splitMask(Split split, const Value &column, int c) {
-  switch (split) {
-  case Split::Lt: return column < c;
-  case Split::Le: return column <= c;
-  case Split::Gt: return column > c;
-  case Split::Ge: return column >= c;
-  case Split::Eq: return column == c;
-  case Split::Ne: return column != c;
-  case Split::None: break;
-  }
-  return column == column;
 }
 
 const char *splitName(Split split) {
@@ -488,8 +477,8 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     if (prog->split == Split::None) {
       store(out + t.idx, result, t.mask);
     } else {
-      store(out + t.idx, result, t.mask & splitMask(prog->split, t.colIdx, prog->splitAt));
-      store(out + t.idx, -result, t.mask & splitMask(complement(prog->split), t.colIdx, prog->splitAt));
+      store(out + t.idx, result, t.mask & splitCompare(prog->split, t.colIdx, prog->splitAt));
+      store(out + t.idx, -result, t.mask & splitCompare(complement(prog->split), t.colIdx, prog->splitAt));
     }
     // Per row, the sum over the first column tile (only those programs store it).
     Value rowSums = sum(where(t.mask, result, 0.0f), t.shape.size() - 1);
@@ -807,7 +796,7 @@ RandomCase makeRandomCase(uint64_t seed) {
   c.magnitude = out.mag;
   if (program->split != Split::None)
     for (size_t k = 0; k < c.expected.size(); ++k)
-      if (!splitHolds(program->split, int(k % c.n), program->splitAt)) c.expected[k] = -c.expected[k];
+      if (!splitCompare(program->split, int(k % c.n), program->splitAt)) c.expected[k] = -c.expected[k];
   c.expectedRows.assign(size_t(c.p) * c.m, 0.0);
   c.magnitudeRows.assign(size_t(c.p) * c.m, 0.0);
   for (size_t row = 0; row < size_t(c.p) * c.m; ++row)
