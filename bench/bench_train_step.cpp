@@ -60,13 +60,14 @@ struct Timing {
   double median, lo, hi;
   float loss;
   size_t nodes;
-  bool tf32;  // the model ran its convolutions on TF32 tensor cores (TILE_MNIST_TF32=1)
+  bool tf32;  // the model ran its convolutions on TF32 tensor cores
 };
 
-Timing timeSteps(kernels::Launcher &aot, int64_t batch, bool graphed) {
+Timing timeSteps(kernels::Launcher &aot, int64_t batch, bool graphed, bool tf32) {
   StepGraph graph(aot);
   MnistCnn model(graph, batch);
   model.init(0);
+  model.setTf32Products(tf32);
   TrainStep step(model, graph, graphed);
   fillBatch(step);
   for (int i = 0; i < kWarmup; ++i) step.run(batch, kLr);
@@ -80,14 +81,15 @@ Timing timeSteps(kernels::Launcher &aot, int64_t batch, bool graphed) {
     ms.push_back(double(stop.elapsedMs(start)) / kSteps);
   }
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms.front(), ms.back(), step.loss(), graph.nodes(), model.tf32Convolutions()};
+  return {ms[ms.size() / 2], ms.front(), ms.back(), step.loss(), graph.nodes(), model.tf32Products()};
 }
 
-std::string profileOneStep(kernels::Launcher &aot, int64_t batch) {
+std::string profileOneStep(kernels::Launcher &aot, int64_t batch, bool tf32) {
   KernelProfiler profiler(aot);
   StepGraph graph(profiler);
   MnistCnn model(graph, batch);
   model.init(0);
+  model.setTf32Products(tf32);
   TrainStep step(model, graph, /*graphed=*/false);
   fillBatch(step);
   for (int i = 0; i < 3; ++i) step.run(batch, kLr);  // warm: every kernel loaded
@@ -95,7 +97,8 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch) {
   step.run(batch, kLr);
   profiler.stop();
   return kernelTimeTable(profiler.times(), "per-kernel times of one training step, batch " + std::to_string(batch) +
-                                               " (CUDA events around each launch, not graphed):");
+                                               (tf32 ? ", tf32" : ", f32") +
+                                               " products (CUDA events around each launch, not graphed):");
 }
 
 // ---- The roofline of a step -------------------------------------------------------------------------------
@@ -116,7 +119,7 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch) {
 // update (mean, rstd, gamma, beta: under 2 KB). Host bytes: the batch (images, labels) copied in and
 // the loss copied back, over the host link.
 struct StepWork {
-  double flops = 0, convFlops = 0;  // convFlops: the convolutions' products (TF32 with TILE_MNIST_TF32=1)
+  double flops = 0, convFlops = 0;  // convFlops: the convolutions' products (on TF32 tensor cores by default)
   double deviceBytes = 0, hostBytes = 0;
 };
 
@@ -266,10 +269,10 @@ void printWork(int64_t batch, size_t nodes) {
 // bandwidth and the host bytes at the host-to-device bandwidth; the nodes are the graphed step's.
 // Printed for f32 convolutions and for TF32 ones (the convolutions' products at the mma.sync rate,
 // the rest at the FMA rate); the ratio to ours on the line of the precision ours ran.
-void printFloor(int64_t batch, const Timing &graphed, const Ceilings &c) {
+void printFloor(int64_t batch, const std::vector<Timing> &graphed, const Ceilings &c) {
   const StepWork w = stepWork(batch);
   const double bytesMs = (w.deviceBytes / (c.deviceGBps * 1e9) + w.hostBytes / (c.hostGBps * 1e9)) * 1e3;
-  const double nodesMs = double(graphed.nodes) * c.usPerNode * 1e-3;
+  const double nodesMs = double(graphed.front().nodes) * c.usPerNode * 1e-3;
   for (bool tf32 : {false, true}) {
     if (tf32 && c.tf32Tflops <= 0) continue;  // no TF32 tensor cores before sm_80
     const double flopsMs = (tf32 ? w.convFlops / (c.tf32Tflops * 1e12) + (w.flops - w.convFlops) / (c.fp32Tflops * 1e12)
@@ -285,11 +288,13 @@ void printFloor(int64_t batch, const Timing &graphed, const Ceilings &c) {
                 "(measured: %s, %.0f GB/s device, %.1f GB/s host->device, %.2f us/node); ",
                 static_cast<long long>(batch), tf32 ? "tf32" : "fp32", floorMs, flopsMs, bytesMs, nodesMs, measured,
                 c.deviceGBps, c.hostGBps, c.usPerNode);
-    if (tf32 == graphed.tf32)
-      std::printf("ours graph is %.2f x the floor\n", graphed.median / floorMs);
+    const Timing *ours = nullptr;
+    for (const Timing &t : graphed)
+      if (t.tf32 == tf32) ours = &t;
+    if (ours)
+      std::printf("ours graph%s is %.2f x the floor\n", tf32 ? " tf32" : "", ours->median / floorMs);
     else
-      std::printf("ours ran %s convolutions%s\n", graphed.tf32 ? "tf32" : "f32",
-                  graphed.tf32 ? "" : " (TILE_MNIST_TF32=1 for tf32)");
+      std::printf("ours not timed in this precision\n");
   }
 }
 
@@ -308,32 +313,41 @@ int main() {
                 "backward + SGD update), mean of %d steps, median of %d repeats, after %d warm-up steps\n",
                 d.name.c_str(), d.ccMajor, d.ccMinor, kSteps, kRepeats, kWarmup);
     kernels::AotLauncher aot;
-    std::vector<std::pair<int64_t, Timing>> graphedTimings;
+    // Exact f32 convolutions (the 1e-5 checks' precision), then TF32 ones (the model's default on
+    // sm_80+, as PyTorch's cuDNN convolutions by default).
+    std::vector<bool> precisions{false};
+    if (d.ccMajor >= 8) precisions.push_back(true);
+    std::vector<std::pair<int64_t, std::vector<Timing>>> graphedTimings;
     for (int64_t batch : {64, 1024}) {
-      for (bool graphed : {true, false}) {
-        Timing t = timeSteps(aot, batch, graphed);
-        if (graphed) graphedTimings.emplace_back(batch, t);
-        std::printf("train-step batch %4lld  ours %-9s %8.4f ms  (min %.4f, max %.4f; %s; loss after %d steps %.4f)\n",
-                    static_cast<long long>(batch), graphed ? "graph" : "no-graph", t.median, t.lo, t.hi,
-                    graphed ? (std::to_string(t.nodes) + " graph nodes").c_str() : "kernel by kernel",
-                    kWarmup + kSteps * kRepeats, double(t.loss));
-        std::fflush(stdout);
-      }
+      graphedTimings.emplace_back(batch, std::vector<Timing>{});
+      for (bool tf32 : precisions)
+        for (bool graphed : {true, false}) {
+          Timing t = timeSteps(aot, batch, graphed, tf32);
+          if (graphed) graphedTimings.back().second.push_back(t);
+          const std::string label = std::string(graphed ? "graph" : "no-graph") + (tf32 ? " tf32" : "");
+          std::printf("train-step batch %4lld  ours %-14s %8.4f ms  (min %.4f, max %.4f; %s; loss after %d steps "
+                      "%.4f)\n",
+                      static_cast<long long>(batch), label.c_str(), t.median, t.lo, t.hi,
+                      graphed ? (std::to_string(t.nodes) + " graph nodes").c_str() : "kernel by kernel",
+                      kWarmup + kSteps * kRepeats, double(t.loss));
+          std::fflush(stdout);
+        }
     }
     // The ceilings after our timings: should one of their kernels break the context, only the floor
     // lines are lost.
     try {
       const Ceilings ceilings = measureCeilings();
       for (const auto &[batch, t] : graphedTimings) {
-        printWork(batch, t.nodes);
+        printWork(batch, t.front().nodes);
         printFloor(batch, t, ceilings);
       }
     } catch (const std::exception &e) {
-      for (const auto &[batch, t] : graphedTimings) printWork(batch, t.nodes);
+      for (const auto &[batch, t] : graphedTimings) printWork(batch, t.front().nodes);
       std::printf("train-step floor: not measured (%s)\n", e.what());
     }
     std::fflush(stdout);
-    for (int64_t batch : {64, 1024}) std::printf("%s", profileOneStep(aot, batch).c_str());
+    // The profile of the precision tile-mnist takes by default here (tf32 on sm_80+).
+    for (int64_t batch : {64, 1024}) std::printf("%s", profileOneStep(aot, batch, precisions.back()).c_str());
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_train_step: %s\n", e.what());
     return 1;

@@ -6,7 +6,8 @@ summary with ours and the floor.
 
 A step is the batch copied from pinned host memory (random images and labels, copy_(non_blocking=True)),
 zero_grad(set_to_none=True), forward, mean NLL loss, backward and the SGD update (lr 0.01, no momentum), in float32
-with TF32 off for cuDNN and matmuls, as for shared/mnist_cnn.md's reference figures. The network is
+with TF32 off for cuDNN and matmuls, as for shared/mnist_cnn.md's reference figures; then each variant again with
+TF32 on ("eager tf32", ...: cuDNN's default for convolutions, and what tile-mnist uses on tensor-core GPUs). The network is
 bench/mnist_torch_reference.py's. The variants:
   eager    the step as written.
   compile  torch.compile(model) in the default mode (forward and backward compiled; the loss, the copies and the
@@ -95,7 +96,7 @@ def time_steps(clock, step, warmup=WARMUP, steps=STEPS, repeats=REPEATS):
 
 def report(prefix, batch, label, result, note, extra_steps=0):
     med, lo, hi, loss, n = result
-    print(f"{prefix} batch {batch:4d}  torch {label:<9} {med:8.4f} ms  (min {lo:.4f}, max {hi:.4f}; {note}; "
+    print(f"{prefix} batch {batch:4d}  torch {label:<14} {med:8.4f} ms  (min {lo:.4f}, max {hi:.4f}; {note}; "
           f"loss after {n + extra_steps} steps {loss:.4f})", flush=True)
 
 
@@ -105,7 +106,7 @@ def attempt(prefix, batch, label, fn):
         fn()
     except Exception as e:  # any failure: the other variants are still worth having
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        print(f"{prefix} batch {batch:4d}  torch {label:<9} FAILED ({type(e).__name__}: {first})", flush=True)
+        print(f"{prefix} batch {batch:4d}  torch {label:<14} FAILED ({type(e).__name__}: {first})", flush=True)
         traceback.print_exc(limit=3, file=sys.stdout)
 
 
@@ -176,12 +177,12 @@ def capture_step(torch, model, opt, tensors, copy_inside):
     return step  # its closure keeps the graph, the static tensors and the pinned batch alive
 
 
-def run_eager(torch, device, clock, prefix, batch):
+def run_eager(torch, device, clock, prefix, batch, label="eager"):
     model, opt, tensors = setup(torch, batch, device)
-    report(prefix, batch, "eager", time_steps(clock, make_step(torch, model, opt, tensors)), "eager, cuDNN")
+    report(prefix, batch, label, time_steps(clock, make_step(torch, model, opt, tensors)), "eager, cuDNN")
 
 
-def run_graph(torch, device, clock, prefix, batch):
+def run_graph(torch, device, clock, prefix, batch, label="graph"):
     note = "one CUDA graph: batch copy, forward, backward, SGD"
     try:
         model, opt, tensors = setup(torch, batch, device)
@@ -194,17 +195,17 @@ def run_graph(torch, device, clock, prefix, batch):
         note = f"one CUDA graph: forward, backward, SGD; batch copied before each replay ({type(e).__name__})"
         model, opt, tensors = setup(torch, batch, device)
         step = capture_step(torch, model, opt, tensors, copy_inside=False)
-    report(prefix, batch, "graph", time_steps(clock, step), note, extra_steps=3)
+    report(prefix, batch, label, time_steps(clock, step), note, extra_steps=3)
 
 
-def run_compile(torch, device, clock, prefix, batch):
+def run_compile(torch, device, clock, prefix, batch, label="compile"):
     import torch._dynamo
 
     torch._dynamo.reset()  # a fresh compile per batch size: static shapes, as for the first size
     model, opt, tensors = setup(torch, batch, device)
     compiled = torch.compile(model)
     # The first warm-up steps compile (forward and backward), before anything is timed.
-    report(prefix, batch, "compile", time_steps(clock, make_step(torch, compiled, opt, tensors)),
+    report(prefix, batch, label, time_steps(clock, make_step(torch, compiled, opt, tensors)),
            "torch.compile(model), default mode")
 
 
@@ -217,12 +218,17 @@ def settle(torch):
         print(f"  (cleanup after a variant failed: {type(e).__name__}: {e})", flush=True)
 
 
-def setup_torch(torch):
+def allow_tf32(torch, on):
+    """TF32 for cuDNN's convolutions (PyTorch's default) and cuBLAS's matmuls, or neither."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # torch >= 2.9 deprecates these flags in favour of fp32_precision
-        torch.backends.cudnn.allow_tf32 = False
-        torch.backends.cuda.matmul.allow_tf32 = False
-        tf32 = (torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32)
+        torch.backends.cudnn.allow_tf32 = on
+        torch.backends.cuda.matmul.allow_tf32 = on
+        return torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+
+
+def setup_torch(torch):
+    tf32 = allow_tf32(torch, False)
     print(f"torch_train_step_bench: torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, "
           f"{torch.cuda.get_device_name(0)}; TF32 cudnn={tf32[0]} matmul={tf32[1]}, cudnn.benchmark="
           f"{torch.backends.cudnn.benchmark}; ms per training step (batch copy from pinned memory + zero_grad + "
@@ -243,6 +249,14 @@ def measure(torch):
     for batch in BATCHES:
         attempt("train-step", batch, "compile", lambda: run_compile(torch, device, clock, "train-step", batch))
         settle(torch)
+    # The same with TF32 on (cuDNN's convolutions and the matmuls), what PyTorch does for convolutions by
+    # default and what tile-mnist does on tensor-core GPUs: compared with ours on TF32 convolutions.
+    allow_tf32(torch, True)
+    for batch in BATCHES:
+        for label, run in (("eager", run_eager), ("graph", run_graph), ("compile", run_compile)):
+            attempt("train-step", batch, label + " tf32",
+                    lambda: run(torch, device, clock, "train-step", batch, label + " tf32"))
+            settle(torch)
 
 
 # ----------------------------------------------------------------------------------------------------------

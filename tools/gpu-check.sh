@@ -4,12 +4,13 @@
 #     bash .device/gpu-check.sh
 # SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the GPU test binaries;
 # SANITIZE_ONLY=1 runs only that (and the planted-bug line check): for a device call of its own.
-# Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, bench_train_step and PyTorch's
-# training step (bench/torch_train_step_bench.py), then the PyTorch/Triton anchors (bench/torch_triton_bench.py),
+# Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, bench_conv and PyTorch's
+# convolutions (bench/torch_conv_bench.py), bench_train_step and PyTorch's training step
+# (bench/torch_train_step_bench.py), then the PyTorch/Triton anchors (bench/torch_triton_bench.py),
 # writes full logs to $OUT (or a temp dir), and prints a summary last.
 # Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
 # no GPU is usable, so on the GPU machine a skip means nothing was checked). Benchmarks never fail the check.
-# Per-step timeouts (60 s per test binary, 60 s bench_kernels, 150 s python, 180 s the PyTorch training step,
+# Per-step timeouts (60 s per test binary, 60 s bench_kernels, 150 s python, 300 s the PyTorch training step,
 # which compiles with torch.compile) bound the worst case at about 8.5 minutes with two test binaries; a normal
 # run should take about two minutes.
 set -u
@@ -21,7 +22,7 @@ PY=${PYTHON:-python3}
 TEST_TIMEOUT=${TEST_TIMEOUT:-150}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-60}
 PY_TIMEOUT=${PY_TIMEOUT:-150}
-TRAIN_PY_TIMEOUT=${TRAIN_PY_TIMEOUT:-180}
+TRAIN_PY_TIMEOUT=${TRAIN_PY_TIMEOUT:-300}
 START=$SECONDS
 
 if command -v nvidia-smi >/dev/null; then
@@ -36,7 +37,7 @@ status=0
 summary=()
 
 # The executables travel gzipped (tools/gpu-bundle.sh): unpack them next to this script.
-for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/bench_train_step.gz "$HERE"/tile-mnist-aot.gz "$HERE"/planted_oob_store.gz; do
+for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/bench_conv.gz "$HERE"/bench_train_step.gz "$HERE"/tile-mnist-aot.gz "$HERE"/planted_oob_store.gz; do
   [ -f "$gz" ] || continue
   gunzip -c "$gz" >"${gz%.gz}" && chmod +x "${gz%.gz}"
 done
@@ -226,6 +227,10 @@ elif [ -x "$HERE/bench_kernels" ]; then
 else
   echo "bench_kernels missing in $HERE"
 fi
+[ "$full" = 1 ] && [ -x "$HERE/bench_conv" ] && run_bench bench_conv "$BENCH_TIMEOUT" "$HERE/bench_conv"
+if [ "$full" = 1 ] && command -v "$PY" >/dev/null && [ -f "$HERE/torch_conv_bench.py" ]; then
+  PYTHONUNBUFFERED=1 run_bench torch_conv_bench "$PY_TIMEOUT" "$PY" "$HERE/torch_conv_bench.py"
+fi
 [ "$full" = 1 ] && [ -x "$HERE/bench_train_step" ] && run_bench bench_train_step "$BENCH_TIMEOUT" "$HERE/bench_train_step"
 if [ "$full" = 1 ] && command -v "$PY" >/dev/null && [ -f "$HERE/torch_train_step_bench.py" ]; then
   PYTHONUNBUFFERED=1 run_bench torch_train_step_bench "$TRAIN_PY_TIMEOUT" "$PY" "$HERE/torch_train_step_bench.py"
@@ -284,6 +289,25 @@ cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep 
     printf "cold first launch ms:  tile add %s softmax %s (driver JIT of AOT PTX) | triton add %s softmax %s (compile, init %s)\n", \
       t("tile", "cold_add", 1000), t("tile", "cold_softmax", 1000), t("triton", "cold_add", 1000), \
       t("triton", "cold_softmax", 1000), t("triton", "init", 1000)
+  }'
+# The MNIST convolutions, ours (the policy's tile, and the fastest declared tile where it differs) next to
+# PyTorch's cuDNN, by batch, layer, pass and precision (all tiles: bench_conv.log).
+cat "$LOGS/bench_conv.log" "$LOGS/torch_conv_bench.log" 2>/dev/null | awk '
+  /^conv / {
+    k = $2 " " $3 " batch " $5 " " $7
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    us = $9 + 0
+    if ($6 == "torch") torch[k] = us
+    else {
+      if ($NF == "policy") { pol[k] = us; poltile[k] = $8 }
+      if (!(k in best) || us < best[k]) { best[k] = us; besttile[k] = $8 }
+    }
+  }
+  END {
+    for (i = 1; i <= n; i++) {
+      k = order[i]
+      printf "conv %-32s ours %7.1f us (%s)  best %7.1f us (%s)  cudnn %7s us\n", k, pol[k], poltile[k], best[k],         besttile[k], (k in torch) ? sprintf("%.1f", torch[k]) : "-"
+    }
   }'
 # ms per MNIST training step, batch by batch: ours (graph, no graph), the step's work and floor, then PyTorch's
 # (eager, graph, compile); sort -s keeps each log's order within a batch.

@@ -51,6 +51,14 @@ const char *executorName(ExecutorChoice e) {
   }
 }
 
+const char *precisionName(PrecisionChoice p) {
+  switch (p) {
+    case PrecisionChoice::Tf32: return "tf32";
+    case PrecisionChoice::F32: return "f32";
+    default: return "auto";
+  }
+}
+
 std::string trainUsage(const std::string &program) {
   return "usage: " + program + " [options]\n"
          "Trains the MNIST CNN of shared/mnist_cnn.md (plain SGD) and reports test accuracy.\n"
@@ -61,6 +69,10 @@ std::string trainUsage(const std::string &program) {
          "  --dataset mnist|fashion MNIST or Fashion-MNIST (default mnist)\n"
          "  --data-dir DIR          folder of the idx files (default <repo>/.data/mnist or .data/fashion-mnist)\n"
          "  --executor auto|gpu|cpu where the kernels run (default auto: the GPU when there is one)\n"
+         "  --precision auto|tf32|f32\n"
+         "                          the convolutions' and fc1's products: TF32 tensor cores or exact f32 (default\n"
+         "                          auto: tf32 on a GPU with tensor cores, as PyTorch's cuDNN convolutions; f32\n"
+         "                          elsewhere)\n"
          "  --checkpoint FILE       save a checkpoint to FILE after each epoch\n"
          "  --resume FILE           start from the checkpoint in FILE\n"
          "  --max-steps N           stop after N steps in all (default 0: whole epochs)\n"
@@ -100,6 +112,13 @@ TrainOptions parseTrainOptions(int argc, char **argv, const std::string &dataRoo
          else if (v == "gpu") o.executor = ExecutorChoice::Gpu;
          else if (v == "cpu") o.executor = ExecutorChoice::Cpu;
          else usage(f + " wants auto, gpu or cpu, got '" + v + "'");
+       }},
+      {"--precision",
+       [&](auto &f, auto &v) {
+         if (v == "auto") o.precision = PrecisionChoice::Auto;
+         else if (v == "tf32") o.precision = PrecisionChoice::Tf32;
+         else if (v == "f32") o.precision = PrecisionChoice::F32;
+         else usage(f + " wants auto, tf32 or f32, got '" + v + "'");
        }},
       {"--checkpoint",
        [&](auto &f, auto &v) {

@@ -27,7 +27,6 @@ constexpr float kEps = 1e-5f;
 MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
     : l_(launcher), maxBatch_(maxBatch), arena_(launcher.hostMemory() ? MemoryKind::Host : MemoryKind::Device) {
   if (maxBatch < 1) throw std::invalid_argument("MnistCnn: the batch size must be >= 1, got " + std::to_string(maxBatch));
-  if (const char *e = std::getenv("TILE_MNIST_TF32")) tf32Convs_ = std::string(e) == "1";
   const int64_t B = maxBatch;
   auto add = [&](const char *name, std::vector<int64_t> shape, ElemType t = ElemType::F32) {
     Tensor x = arena_.add(name, std::move(shape), t);
@@ -98,10 +97,13 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   work_ = add("conv.workspace", {std::max(tk::Conv2dBackwardWeight::workspaceElements(B, 1, kH1, kH1, kC1),
                                           tk::Conv2dBackwardWeight::workspaceElements(B, kC1, kH2, kH2, kC2))});
   // The batchnorms' per-chunk partial sums (both layers, forward and backward, in turn).
-  bnWork_ = add("bn.workspace", {std::max(tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kBM),
-                                          tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kBM))});
+  bnWork_ = add("bn.workspace", {std::max(tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kMinTileRows),
+                                          tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kMinTileRows))});
   // fc1's split-K partial products (small batches only: at least one float so the arena has it).
-  fcWork_ = add("fc1.workspace", {std::max<int64_t>(1, tk::Linear::forwardWorkspaceElements(B, kFc1In, kFc1Out))});
+  // The split-K partials of fc1's forward and of both layers' weight gradients (one at a time).
+  fcWork_ = add("fc.workspace", {std::max<int64_t>({1, tk::Linear::forwardWorkspaceElements(B, kFc1In, kFc1Out),
+                                                    tk::Linear::backwardWeightWorkspaceElements(B, kFc1In, kFc1Out),
+                                                    tk::Linear::backwardWeightWorkspaceElements(B, kFc1Out, kClasses)})});
   arena_.allocate();
 }
 
@@ -195,16 +197,17 @@ void MnistCnn::enqueueLoss(StepGraph &step, float *dst) const { step.copyOut(dst
 void MnistCnn::forward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::forward: no batch set");
   const int64_t n = n_;
-  const tk::ConvPrecision prec = tf32Convs_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
+  const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
   tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1, nullptr, prec);
-  tk::ChannelStats st1 = tk::Conv2dForward::channelStats(stats1_, n, kH1, kH1);
+  tk::ChannelStats st1 = tk::Conv2dForward::channelStats(stats1_, n, 1, kH1, kH1, prec);
   tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bnWork_, bnWork_.numel(), n,
                                       kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
   tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2, nullptr, prec);
-  tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kH2, kH2);
+  tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kC1, kH2, kH2, prec);
   tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bnWork_, bnWork_.numel(), n,
                                       kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
-  tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_, fcWork_.numel());
+  tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_, fcWork_.numel(), nullptr,
+                      tf32Products_);
   tk::Linear::forward(l_, h3_, w4_, b4_, logits_, n, kFc1Out, kClasses, /*relu=*/false);
   tk::CrossEntropy::launch(l_, logits_, labels_, lossPer_, lossMean_, dlogits_, n, kClasses);
 }
@@ -212,17 +215,18 @@ void MnistCnn::forward() {
 void MnistCnn::backward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::backward: no forward");
   const int64_t n = n_;
-  const tk::ConvPrecision prec = tf32Convs_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
+  const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
   // fc2
-  tk::Linear::backwardWeight(l_, dlogits_, h3_, dw4_, n, kFc1Out, kClasses);
+  tk::Linear::backwardWeight(l_, dlogits_, h3_, dw4_, n, kFc1Out, kClasses, fcWork_, fcWork_.numel());
   tk::Linear::backwardBias(l_, dlogits_, db4_, n, kClasses);
   tk::Linear::backwardData(l_, dlogits_, w4_, dh3_, n, kFc1Out, kClasses);
   // relu of fc1 (its output h3 is the mask), in place
   tk::ReluBackward::launch(l_, h3_, dh3_, dh3_, n * kFc1Out);
   // fc1
-  tk::Linear::backwardWeight(l_, dh3_, p2_, dw3_, n, kFc1In, kFc1Out);
+  tk::Linear::backwardWeight(l_, dh3_, p2_, dw3_, n, kFc1In, kFc1Out, fcWork_, fcWork_.numel(), nullptr,
+                             tf32Products_);
   tk::Linear::backwardBias(l_, dh3_, db3_, n, kFc1Out);
-  tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out);
+  tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out, nullptr, tf32Products_);
   // pool2 + relu + bn2 (dx sum = conv2's bias gradient)
   tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bnWork_,
                                        bnWork_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true);

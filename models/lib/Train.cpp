@@ -7,6 +7,7 @@
 #include "tile/models/Progress.h"
 #include "tile/models/StepGraph.h"
 #include "tile/models/TrainStep.h"
+#include "tile/runtime/Context.h"
 
 #include <algorithm>
 #include <cmath>
@@ -29,6 +30,13 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 std::string profileClock(const kernels::Launcher &l) {
   return l.hostMemory() ? "wall time of each launch on the CPU executor"
                         : "CUDA events around each launch, not graphed";
+}
+
+/// --precision resolved: auto is TF32 where the kernels run on a GPU with TF32 tensor
+/// cores (sm_80+), exact f32 on the CPU executor (which would only emulate the rounding).
+bool wantTf32(PrecisionChoice choice, const kernels::Launcher &l) {
+  if (choice != PrecisionChoice::Auto) return choice == PrecisionChoice::Tf32;
+  return !l.hostMemory() && rt::Context::get().info().ccMajor >= 8;
 }
 
 std::string percent(double fraction) {
@@ -68,6 +76,8 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   KernelProfiler profiler(launcher);
   StepGraph graph(profiler);
   MnistCnn model(graph, o.batchSize);
+  const bool tf32 = wantTf32(o.precision, launcher);
+  model.setTf32Products(tf32);
   TrainStep step(model, graph, o.graph);
   const int64_t stepsPerEpoch = (train.size + o.batchSize - 1) / o.batchSize;  // the last batch ragged
   TrainState state;
@@ -92,7 +102,8 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   }
   out << "tile-mnist: " << datasetName(o.dataset) << " (" << train.size << " train, " << test.size
       << " test images), batch " << o.batchSize << ", lr " << o.lr << ", seed " << state.seed << ", on " << where
-      << " (" << model.arena().bytes() / (1 << 20) << " MiB planned)\n"
+      << ", " << (tf32 ? "tf32" : "f32") << " products (" << model.arena().bytes() / (1 << 20)
+      << " MiB planned)\n"
       << std::flush;
 
   auto save = [&]() {
@@ -120,7 +131,10 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     evalBatch = v;
   }
   std::unique_ptr<MnistCnn> evalModel;
-  if (evalBatch != o.batchSize) evalModel = std::make_unique<MnistCnn>(launcher, evalBatch);
+  if (evalBatch != o.batchSize) {
+    evalModel = std::make_unique<MnistCnn>(launcher, evalBatch);
+    evalModel->setTf32Products(tf32);
+  }
 
   std::optional<Progress> progress;
   if (!o.quiet) progress.emplace(out, &out == &std::cout && isatty(STDOUT_FILENO));

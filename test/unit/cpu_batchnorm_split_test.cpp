@@ -45,7 +45,7 @@ TEST_F(CpuBatchNormSplit, SplittingCoversTheChannel) {
       EXPECT_LE(splits, tk::BatchNormSplit::kMaxSplits);
     }
   EXPECT_GT(tk::BatchNormSplit::splitting(16 * 28 * 28, 5).second, 1);
-  EXPECT_GT(tk::BatchNormSplit::statsSplitting(tk::ceilDiv(170 * 28 * 28, tk::Conv2dForward::kBM), 2).second, 1);
+  EXPECT_GT(tk::BatchNormSplit::statsSplitting(tk::ceilDiv(170 * 28 * 28, tk::Conv2dForward::kMinTileRows), 2).second, 1);
 }
 
 // Forward from the convolution's statistics (+ relu) (+ pool), then backward (+ Σ dx),
@@ -65,7 +65,7 @@ TEST_F(CpuBatchNormSplit, MatchesPerChannelKernels) {
       std::vector<float> x = poisoned(total), stats = poisoned(size_t(tk::Conv2dForward::statsElements(s.n, s.h, s.w, s.c)));
       tk::Conv2dForward::launchWithStats(cpu, in.data(), wt.data(), bias.data(), x.data(), stats.data(), s.n, s.cin,
                                          s.h, s.w, s.c);
-      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.data(), s.n, s.h, s.w);
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.data(), s.n, s.cin, s.h, s.w, tk::ConvPrecision::Exact);
       std::vector<float> gamma = randomFloats(c, 0.5f, 1.5f), beta = randomFloats(c, -0.5f, 0.5f);
       std::vector<float> work = poisoned(size_t(tk::BatchNormSplit::workspaceElements(s.n, s.c, s.h, s.w, st.rows)));
       const int64_t workN = int64_t(work.size());
@@ -124,7 +124,7 @@ TEST_F(CpuBatchNormSplit, MatchesPerChannelKernels) {
 
 TEST_F(CpuBatchNormSplit, RejectsASmallWorkspace) {
   std::vector<float> p(16);
-  tk::ChannelStats st = tk::Conv2dForward::channelStats(p.data(), 16, 28, 28);
+  tk::ChannelStats st = tk::Conv2dForward::channelStats(p.data(), 16, 1, 28, 28, tk::ConvPrecision::Exact);
   EXPECT_THROW(tk::BatchNorm2dForwardSplit::launch(cpu, p.data(), p.data(), p.data(), p.data(), p.data(), p.data(),
                                                    p.data(), st, p.data(), 1, 16, 5, 28, 28, 1e-5f, true, true),
                tile::ArgumentError);

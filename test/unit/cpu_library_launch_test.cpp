@@ -232,7 +232,7 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     tk::SumPartials::launch(r, p, p, s, 3);
     if (s <= 64) tk::CrossEntropy::launch(r, p, p, p, p, p, 64, s);
     for (bool relu : {false, true}) {
-      tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 3, s, 2);
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 3, 1, s, 2, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForward::launch(r, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu);
       tk::BatchNorm2dForward::launch(r, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu, &st);
       tk::BatchNorm2dBackward::launch(r, p, p, p, p, p, p, p, p, p, 3, 5, s, 2, relu);
@@ -275,7 +275,7 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     tk::Linear::forward(r, p, p, p, p, s, 3136, 10, false, p, int64_t(1) << 30);
     for (bool pool : {false, true}) { // channels split over programs (BatchNormSplit.h)
       if (pool && s < 2) continue;
-      tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 64, s, 28);
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 64, 1, s, 28, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForwardSplit::launch(r, p, p, p, p, p, p, p, st, p, int64_t(1) << 30, 64, 5, s, 28, 1e-5f, true,
                                           pool);
       tk::BatchNorm2dForwardSplit::launch(r, p, p, p, p, p, p, p, st, p, int64_t(1) << 30, 64, 5, s, 28, 1e-5f, false,

@@ -4,6 +4,7 @@
 // every element must be written), ||out - ref|| / ||ref|| <= 1e-5 on the f32 paths.
 // Shapes: the model's (batch 3) and ragged ones (channels not multiples of the blocks,
 // odd spatial sizes).
+#include "conv_reference.h"
 #include "cpu_test_util.h"
 
 #include "tile/kernels/DslLauncher.h"
@@ -287,7 +288,7 @@ TEST_F(CpuModelKernels, BatchNorm2dFromConvolutionStatistics) {
                                          k.h, k.w, k.cout);
       std::vector<float> gamma = randomFloats(c, 0.5f, 1.5f), beta = randomFloats(c, -0.5f, 0.5f);
       std::vector<float> y = poisoned(total), mean = poisoned(c), rstd = poisoned(c);
-      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.data(), k.n, k.h, k.w);
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.data(), k.n, k.cin, k.h, k.w, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForward::launch(cpu, x.data(), y.data(), gamma.data(), beta.data(), mean.data(), rstd.data(), s.n,
                                      s.c, s.h, s.w, 1e-5f, relu, &st);
       BnRef r = batchNormRef(s, x, gamma, beta, std::vector<float>(total, 0.f), relu, 1e-5f, nullptr);
@@ -372,11 +373,8 @@ TEST_F(CpuModelKernels, Linear) {
 // conv2d 3x3, stride 1, pad 1, bias: forward, backward data, weights and bias
 
 TEST_F(CpuModelKernels, Conv2d3x3) {
-  struct Case {
-    int64_t n, cin, h, w, cout;
-  };
-  for (Case c : {Case{3, 1, 28, 28, 32}, Case{3, 32, 14, 14, 64}, Case{2, 3, 7, 9, 5}, Case{1, 1, 1, 1, 1},
-                 Case{2, 33, 5, 3, 35}}) {
+  for (ConvShape c : {ConvShape{3, 1, 28, 28, 32}, ConvShape{3, 32, 14, 14, 64}, ConvShape{2, 3, 7, 9, 5},
+                      ConvShape{1, 1, 1, 1, 1}, ConvShape{2, 33, 5, 3, 35}}) {
     SCOPED_TRACE(std::to_string(c.n) + "x" + std::to_string(c.cin) + "x" + std::to_string(c.h) + "x" +
                  std::to_string(c.w) + " -> " + std::to_string(c.cout));
     const int64_t hw = c.h * c.w, k = c.cin * 9;
@@ -392,31 +390,11 @@ TEST_F(CpuModelKernels, Conv2d3x3) {
                                      c.cin, c.h, c.w, c.cout);
     tk::ChannelSum::launch(cpu, dy.data(), db.data(), c.n, c.cout, c.h, c.w);
 
-    std::vector<double> refY(y.size()), refDx(x.size(), 0.0), refDw(wt.size(), 0.0), refDb(bias.size(), 0.0);
-    auto X = [&](int64_t b, int64_t ci, int64_t i, int64_t j) { return double(x[((b * c.cin + ci) * c.h + i) * c.w + j]); };
-    for (int64_t b = 0; b < c.n; ++b)
-      for (int64_t co = 0; co < c.cout; ++co)
-        for (int64_t i = 0; i < c.h; ++i)
-          for (int64_t j = 0; j < c.w; ++j) {
-            const size_t o = static_cast<size_t>(((b * c.cout + co) * c.h + i) * c.w + j);
-            double s = bias[co], g = dy[o];
-            refDb[co] += g;
-            for (int64_t ci = 0; ci < c.cin; ++ci)
-              for (int64_t kh = 0; kh < 3; ++kh)
-                for (int64_t kw = 0; kw < 3; ++kw) {
-                  int64_t ii = i + kh - 1, jj = j + kw - 1;
-                  if (ii < 0 || ii >= c.h || jj < 0 || jj >= c.w) continue;
-                  size_t wi = static_cast<size_t>(((co * c.cin + ci) * 3 + kh) * 3 + kw);
-                  s += X(b, ci, ii, jj) * wt[wi];
-                  refDx[((b * c.cin + ci) * c.h + ii) * c.w + jj] += g * wt[wi];
-                  refDw[wi] += g * X(b, ci, ii, jj);
-                }
-            refY[o] = s;
-          }
-    EXPECT_TRUE(check(y, refY, kTol, "conv y"));
-    EXPECT_TRUE(check(dx, refDx, kTol, "conv dx"));
-    EXPECT_TRUE(check(dw, refDw, kTol, "conv dw"));
-    EXPECT_TRUE(check(db, refDb, kTol, "conv db"));
+    const ConvReference ref = convReference(c, x, wt, bias, dy);
+    EXPECT_TRUE(check(y, ref.y, kTol, "conv y"));
+    EXPECT_TRUE(check(dx, ref.dx, kTol, "conv dx"));
+    EXPECT_TRUE(check(dw, ref.dw, kTol, "conv dw"));
+    EXPECT_TRUE(check(db, ref.db, kTol, "conv db"));
   }
 }
 

@@ -43,14 +43,9 @@ TEST_F(CpuMatmulSplitK, MatchesFloat64) {
                  Case{33, 10, 3141, tk::MatmulEpilogue::None}, Case{70, 45, 1000, tk::MatmulEpilogue::BiasRelu}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " epilogue " +
                  std::to_string(int(c.epilogue)));
-    ASSERT_TRUE(tk::MatmulSplitK::worthSplitting(c.m, c.n, c.k));
     // As Linear::forward: x [m, k], W [n, k] (B = Wᵀ), y [m, n].
     std::vector<float> x = randomFloats(size_t(c.m * c.k)), w = randomFloats(size_t(c.n * c.k), -0.1f, 0.1f);
     std::vector<float> bias = randomFloats(size_t(c.n));
-    std::vector<float> y = poisoned(size_t(c.m * c.n));
-    std::vector<float> work = poisoned(size_t(tk::MatmulSplitK::workspaceElements(c.m, c.n, c.k)));
-    tk::MatmulSplitK::launch(cpu, x.data(), w.data(), y.data(), bias.data(), c.m, c.n, c.k, c.k, 1, 1, c.k, c.n,
-                             c.epilogue, work.data(), int64_t(work.size()));
     std::vector<double> ref(size_t(c.m * c.n));
     for (int64_t i = 0; i < c.m; ++i)
       for (int64_t j = 0; j < c.n; ++j) {
@@ -58,7 +53,15 @@ TEST_F(CpuMatmulSplitK, MatchesFloat64) {
         for (int64_t q = 0; q < c.k; ++q) acc += double(x[i * c.k + q]) * w[j * c.k + q];
         ref[i * c.n + j] = c.epilogue == tk::MatmulEpilogue::BiasRelu ? std::max(acc, 0.0) : acc;
       }
-    EXPECT_TRUE(closeTo(y, ref, 1e-5, "y"));
+    // Exact f32 within 1e-5; TF32 tensor-core inputs within shared/mnist_cnn.md's 1e-3.
+    for (bool tf32 : {false, true}) {
+      ASSERT_TRUE(tk::MatmulSplitK::worthSplitting(c.m, c.n, c.k, tf32));
+      std::vector<float> y = poisoned(size_t(c.m * c.n));
+      std::vector<float> work = poisoned(size_t(tk::MatmulSplitK::workspaceElements(c.m, c.n, c.k)));
+      tk::MatmulSplitK::launch(cpu, x.data(), w.data(), y.data(), bias.data(), c.m, c.n, c.k, c.k, 1, 1, c.k, c.n,
+                               c.epilogue, work.data(), int64_t(work.size()), nullptr, tf32);
+      EXPECT_TRUE(closeTo(y, ref, tf32 ? 1e-3 : 1e-5, tf32 ? "y (tf32)" : "y"));
+    }
   }
 }
 

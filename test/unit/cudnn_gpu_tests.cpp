@@ -85,6 +85,39 @@ void expectClose(const std::string &what, const std::vector<float> &ours, const 
 void expectClose(const std::string &what, const Dev &ours, const Dev &ref, double tol = kTol) {
   expectClose(what, ours.get(), ref.get(), tol);
 }
+/// Max pooling routes each window's gradient to its largest input: where two inputs of a
+/// window are within rounding of each other (relative 1e-5 in the oracle's pre-pool tensor
+/// `r`, [n, c, hw, hw]), the two sides may rightly route to different ones. Those windows'
+/// gradients (in both `ours` and `ref`) are zeroed before comparing; returns how many. A
+/// routing difference anywhere else still fails the comparison.
+size_t dropNearTiePools(std::vector<float> &ours, std::vector<float> &ref, const std::vector<float> &r, int n, int c,
+                        int hw) {
+  size_t dropped = 0;
+  const int ph = hw / 2;
+  for (int plane = 0; plane < n * c; ++plane)
+    for (int py = 0; py < ph; ++py)
+      for (int px = 0; px < ph; ++px) {
+        size_t at[4];
+        float top = -INFINITY;
+        for (int k = 0; k < 4; ++k) {
+          at[k] = (size_t(plane) * hw + 2 * py + k / 2) * hw + 2 * px + k % 2;
+          top = std::max(top, r[at[k]]);
+        }
+        int near = 0;
+        for (size_t i : at) near += r[i] >= top - 1e-5f * std::max(1.0f, std::fabs(top));
+        if (near < 2 || top <= 0.0f) continue; // no tie, or relu's zeros: no gradient either side
+        ++dropped;
+        for (size_t i : at) ours[i] = ref[i] = 0.0f;
+      }
+  return dropped;
+}
+void expectCloseOffTies(const std::string &what, const Dev &ours, const Dev &ref, const Dev &r, int n, int c, int hw) {
+  std::vector<float> o = ours.get(), f = ref.get();
+  const size_t dropped = dropNearTiePools(o, f, r.get(), n, c, hw);
+  EXPECT_LE(dropped, size_t(n) * c * (hw / 2) * (hw / 2) / 1000) << what << ": too many near-tie windows";
+  expectClose(what + (dropped ? " (" + std::to_string(dropped) + " tie windows)" : ""), o, f);
+}
+
 /// TF32 tensor-core inputs (10 mantissa bits) against cuDNN's exact f32: the bound
 /// shared/mnist_cnn.md allows when TF32 is used. A result as close as exact f32 would be
 /// suspicious too (TF32 not in effect): below 1e-6 fails.
@@ -251,7 +284,7 @@ TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
           rstd(cs);
       DeviceBuffer argmax(pooled);
       tk::Conv2dForward::launchWithStats(gpu, x.ptr(), w.ptr(), b.ptr(), conv.ptr(), stats.ptr(), n, s.cin, hw, hw, c);
-      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.ptr(), n, hw, hw);
+      tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.ptr(), n, s.cin, hw, hw, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForward::launchPooled(gpu, conv.ptr(), p.ptr(), argmax.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(),
                                            rstd.ptr(), n, c, hw, hw, 1e-5f, /*relu=*/true, &st);
       Dev dconv(count), dg(cs), dbeta(cs), dbias(cs);
@@ -275,7 +308,7 @@ TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
       expectClose(label(layer.c_str(), "forward y", n), p, pRef);
       expectClose(label(layer.c_str(), "forward mean", n), mean, meanRef);
       expectClose(label(layer.c_str(), "forward 1/sqrt(var+eps)", n), rstd, invRef);
-      expectClose(label(layer.c_str(), "backward dconv", n), dconv, dconvRef);
+      expectCloseOffTies(label(layer.c_str(), "backward dconv", n), dconv, dconvRef, r, n, c, hw);
       expectClose(label(layer.c_str(), "backward dgamma", n), dg, dgRef);
       expectClose(label(layer.c_str(), "backward dbeta", n), dbeta, dbetaRef);
       expectCancelledSum(label(layer.c_str(), "backward dbias", n), dbias.get(), dbiasRef.get(), dconvRef.get(), c, hw * hw);
@@ -296,7 +329,7 @@ TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
       expectClose(label(split.c_str(), "forward y", n), pS, pRef);
       expectClose(label(split.c_str(), "forward mean", n), meanS, meanRef);
       expectClose(label(split.c_str(), "forward 1/sqrt(var+eps)", n), rstdS, invRef);
-      expectClose(label(split.c_str(), "backward dconv", n), dconvS, dconvRef);
+      expectCloseOffTies(label(split.c_str(), "backward dconv", n), dconvS, dconvRef, r, n, c, hw);
       expectClose(label(split.c_str(), "backward dgamma", n), dgS, dgRef);
       expectClose(label(split.c_str(), "backward dbeta", n), dbetaS, dbetaRef);
       expectCancelledSum(label(split.c_str(), "backward dbias", n), dbiasS.get(), dbiasRef.get(), dconvRef.get(), c,

@@ -36,6 +36,7 @@ TEST(Cli, Defaults) {
   EXPECT_EQ(o.dataDir, "/repo/.data/mnist");
   EXPECT_EQ(o.dataset, DatasetKind::Mnist);
   EXPECT_EQ(o.executor, ExecutorChoice::Auto);
+  EXPECT_EQ(o.precision, PrecisionChoice::Auto);
   EXPECT_EQ(o.checkpoint, "");
   EXPECT_EQ(o.resume, "");
   EXPECT_EQ(o.maxSteps, 0);
@@ -47,7 +48,7 @@ TEST(Cli, Defaults) {
 
 TEST(Cli, EveryFlagSeparateValue) {
   TrainOptions o = parse({"--epochs", "3", "--batch-size", "1024", "--lr", "2.5e-2", "--seed", "18446744073709551615",
-                          "--data-dir", "/d", "--dataset", "fashion", "--executor", "cpu", "--checkpoint", "a.ckpt",
+                          "--data-dir", "/d", "--dataset", "fashion", "--executor", "cpu", "--precision", "f32", "--checkpoint", "a.ckpt",
                           "--resume", "b.ckpt", "--max-steps", "20", "--quiet", "--no-graph", "--profile"});
   EXPECT_EQ(o.epochs, 3);
   EXPECT_EQ(o.batchSize, 1024);
@@ -56,6 +57,7 @@ TEST(Cli, EveryFlagSeparateValue) {
   EXPECT_EQ(o.dataDir, "/d");
   EXPECT_EQ(o.dataset, DatasetKind::Fashion);
   EXPECT_EQ(o.executor, ExecutorChoice::Cpu);
+  EXPECT_EQ(o.precision, PrecisionChoice::F32);
   EXPECT_EQ(o.checkpoint, "a.ckpt");
   EXPECT_EQ(o.resume, "b.ckpt");
   EXPECT_EQ(o.maxSteps, 20);
@@ -66,7 +68,7 @@ TEST(Cli, EveryFlagSeparateValue) {
 
 TEST(Cli, EveryFlagWithEquals) {
   TrainOptions o = parse({"--epochs=2", "--batch-size=1", "--lr=0.5", "--seed=7", "--data-dir=/x/y", "--dataset=mnist",
-                          "--executor=gpu", "--checkpoint=c=1.ckpt", "--resume=r.ckpt", "--max-steps=0"});
+                          "--executor=gpu", "--precision=tf32", "--checkpoint=c=1.ckpt", "--resume=r.ckpt", "--max-steps=0"});
   EXPECT_EQ(o.epochs, 2);
   EXPECT_EQ(o.batchSize, 1);
   EXPECT_EQ(o.lr, 0.5);
@@ -74,6 +76,7 @@ TEST(Cli, EveryFlagWithEquals) {
   EXPECT_EQ(o.dataDir, "/x/y");
   EXPECT_EQ(o.dataset, DatasetKind::Mnist);
   EXPECT_EQ(o.executor, ExecutorChoice::Gpu);
+  EXPECT_EQ(o.precision, PrecisionChoice::Tf32);
   EXPECT_EQ(o.checkpoint, "c=1.ckpt");  // only the first '=' splits
   EXPECT_EQ(o.resume, "r.ckpt");
   EXPECT_EQ(o.maxSteps, 0);
@@ -91,6 +94,8 @@ TEST(Cli, ExecutorChoices) {
   EXPECT_EQ(parse({"--executor", "cpu"}).executor, ExecutorChoice::Cpu);
   EXPECT_STREQ(executorName(ExecutorChoice::Cpu), "cpu");
   EXPECT_STREQ(datasetName(DatasetKind::Fashion), "fashion");
+  EXPECT_EQ(parse({"--precision", "auto"}).precision, PrecisionChoice::Auto);
+  EXPECT_STREQ(precisionName(PrecisionChoice::Tf32), "tf32");
 }
 
 TEST(Cli, LastValueWins) { EXPECT_EQ(parse({"--epochs", "2", "--epochs=5"}).epochs, 5); }
@@ -164,6 +169,7 @@ TEST(Cli, OutOfRange) {
 TEST(Cli, BadChoices) {
   EXPECT_CONTAINS(error({"--dataset", "cifar"}), "--dataset wants mnist or fashion, got 'cifar'");
   EXPECT_CONTAINS(error({"--executor=tpu"}), "--executor wants auto, gpu or cpu, got 'tpu'");
+  EXPECT_CONTAINS(error({"--precision=bf16"}), "--precision wants auto, tf32 or f32, got 'bf16'");
 }
 
 TEST(Cli, ErrorsAreOneLine) {

@@ -67,6 +67,23 @@ TEST(SharedLayout, NvmmaSharedIsTheHardwareSwizzle) {
   EXPECT_THROW(tile::layout::nvmmaShared(8, 48, 2, 128), std::invalid_argument) << "cols must be whole 128-byte rows";
 }
 
+/// Column-major (order [0, 1]): element (r, c) sits where the row-major layout of the
+/// transposed tile puts (c, r): dim0 contiguous, the swizzle's rows along dim1.
+TEST(SharedLayout, ColumnMajorIsTheTransposedRowMajor) {
+  for (auto [rows, cols] : {std::pair{32, 64}, {8, 16}, {64, 8}}) {
+    auto s = tile::layout::ldmatrixSwizzle(rows, 4);
+    LinearLayout inv = tile::layout::swizzledShared(rows, cols, s.vec, s.perPhase, s.maxPhase, 0).invert();
+    std::set<int64_t> seen;
+    for (int r = 0; r < rows; ++r)
+      for (int c = 0; c < cols; ++c) {
+        int64_t off = inv.apply({{"dim0", r}, {"dim1", c}})[0].second;
+        ASSERT_EQ(off, formulaOffset(c, r, rows, s.vec, s.perPhase, s.maxPhase)) << rows << "x" << cols;
+        seen.insert(off);
+      }
+    EXPECT_EQ(int64_t(seen.size()), int64_t(rows) * cols) << "a bijection onto the buffer";
+  }
+}
+
 TEST(SharedLayout, TooWideSwizzleIsRefused) {
   EXPECT_THROW(tile::layout::swizzledShared(16, 16, 8, 1, 8), std::invalid_argument);
 }

@@ -12,7 +12,8 @@ ll::LinearLayout mlir::tile::sharedTileLayout(MemDescType type) {
   if (auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(type.getEncoding()))
     return ll::nvmmaShared(tile[0], tile[1], int(sharedBytesOf(type.getElementType())), int(nvmma.getSwizzle()));
   auto enc = cast<SwizzledSharedLayoutAttr>(type.getEncoding());
-  return ll::swizzledShared(tile[0], tile[1], enc.getVec(), enc.getPerPhase(), enc.getMaxPhase());
+  return ll::swizzledShared(tile[0], tile[1], enc.getVec(), enc.getPerPhase(), enc.getMaxPhase(),
+                            int(enc.getOrder()[0]));
 }
 
 ll::LinearLayout mlir::tile::widenToBuffer(const ll::LinearLayout &l, MemDescType type) {

@@ -72,9 +72,11 @@ struct MemDescIndexLowering : OpConversionPattern<MemDescIndexOp> {
 /// and the instruction's bits through the register words, warp bits as the operand's. For
 /// operand a the word is along K (the contiguous dimension of the buffer): a block's row
 /// is a row of the tile. For b the pair is along K = dim0 while N is contiguous: .trans
-/// hands each lane the column pair. tf32 operand a (32-bit elements): a block row is four
-/// elements and each word one element, which lane i % 4 of the row gets: no pair bit, and
-/// no .trans form (b of tf32 reads element by element).
+/// hands each lane the column pair. tf32 (32-bit elements): a block row is four elements
+/// along the buffer's contiguous dimension and each word one element, which lane i % 4 of
+/// the row gets: no pair bit and no .trans form, so it serves operand a from a row-major
+/// buffer and operand b from a column-major one (K contiguous; b from a row-major buffer
+/// reads element by element).
 struct LdmatrixPlan {
   int num = 0;              ///< matrices per instruction (1, 2 or 4)
   bool trans = false;
@@ -88,8 +90,11 @@ std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType b
   const int rowElems = int(16 / elemBytes); // one 16-byte block row
   auto enc = dyn_cast<SwizzledSharedLayoutAttr>(buffer.getEncoding());
   if (!enc) return std::nullopt; // nvmma_shared tiles are read by wgmma; element-wise here
+  const int contiguous = int(enc.getOrder()[0]);
+  if (elemBytes == 2 && contiguous != 1) return std::nullopt; // 16-bit pairs: row-major buffers only
   // A block row (16 bytes) must be contiguous and aligned.
-  if (buffer.getShape()[1] % rowElems || (enc.getMaxPhase() > 1 && int(enc.getVec()) < rowElems)) return std::nullopt;
+  if (buffer.getShape()[contiguous] % rowElems || (enc.getMaxPhase() > 1 && int(enc.getVec()) < rowElems))
+    return std::nullopt;
   const ll::LinearLayout &l = regs.linear;
   const int regBits = l.getInDimSizeLog2("register");
   auto basis = [&](const char *dim, int bit) { return l.getBasis(dim, bit); };
@@ -99,9 +104,13 @@ std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType b
   if (regBits < pairBits) return std::nullopt;
   if (elemBytes == 2) {
     plan.trans = basis("register", 0)[0] != 0; // the pair runs along dim0
-  } else if (l.getInDimSizeLog2("lane") != 5 || basis("lane", 0) != ll::LinearLayout::Basis{0, 1} ||
-             basis("lane", 1) != ll::LinearLayout::Basis{0, 2}) {
-    return std::nullopt; // a lane's word must be the row's element lane % 4
+  } else {
+    // A lane's word must be the row's element lane % 4: lane bits 0-1 step the contiguous dimension.
+    auto along = [&](int32_t step) {
+      return contiguous == 1 ? ll::LinearLayout::Basis{0, step} : ll::LinearLayout::Basis{step, 0};
+    };
+    if (l.getInDimSizeLog2("lane") != 5 || basis("lane", 0) != along(1) || basis("lane", 1) != along(2))
+      return std::nullopt;
   }
   const int wordBits = regBits - pairBits;
   const int numBits = std::min(2, wordBits);

@@ -130,8 +130,9 @@ LogicalResult SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()
                                                unsigned perPhase, unsigned maxPhase, ArrayRef<unsigned> order) {
   if (!isPowerOf2(vec) || !isPowerOf2(perPhase) || !isPowerOf2(maxPhase))
     return emitError() << "vec, perPhase and maxPhase must be powers of two";
-  if (order.size() != 2 || order[0] != 1 || order[1] != 0)
-    return emitError() << "only row-major 2-D shared layouts (order = [1, 0]) are supported";
+  if (order.size() != 2 || order[0] + order[1] != 1 || order[0] > 1)
+    return emitError() << "only 2-D shared layouts, row-major (order = [1, 0]) or column-major (order = [0, 1]), "
+                          "are supported";
   return success();
 }
 

@@ -16,7 +16,14 @@ int log2Of(int64_t v) {
 }
 } // namespace
 
-LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase) {
+LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase, int contiguousDim) {
+  if (contiguousDim == 0) {
+    // The row-major layout of the transposed tile, its coordinates swapped back.
+    LinearLayout t = swizzledShared(cols, rows, vec, perPhase, maxPhase, 1);
+    std::vector<LinearLayout::Basis> offset;
+    for (const LinearLayout::Basis &b : t.getBases().begin()->second) offset.push_back({b[1], b[0]});
+    return LinearLayout({{"offset", offset}}, {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
+  }
   log2Of(vec), log2Of(perPhase), log2Of(maxPhase);
   if (int64_t(vec) * maxPhase > cols)
     throw std::invalid_argument("shared layout: vec * maxPhase (" + std::to_string(vec * maxPhase) +

@@ -32,9 +32,13 @@ unsigned contiguousPerThread(Attribute layout) {
   return 1; // slices: conservatively scalar
 }
 
+/// Consecutive addresses worth ordering lanes along when no vector width is gained: 4
+/// elements (16 bytes of f32) or more per run.
+constexpr int64_t kMinCoalescedRun = 4;
+
 /// Gives a rank >= 2 global load or store the blocked layout whose fastest dimension is
-/// the one its addresses allow the widest accesses along, when that is not its
-/// layout's fastest already.
+/// the one its addresses allow the widest accesses along (on a tie, the longest runs of
+/// consecutive addresses), when that is not its layout's fastest already.
 void orderByContiguity(func::FuncOp func) {
   AxisInfoAnalysis axis(func);
   const unsigned warps = kernelWarps(func);
@@ -52,10 +56,17 @@ void orderByContiguity(func::FuncOp func) {
     Type pointee = cast<PtrType>(type.getElementType()).getPointeeType();
     unsigned maxVec = std::max(1u, 16 / std::max(1u, pointee.getIntOrFloatBitWidth() / 8));
     int fastest = int(current.getOrder()[0]);
+    // Runs of consecutive addresses along d: where no dimension allows vectors (addresses
+    // not known to be aligned), lanes stepping along the longest runs still share sectors.
+    const AxisInfo &info = axis.get(ptr);
+    auto runs = [&](int d) { return std::min<int64_t>(info.contiguity[d], type.getDimSize(d)); };
     unsigned bestWidth = memoryVectorWidth(axis, ptr, mask, maxVec, fastest);
     int best = fastest;
-    for (int d = 0; d < int(type.getRank()); ++d)
-      if (unsigned w = memoryVectorWidth(axis, ptr, mask, maxVec, d); w > bestWidth) best = d, bestWidth = w;
+    for (int d = 0; d < int(type.getRank()); ++d) {
+      unsigned w = memoryVectorWidth(axis, ptr, mask, maxVec, d);
+      if (w > bestWidth || (w == bestWidth && runs(d) >= kMinCoalescedRun && runs(d) > runs(best)))
+        best = d, bestWidth = w;
+    }
     if (best == fastest) continue;
     BlockedLayoutAttr layout = defaultBlockedLayout(op->getContext(), type.getShape(), warps, bestWidth, best);
     OpBuilder b(op);

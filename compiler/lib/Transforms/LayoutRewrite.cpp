@@ -45,17 +45,30 @@ DenseMap<unsigned, unsigned> mlir::tile::accessVectorWidths(func::FuncOp func) {
 
 namespace {
 
-/// Whether `v` is a short computation from scalars (see rebuildableIn).
-bool isCheap(Value v, int depth = 0) {
+/// Steps of elementwise arithmetic a value may be from scalars and ranges and still count as
+/// cheap: a convolution's padding mask (a pixel's row and column, shifted, compared with
+/// the image's bounds, and'ed) is about 12.
+constexpr int kMaxCheapDepth = 16;
+
+/// Whether `v` is a short computation from scalars (see rebuildableIn). `known` remembers
+/// the answers so far (shared subexpressions are visited once).
+bool isCheap(Value v, DenseMap<Value, bool> &known, int depth = 0) {
   Operation *op = v.getDefiningOp();
-  if (!op || depth > 8) return false;
-  if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) return true;
+  if (!op || depth > kMaxCheapDepth) return false;
+  if (auto it = known.find(v); it != known.end()) return it->second;
+  bool cheap;
+  if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) cheap = true;
   // A conversion: as cheap as what it converts.
-  if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) return isCheap(cvt.getSrc(), depth + 1);
-  bool shapeOrPointer = isa<AddPtrOp, BroadcastOp, ExpandDimsOp>(op);
-  if (!shapeOrPointer && (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1)) return false;
-  return llvm::all_of(op->getOperands(),
-                      [&](Value o) { return !isa<RankedTensorType>(o.getType()) || isCheap(o, depth + 1); });
+  else if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) cheap = isCheap(cvt.getSrc(), known, depth + 1);
+  else if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp>(op) &&
+           (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1))
+    cheap = false;
+  else
+    cheap = llvm::all_of(op->getOperands(), [&](Value o) {
+      return !isa<RankedTensorType>(o.getType()) || isCheap(o, known, depth + 1);
+    });
+  known[v] = cheap;
+  return cheap;
 }
 
 /// The layout `op`'s tensor operands need for its result to be in `layout`: the same,
@@ -85,7 +98,10 @@ bool canRematerializeAs(Value v, Attribute layout) {
 
 } // namespace
 
-bool mlir::tile::rebuildableIn(Value v, Attribute layout) { return isCheap(v) && canRematerializeAs(v, layout); }
+bool mlir::tile::rebuildableIn(Value v, Attribute layout) {
+  DenseMap<Value, bool> known;
+  return isCheap(v, known) && canRematerializeAs(v, layout);
+}
 
 Value mlir::tile::rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
   Operation *op = v.getDefiningOp();

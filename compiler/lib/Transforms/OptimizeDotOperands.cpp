@@ -27,8 +27,10 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
     for (ConvertLayoutOp c : converts) {
       auto type = c.getType();
       const int elemBytes = int(type.getElementType().getIntOrFloatBitWidth() / 8);
-      auto swizzle = ::tile::layout::ldmatrixSwizzle(type.getDimSize(1), elemBytes);
-      auto shared = SwizzledSharedLayoutAttr::get(&getContext(), swizzle.vec, swizzle.perPhase, swizzle.maxPhase, {1, 0});
+      const int contiguous = kContiguousInShared(c);
+      auto swizzle = ::tile::layout::ldmatrixSwizzle(type.getDimSize(contiguous), elemBytes);
+      SmallVector<unsigned> order = contiguous == 1 ? SmallVector<unsigned>{1, 0} : SmallVector<unsigned>{0, 1};
+      auto shared = SwizzledSharedLayoutAttr::get(&getContext(), swizzle.vec, swizzle.perPhase, swizzle.maxPhase, order);
       auto buffer = MemDescType::get(&getContext(), type.getShape(), type.getElementType(), shared);
       OpBuilder b(c);
       Value m = LocalAllocOp::create(b, c.getLoc(), buffer, c.getSrc());
@@ -37,6 +39,19 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
       c.erase();
     }
     getOperation().walk([&](DotOp dot) { splitAlongK(dot); });
+  }
+
+  /// The dimension an operand buffer keeps contiguous: the rows (dim1) as a rule; K (dim0)
+  /// for a 32-bit (tf32) operand b, whose fragments ldmatrix then reads like a's (there is
+  /// no 32-bit .trans), unless the value arrives in vectors along N, which a K-contiguous
+  /// buffer would split into single-element copies.
+  static int kContiguousInShared(ConvertLayoutOp c) {
+    auto dst = cast<DotOperandLayoutAttr>(c.getType().getEncoding());
+    if (dst.getOpIdx() != 1 || c.getType().getElementType().getIntOrFloatBitWidth() != 32) return 1;
+    auto src = dyn_cast<BlockedLayoutAttr>(c.getSrc().getType().getEncoding());
+    if (!src) return 1;
+    const unsigned fastest = src.getOrder()[0];
+    return fastest == 0 || src.getSizePerThread()[fastest] == 1 ? 0 : 1;
   }
 
   /// A tensor-core dot reading both operands from buffers becomes one dot per K slice of

@@ -240,16 +240,16 @@ func.func @swizzle_max_phase(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<
 
 // -----
 
-// Only row-major tiles: column-major order is rejected ...
-// expected-error @+1 {{only row-major 2-D shared layouts (order = [1, 0]) are supported}}
-func.func @swizzle_column_major(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>>) {
+// 2-D tiles are row-major ([1, 0]) or column-major ([0, 1]): an order naming one dimension twice is rejected ...
+// expected-error @+1 {{only 2-D shared layouts, row-major (order = [1, 0]) or column-major (order = [0, 1]), are supported}}
+func.func @swizzle_repeated_order(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 1]>>) {
   return
 }
 
 // -----
 
 // ... and so is an order of another rank.
-// expected-error @+1 {{only row-major 2-D shared layouts (order = [1, 0]) are supported}}
+// expected-error @+1 {{only 2-D shared layouts, row-major (order = [1, 0]) or column-major (order = [0, 1]), are supported}}
 func.func @swizzle_rank3_order(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [2, 1, 0]>>) {
   return
 }

@@ -14,7 +14,9 @@ namespace tile::layout {
 /// (r / perPhase) % maxPhase (Triton's swizzled_shared): element (r, c) sits at
 /// r * cols + (((c / vec) ^ ((r / perPhase) % maxPhase)) * vec) + c % vec.
 /// Needs vec * maxPhase <= cols (the XOR stays inside the row).
-LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase);
+/// contiguousDim 0 is the column-major transpose: dim0 contiguous, "rows" of the swizzle
+/// along dim1 (order = [0, 1]; needs vec * maxPhase <= rows).
+LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase, int contiguousDim = 1);
 
 /// Hopper's wgmma/TMA tile (#tile.nvmma_shared): row-major in column groups of
 /// `swizzleBytes` (W = swizzleBytes / elemBytes columns), group after group, each group

@@ -19,16 +19,28 @@ namespace tile::kernels {
 
 constexpr int kBatchNormBlock = 1024, kBatchNormWarps = 8; // 4 elements per thread: no spills (ptxas sm_90)
 
-/// Per-channel partial statistics of an NCHW tensor, written by its producer: the
-/// (N, H, W) elements of each channel, in n·h·w order, fall into `tiles` tiles of `rows`
-/// elements (the last one ragged); data holds [tiles, c] sums, then [tiles, c] sums of
-/// squared deviations from each tile's own mean.
+/// Per-channel partial statistics of an NCHW tensor, written by its producer: each image's
+/// h·w elements of a channel fall into ceil(h·w / rows) tiles of `rows` elements (the last
+/// of each image ragged), tile t = image · ceil(h·w / rows) + block, `tiles` in all; data holds
+/// [tiles, c] sums, then [tiles, c] sums of squared deviations from each tile's own mean.
 struct ChannelStats {
   Address data;
   int64_t tiles, rows;
 };
 
 namespace detail {
+/// Elements in the first t tiles of ChannelStats (t a scalar or a tensor).
+inline Value statsRowsBefore(Value t, Value hw, Value rows) {
+  Value perImage = (hw + (rows - 1)) / rows;
+  return (t / perImage) * hw + minimum((t % perImage) * rows, hw);
+}
+/// Elements in tile t of ChannelStats (at least 1: a weight for empty tiles, whose sums are 0).
+inline Value statsRowsOf(Value t, Value hw, Value rows) {
+  return cast(maximum(statsRowsBefore(t + 1, hw, rows) - statsRowsBefore(t, hw, rows), 1), DType::f32);
+}
+/// Tiles of ChannelStats with `rows` elements per tile over n images of hw elements.
+inline int64_t statsTiles(int64_t n, int64_t hw, int64_t rows) { return n * ceilDiv(hw, rows); }
+
 /// Element i of channel c's (N, H, W) elements, i = n * hw + p, in an NCHW tensor.
 inline Value channelOffsets(Value i, Value c, Value channels, Value hw) {
   return (i / hw) * (channels * hw) + c * hw + i % hw;
@@ -71,7 +83,7 @@ struct BatchNorm2dForward {
       mu = sum(total) / countF;
       Value squares = for_range(0, statTiles, BLOCK, zeros({BLOCK}, DType::f32), [&](Value t0, Value acc) {
         auto [t, mask] = tiles(t0);
-        Value rows = cast(maximum(minimum(count - t * statRows, statRows), 1), DType::f32);
+        Value rows = detail::statsRowsOf(t, hw, statRows);
         Value d = load(stats + t * channels + c, mask, 0.0f) / rows - mu;
         return acc + where(mask, load(stats + (statTiles + t) * channels + c, mask, 0.0f) + rows * d * d, 0.0f);
       });
@@ -164,10 +176,10 @@ private:
     detail::checkNchw(name, n, c, h * w);
     if (!(eps > 0.0f)) fail(name, "eps must be > 0");
     if (pool && (h < 2 || w < 2)) fail(name, "pooling needs h, w >= 2 (got " + num(h) + ", " + num(w) + ")");
-    if (stats && (stats->rows < 1 || stats->tiles != ceilDiv(n * h * w, stats->rows) ||
+    if (stats && (stats->rows < 1 || stats->tiles != detail::statsTiles(n, h * w, stats->rows) ||
                   2 * stats->tiles * c > kMaxI32))
       fail(name, "the partial statistics (" + num(stats->tiles) + " tiles of " + num(stats->rows) +
-                     " rows) do not cover n x h x w = " + num(n * h * w));
+                     " rows) do not cover " + num(n) + " images of h x w = " + num(h * w));
     if (c == 0) return;
     launchKernel<BatchNorm2dForward>(l, {c}, kBatchNormWarps, stream, x, y, argmax, gamma, beta, mean, rstd,
                                      stats ? stats->data : Address(nullptr), int32_t(n), int32_t(c), int32_t(h),

@@ -1,14 +1,23 @@
 //===- Conv.h - conv2d 3x3, stride 1, pad 1, with bias: implicit GEMMs ----===//
-// NCHW float32, weights [cout, cin, 3, 3] (as PyTorch). Every product runs on `dot` (the
-// exact f32 FMA path) over tiles gathered straight from the tensors, with masks for the
+// NCHW float32, weights [cout, cin, 3, 3] (as PyTorch). Every product runs on `dot` (exact f32
+// FMA, or TF32 tensor cores) over tiles gathered straight from the tensors, with masks for the
 // zero padding and the ragged edges (no im2col buffer):
-//   forward      y[M = n·h·w, N = cout]  = im2col(x)[M, K = cin·9] · Wᵀ[K, N] + bias
-//   backward dx  dx[M = n·h·w, N = cin]  = im2col(dy)[M, K = cout·9] · W(flipped)[K, N]
+//   forward      y[M = n·h·w, N = cout]  = im2col(x)[M, K = 9·cin] · Wᵀ[K, N] + bias
+//   backward dx  dx[M = n·h·w, N = cin]  = im2col(dy)[M, K = 9·cout] · W(flipped)[K, N]
 //   backward dW  dW[M = cout, N = cin·9] = dyᵀ[M, K = n·h·w] · im2col(x)[K, N], with K split
 //                over programs into a partial-sum buffer that SumPartials reduces in a fixed
 //                order (deterministic, no atomics)
 //   backward db  db[c] = Σ over n, h, w of dy (ChannelSum; or, when a batchnorm follows,
 //                its backward's dxSum, which needs no pass of its own).
+// Each program's pixels lie in one image (blocks of BM of its h·w), so a gather of shifted
+// pixels is one contiguous run of the image per channel: coalesced along M, whatever w is.
+// Two orders of the reduction (Const TAPS); which is faster depends on the kernel (bench_conv):
+//   TAPS = 1  tap-major: K runs over the 9 taps, and within a tap over blocks of BK channels.
+//             Within one K block the spatial shift is one scalar, so the padding mask is per
+//             pixel ([BM, 1]); the weights of a block lie 9 floats apart. For channel counts ≥ BK.
+//   TAPS = 0  flat: K = channel·9 + tap in BK-wide blocks, the shift and mask per element; the
+//             forward's weights of a block are one contiguous run per output channel. Also for
+//             the first layer (1 input channel), where a tap-major block would be mostly padding.
 // The forward can also write per-tile partial statistics of y for the batchnorm that
 // follows (launchWithStats, ChannelStats): its two passes over y for mean and variance
 // are then replaced by a pass over the small partials.
@@ -44,212 +53,362 @@ inline void checkConv(const char *kernel, int64_t n, int64_t cin, int64_t h, int
 }
 } // namespace detail
 
+/// One tile configuration of a convolution kernel: block sizes, warps, the reduction order.
+struct ConvTile {
+  int bm, bn, bk, warps, taps;
+};
+
+namespace detail {
+/// Σ over K = 9 taps × channels of src[c, p + shift·((kh - 1)·w + (kw - 1))] · W(c, tap, n) for a
+/// [BM, BN] tile of one image's pixels p, tap-major (TAPS = 1): `src` points at the image,
+/// `shift` is +1 for the forward and -1 for the data gradient. `weightOffsets(c, tap)` gives W's
+/// [BK, BN] offsets for channels c ([BK, 1]) and one tap (a scalar). p, oh, ow, pMask: [BM, 1];
+/// nMask: [1, BN]. The pixels of a K block are one shifted run of the image, so the gather is
+/// contiguous along M (coalesced) and its padding mask is per pixel.
+template <class WeightOffsets>
+Value tapMajorGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value pMask, Value nMask,
+                   Value channels, Value h, Value w, int shift, int bm, int bn, int bk, int tf32,
+                   WeightOffsets weightOffsets) {
+  Value hw = h * w;
+  Value blocks = (channels + (bk - 1)) / bk;
+  return for_range(0, blocks * 9, 1, zeros({bm, bn}, DType::f32), [&](Value it, Value acc) {
+    Value tap = it / blocks;
+    Value c = (it % blocks) * bk + arange(0, bk);
+    Value dh = (tap / 3 - 1) * shift, dw = (tap % 3 - 1) * shift;
+    Value sh = oh + dh, sw = ow + dw; // [BM, 1]
+    Value inside = pMask & (sh >= 0) & (sh < h) & (sw >= 0) & (sw < w);
+    Value cMask = c < channels;
+    Value a = load(src + (p + (dh * w + dw)) + row(c) * hw, inside & row(cMask), 0.0f); // [BM, BK]
+    Value b = load(weight + weightOffsets(col(c), tap), col(cMask) & nMask, 0.0f);     // [BK, BN]
+    return dot(a, b, acc, convPrecision(tf32));
+  });
+}
+
+/// The same product in the flat order (TAPS = 0): K = channel·9 + tap in BK-wide blocks, the
+/// shift per K column. `channelsOf(ks)`/`weightOffsets(ks)` as above for [1, BK] / [BK, 1] k.
+template <class WeightOffsets>
+Value flatGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value pMask, Value nMask, Value channels,
+               Value h, Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
+  Value hw = h * w, k = channels * 9;
+  return for_range(0, k, bk, zeros({bm, bn}, DType::f32), [&](Value k0, Value acc) {
+    Value ks = k0 + arange(0, bk);
+    Value c = row(ks / 9), tap = row(ks % 9);
+    Value dh = (tap / 3 - 1) * shift, dw = (tap % 3 - 1) * shift; // [1, BK]
+    Value sh = oh + dh, sw = ow + dw;                               // [BM, BK]
+    Value inside = pMask & row(ks < k) & (sh >= 0) & (sh < h) & (sw >= 0) & (sw < w);
+    Value a = load(src + p + (c * hw + dh * w + dw), inside, 0.0f);
+    Value b = load(weight + weightOffsets(col(ks)), col(ks < k) & nMask, 0.0f); // [BK, BN]
+    return dot(a, b, acc, convPrecision(tf32));
+  });
+}
+} // namespace detail
+
 /// y[n, co, oh, ow] = bias[co] + Σ_{ci, kh, kw} x[n, ci, oh + kh - 1, ow + kw - 1] · W[co, ci, kh, kw].
-/// STATS = 1 also writes, per BM-pixel tile t and channel, the sum of y and the sum of
-/// squared deviations from the tile's mean (ChannelStats, for BatchNorm2dForward): the
-/// batchnorm then needs no pass over y for its statistics.
+/// Program (i, j): pixels [b·BM, (b+1)·BM) of image i / ceil(h·w / BM), b = i % that, and
+/// output channels [j·BN, (j+1)·BN). STATS = 1 also writes, per program i (a ChannelStats
+/// tile) and channel, the sum of y and the sum of squared deviations from the tile's mean,
+/// for BatchNorm2dForward: the batchnorm then needs no pass over y for its statistics.
 struct Conv2dForward {
   static constexpr const char *name = "conv3x3_fwd";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<float> y, Ptr<float> stats,
                                   I32 n, I32 cin, I32 h, I32 w, I32 cout, Const<int> BM, Const<int> BN, Const<int> BK,
-                                  Const<int> STATS, Const<int> TF32) {
-    Value hw = h * w, m = n * hw, k = cin * 9;
-    Value pidM = program_id(0);
-    Value rm = pidM * BM + arange(0, BM), rn = program_id(1) * BN + arange(0, BN);
-    Value img = col(rm / hw), p = col(rm % hw);
+                                  Const<int> STATS, Const<int> TF32, Const<int> TAPS) {
+    Value hw = h * w, k = cin * 9;
+    Value blocks = (hw + (BM - 1)) / BM, pid = program_id(0);
+    Value img = pid / blocks, p0 = (pid % blocks) * BM;
+    Value p = col(p0 + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
     Value oh = p / w, ow = p % w;
-    Value mMask = col(rm < m), nMask = row(rn < cout);
-    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-      Value ks = k0 + arange(0, BK);
-      Value ci = row(ks / 9), tap = row(ks % 9);
-      Value ih = oh + tap / 3 - 1, iw = ow + tap % 3 - 1; // [BM, BK]
-      Value inside = mMask & row(ks < k) & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
-      Value a = load(x + (img * cin + ci) * hw + ih * w + iw, inside, 0.0f);
-      Value b = load(weight + row(rn) * k + col(ks), col(ks < k) & nMask, 0.0f); // [BK, BN]
-      return dot(a, b, acc, detail::convPrecision(TF32));
-    });
+    Value pMask = p < hw, nMask = row(rn < cout);
+    Value src = x + img * cin * hw;
+    Value acc = TAPS ? detail::tapMajorGemm(src, weight, p, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
+                                            [&](Value c, Value tap) { return row(rn) * k + c * 9 + tap; })
+                     : detail::flatGemm(src, weight, p, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
+                                        [&](Value ks) { return row(rn) * k + ks; });
     acc = acc + row(load(bias + rn, rn < cout, 0.0f));
-    store(y + (img * cout + row(rn)) * hw + p, acc, mMask & nMask);
+    store(y + img * cout * hw + row(rn) * hw + p, acc, pMask & nMask);
     if (STATS) {
-      Value rows = cast(minimum(m - pidM * BM, BM), DType::f32);
-      Value tileSum = sum(where(mMask, acc, 0.0f), 0);
-      Value d = where(mMask, acc - row(tileSum / rows), 0.0f);
-      Value tiles = (m + (BM - 1)) / BM;
-      store(stats + pidM * cout + rn, tileSum, rn < cout);
-      store(stats + (tiles + pidM) * cout + rn, sum(d * d, 0), rn < cout);
+      Value rows = cast(minimum(hw - p0, BM), DType::f32);
+      Value tileSum = sum(where(pMask, acc, 0.0f), 0);
+      Value d = where(pMask, acc - row(tileSum / rows), 0.0f);
+      Value tiles = n * blocks;
+      store(stats + pid * cout + rn, tileSum, rn < cout);
+      store(stats + (tiles + pid) * cout + rn, sum(d * d, 0), rn < cout);
     }
   };
-  static constexpr std::array params{"x", "weight", "bias", "y",  "stats", "n",     "cin", "h",
-                                     "w", "cout",   "BM",   "BN", "BK",    "STATS", "TF32"};
-  static constexpr int kBM = 32, kBN = 32, kBK = 8, kWarps = 4; // no spills (ptxas sm_90)
+  static constexpr std::array params{"x",    "weight", "bias", "y",  "stats", "n",     "cin",  "h",
+                                     "w",    "cout",   "BM",   "BN", "BK",    "STATS", "TF32", "TAPS"};
+
+  /// The tile launch() uses: exact f32 on 32×32×8 FMA tiles (no spills on sm_90); TF32 on
+  /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
+  /// bench/NOTES.md). The flat order wins here: its K blocks read each output channel's
+  /// weights as one contiguous run, a tap-major block reads them 9 floats apart.
+  static ConvTile tile(int64_t cin, ConvPrecision precision) {
+    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, cin >= 8 ? 1 : 0};
+    return cin >= 16 ? ConvTile{128, 64, 16, 8, 0} : ConvTile{128, 32, 8, 4, 0};
+  }
+  /// Every tile a launch can ask for in `precision`: the policy's and the bench's sweep (bench_conv).
+  static std::vector<ConvTile> tiles(ConvPrecision precision) {
+    if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
+    return {{64, 32, 8, 4, 0},   {128, 32, 8, 4, 0},  {64, 64, 32, 4, 1},
+            {128, 64, 32, 8, 1}, {128, 64, 32, 8, 0}, {128, 64, 16, 8, 0}};
+  }
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
-    for (int tf32 = 0; tf32 < 2; ++tf32)
-      for (int stats = 0; stats < 2; ++stats) v.push_back({{kBM, kBN, kBK, stats, tf32}, kWarps});
+    for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
+      for (ConvTile t : tiles(p))
+        for (int stats = 0; stats < 2; ++stats) v.push_back({{t.bm, t.bn, t.bk, stats, int(p), t.taps}, t.warps});
     return v;
   }
 
   /// The partial statistics launchWithStats writes into `data` (statsElements() floats).
-  static ChannelStats channelStats(Address data, int64_t n, int64_t h, int64_t w) {
-    return {data, ceilDiv(n * h * w, kBM), kBM};
+  static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w,
+                                   ConvPrecision precision) {
+    const int64_t rows = tile(cin, precision).bm;
+    return {data, detail::statsTiles(n, h * w, rows), rows};
   }
+  /// Enough for every tile (the fewest rows per tile: the most tiles).
   static int64_t statsElements(int64_t n, int64_t h, int64_t w, int64_t cout) {
-    return 2 * ceilDiv(n * h * w, kBM) * cout;
+    return 2 * detail::statsTiles(n, h * w, kMinTileRows) * cout;
   }
+  static constexpr int kMinTileRows = 32;
 
   /// x [n, cin, h, w], weight [cout, cin, 3, 3], bias [cout] -> y [n, cout, h, w].
   static void launch(Launcher &l, Address x, Address weight, Address bias, Address y, int64_t n, int64_t cin,
                      int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
                      ConvPrecision precision = ConvPrecision::Exact) {
-    run(l, x, weight, bias, y, nullptr, n, cin, h, w, cout, stream, precision);
+    launchTile(l, tile(cin, precision), x, weight, bias, y, nullptr, n, cin, h, w, cout, stream, precision);
   }
   /// As launch(), also writing y's per-channel partial statistics into `stats`
   /// (statsElements() floats; pass channelStats(stats, ...) to BatchNorm2dForward).
   static void launchWithStats(Launcher &l, Address x, Address weight, Address bias, Address y, Address stats,
                               int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
                               ConvPrecision precision = ConvPrecision::Exact) {
-    run(l, x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision);
+    launchTile(l, tile(cin, precision), x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision);
   }
-
-private:
-  static void run(Launcher &l, Address x, Address weight, Address bias, Address y, const Address *stats, int64_t n,
-                  int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision) {
+  /// One of tiles(precision), stats optional: for benchmarks and tests.
+  static void launchTile(Launcher &l, ConvTile t, Address x, Address weight, Address bias, Address y,
+                         const Address *stats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
+                         CUstream stream, ConvPrecision precision) {
     detail::checkConv(name, n, cin, h, w, cout);
+    const int64_t programs = detail::statsTiles(n, h * w, t.bm);
     if (stats && statsElements(n, h, w, cout) > kMaxI32) fail(name, "the partial statistics exceed int32 indexing");
-    launchKernel<Conv2dForward>(l, {ceilDiv(n * h * w, kBM), ceilDiv(cout, kBN)}, kWarps, stream, x, weight, bias, y,
+    launchKernel<Conv2dForward>(l, {programs, ceilDiv(cout, t.bn)}, t.warps, stream, x, weight, bias, y,
                                 stats ? *stats : Address(nullptr), int32_t(n), int32_t(cin), int32_t(h), int32_t(w),
-                                int32_t(cout), kBM, kBN, kBK, stats ? 1 : 0, int(precision));
+                                int32_t(cout), t.bm, t.bn, t.bk, stats ? 1 : 0, int(precision), t.taps);
   }
 };
 TILE_LIBRARY_KERNEL(Conv2dForward);
 
 /// dx[n, ci, ih, iw] = Σ_{co, kh, kw} dy[n, co, ih + 1 - kh, iw + 1 - kw] · W[co, ci, kh, kw].
+/// Programs as Conv2dForward's, over dx's pixels and input channels.
 struct Conv2dBackwardData {
   static constexpr const char *name = "conv3x3_bwd_data";
-  static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, I32 n, I32 cin, I32 h, I32 w,
-                                  I32 cout, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> TF32) {
-    Value hw = h * w, m = n * hw, k = cout * 9;
-    Value rm = program_id(0) * BM + arange(0, BM), rn = program_id(1) * BN + arange(0, BN);
-    Value img = col(rm / hw), p = col(rm % hw);
+  static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, [[maybe_unused]] I32 n, I32 cin,
+                                  I32 h, I32 w, I32 cout, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> TF32,
+                                  Const<int> TAPS) {
+    Value hw = h * w;
+    Value blocks = (hw + (BM - 1)) / BM, pid = program_id(0);
+    Value img = pid / blocks;
+    Value p = col((pid % blocks) * BM + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
     Value ih = p / w, iw = p % w;
-    Value mMask = col(rm < m), nMask = row(rn < cin);
-    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-      Value ks = k0 + arange(0, BK);
-      Value co = ks / 9, tap = ks % 9;
-      Value oh = ih + 1 - row(tap / 3), ow = iw + 1 - row(tap % 3); // [BM, BK]
-      Value inside = mMask & row(ks < k) & (oh >= 0) & (oh < h) & (ow >= 0) & (ow < w);
-      Value a = load(dy + (img * cout + row(co)) * hw + oh * w + ow, inside, 0.0f);
-      Value b = load(weight + (col(co) * cin + row(rn)) * 9 + col(tap), col(ks < k) & nMask, 0.0f); // [BK, BN]
-      return dot(a, b, acc, detail::convPrecision(TF32));
-    });
-    store(dx + (img * cin + row(rn)) * hw + p, acc, mMask & nMask);
+    Value pMask = p < hw, nMask = row(rn < cin);
+    Value src = dy + img * cout * hw;
+    Value acc =
+        TAPS ? detail::tapMajorGemm(src, weight, p, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
+                                    [&](Value c, Value tap) { return (c * cin + row(rn)) * 9 + tap; })
+             : detail::flatGemm(src, weight, p, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
+                                [&](Value ks) { return ((ks / 9) * cin + row(rn)) * 9 + ks % 9; });
+    store(dx + img * cin * hw + row(rn) * hw + p, acc, pMask & nMask);
   };
-  static constexpr std::array params{"dy", "weight", "dx", "n", "cin", "h", "w", "cout", "BM", "BN", "BK", "TF32"};
-  static constexpr int kBM = 32, kBN = 32, kBK = 8, kWarps = 4; // no spills (ptxas sm_90)
-  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK, 0}, kWarps}, {{kBM, kBN, kBK, 1}, kWarps}}; }
+  static constexpr std::array params{"dy", "weight", "dx", "n",  "cin",  "h",   "w",
+                                     "cout", "BM",   "BN", "BK", "TF32", "TAPS"};
+
+  static ConvTile tile(int64_t cout, ConvPrecision precision) {
+    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, cout >= 8 ? 1 : 0};
+    return cout >= 16 ? ConvTile{128, 32, 32, 8, 1} : ConvTile{64, 32, 8, 4, 0};
+  }
+  static std::vector<ConvTile> tiles(ConvPrecision precision) {
+    if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
+    return {{64, 32, 8, 4, 0}, {64, 32, 16, 4, 1}, {64, 32, 32, 4, 1}, {128, 32, 32, 4, 1}, {128, 32, 32, 8, 1}};
+  }
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
+      for (ConvTile t : tiles(p)) v.push_back({{t.bm, t.bn, t.bk, int(p), t.taps}, t.warps});
+    return v;
+  }
 
   /// dy [n, cout, h, w], weight [cout, cin, 3, 3] -> dx [n, cin, h, w].
   static void launch(Launcher &l, Address dy, Address weight, Address dx, int64_t n, int64_t cin, int64_t h,
                      int64_t w, int64_t cout, CUstream stream = nullptr,
                      ConvPrecision precision = ConvPrecision::Exact) {
+    launchTile(l, tile(cout, precision), dy, weight, dx, n, cin, h, w, cout, stream, precision);
+  }
+  static void launchTile(Launcher &l, ConvTile t, Address dy, Address weight, Address dx, int64_t n, int64_t cin,
+                         int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision) {
     detail::checkConv(name, n, cin, h, w, cout);
-    launchKernel<Conv2dBackwardData>(l, {ceilDiv(n * h * w, kBM), ceilDiv(cin, kBN)}, kWarps, stream, dy, weight, dx,
-                                     int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), kBM, kBN, kBK,
-                                     int(precision));
+    launchKernel<Conv2dBackwardData>(l, {detail::statsTiles(n, h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
+                                     dy, weight, dx, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
+                                     t.bm, t.bn, t.bk, int(precision), t.taps);
   }
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardData);
 
-/// partial[s, co, ci·9 + kh·3 + kw] = Σ over the pixels k = (n, oh, ow) of split s
-/// ([s·kPerSplit, (s+1)·kPerSplit)) of dy[n, co, oh, ow] · x[n, ci, oh + kh - 1, ow + kw - 1].
-/// Grid: (cdiv(cout, BM) · cdiv(cin·9, BN), splits).
+/// partial[s, co, ci·9 + kh·3 + kw] = Σ over the pixels (i, oh, ow) of split s of
+/// dy[i, co, oh, ow] · x[i, ci, oh + kh - 1, ow + kw - 1]. The reduction runs over items: BK-pixel
+/// blocks of one image (image i has ceil(h·w / BK) of them, item = i · that + block), split s
+/// taking items [s·itemsPerSplit, (s+1)·itemsPerSplit); within an item the pixels are one run of
+/// the image, so both gathers are contiguous along K.
+/// TAPS = 0: N = (ci, tap) flat, grid (cdiv(cout, BM) · cdiv(cin·9, BN), splits).
+/// TAPS = 1: one tap per program, N = ci, grid (9 · cdiv(cout, BM) · cdiv(cin, BN), splits):
+/// the gather's shift is a scalar and its padding mask per pixel.
 struct Conv2dBackwardWeight {
   static constexpr const char *name = "conv3x3_bwd_weight";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> dy, Ptr<float> partial, I32 n, I32 cin, I32 h, I32 w,
-                                  I32 cout, I32 kPerSplit, Const<int> BM, Const<int> BN, Const<int> BK,
-                                  Const<int> TF32) {
-    Value hw = h * w, kTotal = n * hw, nTotal = cin * 9;
-    Value tilesN = (nTotal + (BN - 1)) / BN;
-    Value rm = (program_id(0) / tilesN) * BM + arange(0, BM), rn = (program_id(0) % tilesN) * BN + arange(0, BN);
-    Value ci = row(rn / 9), tap = row(rn % 9);
-    Value kh = tap / 3, kw = tap % 3;
-    Value mMask = col(rm < cout), nMask = row(rn < nTotal);
+                                  I32 cout, I32 itemsPerSplit, Const<int> BM, Const<int> BN, Const<int> BK,
+                                  Const<int> TF32, Const<int> TAPS) {
+    Value hw = h * w, nTotal = cin * 9;
+    Value blocks = (hw + (BK - 1)) / BK;
     Value split = program_id(1);
-    Value lo = split * kPerSplit, hi = minimum(lo + kPerSplit, kTotal);
-    Value acc = for_range(lo, hi, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-      Value ks = k0 + arange(0, BK);
-      Value kMask = ks < hi;
-      Value img = ks / hw, p = ks % hw;
-      Value a = load(dy + (row(img) * cout + col(rm)) * hw + row(p), mMask & row(kMask), 0.0f); // [BM, BK]
-      Value ih = col(p / w) + kh - 1, iw = col(p % w) + kw - 1;                                  // [BK, BN]
-      Value inside = col(kMask) & nMask & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
-      Value b = load(x + (col(img) * cin + ci) * hw + ih * w + iw, inside, 0.0f);
-      return dot(a, b, acc, detail::convPrecision(TF32));
-    });
-    store(partial + split * (cout * nTotal) + col(rm) * nTotal + row(rn), acc, mMask & nMask);
+    Value lo = split * itemsPerSplit, hi = minimum(lo + itemsPerSplit, n * blocks);
+    Value out = partial + split * (cout * nTotal);
+    // dy's [BM, BK] tile of item `it` for output channels rm ([BM, 1]), and the item's pixels.
+    auto dyTile = [&](Value it, Value rm, Value mMask) {
+      Value img = it / blocks, p = (it % blocks) * BK + arange(0, BK);
+      Value pMask = p < hw;
+      Value a = load(dy + img * cout * hw + rm * hw + row(p), mMask & row(pMask), 0.0f);
+      return std::tuple{a, img, p, pMask};
+    };
+    if (TAPS) {
+      Value tilesN = (cin + (BN - 1)) / BN, tilesMN = ((cout + (BM - 1)) / BM) * tilesN;
+      Value tap = program_id(0) / tilesMN, t = program_id(0) % tilesMN;
+      Value rm = col((t / tilesN) * BM + arange(0, BM)), ci = row((t % tilesN) * BN + arange(0, BN));
+      Value dh = tap / 3 - 1, dw = tap % 3 - 1;
+      Value mMask = rm < cout, nMask = ci < cin;
+      Value acc = for_range(lo, hi, 1, zeros({BM, BN}, DType::f32), [&](Value it, Value acc) {
+        auto [a, img, p, pMask] = dyTile(it, rm, mMask);
+        Value ih = col(p / w + dh), iw = col(p % w + dw); // [BK, 1]
+        Value inside = col(pMask) & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
+        Value b = load(x + img * cin * hw + (col(p) + (dh * w + dw)) + ci * hw, inside & nMask, 0.0f); // [BK, BN]
+        return dot(a, b, acc, detail::convPrecision(TF32));
+      });
+      store(out + rm * nTotal + ci * 9 + tap, acc, mMask & nMask);
+    } else {
+      Value tilesN = (nTotal + (BN - 1)) / BN;
+      Value rm = col((program_id(0) / tilesN) * BM + arange(0, BM)), rn = (program_id(0) % tilesN) * BN + arange(0, BN);
+      Value ci = row(rn / 9), tap = row(rn % 9);
+      Value dh = tap / 3 - 1, dw = tap % 3 - 1; // [1, BN]
+      Value mMask = rm < cout, nMask = row(rn < nTotal);
+      Value acc = for_range(lo, hi, 1, zeros({BM, BN}, DType::f32), [&](Value it, Value acc) {
+        auto [a, img, p, pMask] = dyTile(it, rm, mMask);
+        Value ih = col(p / w) + dh, iw = col(p % w) + dw; // [BK, BN]
+        Value inside = col(pMask) & nMask & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
+        Value b = load(x + img * cin * hw + col(p) + (ci * hw + dh * w + dw), inside, 0.0f);
+        return dot(a, b, acc, detail::convPrecision(TF32));
+      });
+      store(out + rm * nTotal + row(rn), acc, mMask & nMask);
+    }
   };
-  static constexpr std::array params{"x",    "dy",         "partial", "n",  "cin", "h",
-                                     "w",    "cout",       "k_per_split", "BM", "BN", "BK", "TF32"};
-  static constexpr int kBM = 32, kBN = 32, kBK = 8, kWarps = 4; // no spills (ptxas sm_90)
-  static constexpr int64_t kTargetPerSplit = 1024, kMaxSplits = 256;
-  static std::vector<Variant> variants() { return {{{kBM, kBN, kBK, 0}, kWarps}, {{kBM, kBN, kBK, 1}, kWarps}}; }
+  static constexpr std::array params{"x",  "dy", "partial", "n",  "cin",  "h",   "w",
+                                     "cout", "items_per_split", "BM", "BN", "BK", "TF32", "TAPS"};
+  /// Splits of the pixels: enough for kTargetPrograms programs, each with at least
+  /// kMinPerSplit pixels (fewer do not pay their partial tile's store and reduction), at most
+  /// kMaxSplits.
+  static constexpr int64_t kTargetPrograms = 1056, kMinPerSplit = 256, kMaxSplits = 256;
 
-  /// Pixels per split (a multiple of BK) and the number of splits for n·h·w pixels.
-  static std::pair<int64_t, int64_t> splitting(int64_t pixels) {
-    int64_t splits = std::min(kMaxSplits, std::max<int64_t>(1, ceilDiv(pixels, kTargetPerSplit)));
-    int64_t per = ceilDiv(ceilDiv(pixels, splits), kBK) * kBK;
-    return {per, ceilDiv(pixels, per)};
+  /// Exact f32 on 32×32×8 FMA tiles; TF32 one tap per program where cin fills a tile, with
+  /// 64-row tiles once the pixels give programs enough (below, 32 rows keep the SMs busy).
+  static ConvTile tile(int64_t cin, ConvPrecision precision, int64_t pixels) {
+    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
+    if (cin < 16) return {32, 32, 16, 4, 0};
+    return pixels >= kLargePixels ? ConvTile{64, 32, 16, 8, 1} : ConvTile{32, 32, 32, 4, 1};
   }
-  /// Floats of the partial-sum buffer launch() needs.
+  static constexpr int64_t kLargePixels = 65536;
+  static std::vector<ConvTile> tiles(ConvPrecision precision) {
+    if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
+    return {{32, 32, 8, 4, 0}, {32, 32, 16, 4, 0}, {32, 32, 32, 4, 1}, {64, 32, 16, 8, 1}, {64, 64, 32, 8, 1}};
+  }
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
+      for (ConvTile t : tiles(p)) v.push_back({{t.bm, t.bn, t.bk, int(p), t.taps}, t.warps});
+    return v;
+  }
+
+  /// Output tiles (programs per split) of tile t.
+  static int64_t tilesPerSplit(ConvTile t, int64_t cin, int64_t cout) {
+    return t.taps ? 9 * ceilDiv(cout, t.bm) * ceilDiv(cin, t.bn) : ceilDiv(cout, t.bm) * ceilDiv(cin * 9, t.bn);
+  }
+  /// Items (BK-pixel blocks of one image) per split, and the splits, for n images of hw pixels.
+  static std::pair<int64_t, int64_t> splitting(int64_t n, int64_t hw, int64_t cin, int64_t cout, ConvTile t) {
+    const int64_t items = n * ceilDiv(hw, t.bk);
+    const int64_t wanted = std::min(ceilDiv(n * hw, kMinPerSplit), ceilDiv(kTargetPrograms, tilesPerSplit(t, cin, cout)));
+    const int64_t per = ceilDiv(items, std::clamp<int64_t>(wanted, 1, kMaxSplits));
+    return {per, ceilDiv(items, per)};
+  }
+  /// Floats of the partial-sum buffer launch() needs (for any tile: never more splits than
+  /// ceil(n·h·w / kMinPerSplit), at most kMaxSplits).
   static int64_t workspaceElements(int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout) {
-    return splitting(n * h * w).second * cout * cin * 9;
+    return std::clamp<int64_t>(ceilDiv(n * h * w, kMinPerSplit), 1, kMaxSplits) * cout * cin * 9;
   }
 
   /// x [n, cin, h, w], dy [n, cout, h, w] -> dweight [cout, cin, 3, 3], through
   /// `workspace` (workspaceElements() floats).
   static void launch(Launcher &l, Address x, Address dy, Address dweight, Address workspace,
                      int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                     CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact);
+                     CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact) {
+    launchTile(l, tile(cin, precision, n * h * w), x, dy, dweight, workspace, workspaceFloats, n, cin, h, w, cout,
+               stream, precision);
+  }
+  static void launchTile(Launcher &l, ConvTile t, Address x, Address dy, Address dweight, Address workspace,
+                         int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
+                         CUstream stream, ConvPrecision precision);
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardWeight);
 
-/// out[j] = Σ_{s < splits} part[s·len + j] in increasing s (reproducible).
+/// out[j] = Σ_{s < splits} part[s·len + j] in a fixed order (reproducible): SPLITS partials at
+/// a time for BLOCK outputs per program, each summed column-wise into its row of the
+/// accumulator, whose rows are added last (a short dependent chain however many splits).
 struct SumPartials {
   static constexpr const char *name = "sum_partials";
-  static constexpr auto body = [](Ptr<float> part, Ptr<float> out, I32 len, I32 splits, Const<int> BLOCK) {
+  static constexpr auto body = [](Ptr<float> part, Ptr<float> out, I32 len, I32 splits, Const<int> BLOCK,
+                                  Const<int> SPLITS) {
     Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
     Value mask = offs < len;
-    Value acc = for_range(0, splits, 1, zeros({BLOCK}, DType::f32),
-                          [&](Value s, Value acc) { return acc + load(part + s * len + offs, mask, 0.0f); });
-    store(out + offs, acc, mask);
+    Value acc = for_range(0, splits, SPLITS, zeros({SPLITS, BLOCK}, DType::f32), [&](Value s0, Value acc) {
+      Value s = s0 + arange(0, SPLITS);
+      return acc + load(part + col(s) * len + row(offs), col(s < splits) & row(mask), 0.0f);
+    });
+    store(out + offs, sum(acc, 0), mask);
   };
-  static constexpr std::array params{"part", "out", "len", "splits", "BLOCK"};
-  static constexpr int kBlock = 256, kWarps = 2;
-  static std::vector<Variant> variants() { return {{{kBlock}, kWarps}}; }
+  static constexpr std::array params{"part", "out", "len", "splits", "BLOCK", "SPLITS"};
+  static constexpr int kBlock = 64, kSplits = 16, kWarps = 4;
+  static std::vector<Variant> variants() { return {{{kBlock, kSplits}, kWarps}}; }
 
   static void launch(Launcher &l, Address part, Address out, int64_t len, int64_t splits, CUstream stream = nullptr) {
     checkRange(name, "splits", splits, 1, kMaxI32);
     checkRange(name, "len", len, 0, kMaxI32 - kBlock);
-    if (splits * len > kMaxI32) fail(name, "splits x len = " + num(splits) + " x " + num(len) + " exceeds int32 indexing");
+    if ((ceilDiv(splits, kSplits) * kSplits) * len + kBlock > kMaxI32) fail(name, "splits x len = " + num(splits) + " x " + num(len) + " exceeds int32 indexing");
     if (len == 0) return;
     launchKernel<SumPartials>(l, {ceilDiv(len, kBlock)}, kWarps, stream, part, out, int32_t(len), int32_t(splits),
-                              kBlock);
+                              kBlock, kSplits);
   }
 };
 TILE_LIBRARY_KERNEL(SumPartials);
 
-inline void Conv2dBackwardWeight::launch(Launcher &l, Address x, Address dy, Address dweight, Address workspace,
-                                         int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w,
-                                         int64_t cout, CUstream stream, ConvPrecision precision) {
+inline void Conv2dBackwardWeight::launchTile(Launcher &l, ConvTile t, Address x, Address dy, Address dweight,
+                                             Address workspace, int64_t workspaceFloats, int64_t n, int64_t cin,
+                                             int64_t h, int64_t w, int64_t cout, CUstream stream,
+                                             ConvPrecision precision) {
   detail::checkConv(name, n, cin, h, w, cout);
-  auto [per, splits] = splitting(n * h * w);
+  auto [per, splits] = splitting(n, h * w, cin, cout, t);
   int64_t need = splits * cout * cin * 9;
   if (workspaceFloats < need)
     fail(name, "the workspace holds " + num(workspaceFloats) + " floats; " + num(need) + " needed (workspaceElements)");
   if (need > kMaxI32) fail(name, "the partial sums (" + num(need) + " floats) exceed the kernel's int32 indexing");
-  launchKernel<Conv2dBackwardWeight>(l, {ceilDiv(cout, kBM) * ceilDiv(cin * 9, kBN), splits}, kWarps, stream, x, dy,
-                                     workspace, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
-                                     int32_t(per), kBM, kBN, kBK, int(precision));
+  launchKernel<Conv2dBackwardWeight>(l, {tilesPerSplit(t, cin, cout), splits}, t.warps, stream, x, dy, workspace, int32_t(n),
+                                     int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), int32_t(per), t.bm, t.bn,
+                                     t.bk, int(precision), t.taps);
   SumPartials::launch(l, workspace, dweight, cout * cin * 9, splits, stream);
 }
 

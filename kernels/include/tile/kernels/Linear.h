@@ -1,6 +1,6 @@
 //===- Linear.h - fully connected layer: y = x·Wᵀ + b, and its gradients ---===//
-// W is [out, in] (as PyTorch). The three products run on the library matmul (f32, exact
-// FMA path, transposes as strides); the bias gradient is a column sum.
+// W is [out, in] (as PyTorch). The three products run on the library matmul (transposes as
+// strides), exact f32 FMA or, with tf32, TF32 tensor cores; the bias gradient is a column sum.
 #pragma once
 
 #include "tile/kernels/Matmul.h"
@@ -23,19 +23,27 @@ struct ColumnSum {
     store(out + cs, sum(acc, 0), cs < cols);
   };
   static constexpr std::array params{"in", "out", "rows", "cols", "row_stride", "BM", "BN"};
-  static constexpr int kBM = 16, kBN = 64, kWarps = 4;
-  static std::vector<Variant> variants() { return {{{kBM, kBN}, kWarps}}; }
+  /// Tiles of 4096 elements: few columns (a classifier's 10 classes) in tall 256 x 16 tiles,
+  /// so one program walks the rows in few dependent steps; else 64 x 64.
+  struct Tile {
+    int bm, bn;
+  };
+  static constexpr Tile kNarrow{256, 16}, kWide{64, 64};
+  static constexpr int kWarps = 4;
+  static constexpr Tile tile(int64_t cols) { return cols <= kNarrow.bn ? kNarrow : kWide; }
+  static std::vector<Variant> variants() { return {{{kNarrow.bm, kNarrow.bn}, kWarps}, {{kWide.bm, kWide.bn}, kWarps}}; }
 
   static void launch(Launcher &l, Address in, Address out, int64_t rows, int64_t cols, int64_t rowStride,
                      CUstream stream = nullptr) {
     checkRange(name, "rows", rows, 0, kMaxI32);
     checkRange(name, "cols", cols, 0, kMaxI32);
     if (rowStride < cols) fail(name, "rowStride = " + num(rowStride) + " is smaller than cols = " + num(cols));
-    if (ceilDiv(rows, kBM) * kBM * rowStride + ceilDiv(cols, kBN) * kBN > kMaxI32)
+    const Tile t = tile(cols);
+    if (ceilDiv(rows, t.bm) * t.bm * rowStride + ceilDiv(cols, t.bn) * t.bn > kMaxI32)
       fail(name, "rows * rowStride = " + num(rows) + " * " + num(rowStride) + " exceeds the kernel's int32 indexing");
     if (cols == 0) return;
-    launchKernel<ColumnSum>(l, {ceilDiv(cols, kBN)}, kWarps, stream, in, out, int32_t(rows), int32_t(cols),
-                            int32_t(rowStride), kBM, kBN);
+    launchKernel<ColumnSum>(l, {ceilDiv(cols, t.bn)}, kWarps, stream, in, out, int32_t(rows), int32_t(cols),
+                            int32_t(rowStride), t.bm, t.bn);
   }
 };
 TILE_LIBRARY_KERNEL(ColumnSum);
@@ -45,29 +53,41 @@ TILE_LIBRARY_KERNEL(ColumnSum);
 struct Linear {
   /// y = x·Wᵀ + b, then relu if `relu`.
   static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
-                      int64_t out, bool relu, CUstream stream = nullptr) {
+                      int64_t out, bool relu, CUstream stream = nullptr, bool tf32 = false) {
     MatmulF32::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out, 1,
-                      relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, false, stream);
+                      relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, tf32, stream);
   }
   /// As forward(), splitting the batch's long K over programs when few output tiles would
   /// leave the GPU idle (MatmulSplitK; workspace: forwardWorkspaceElements() floats).
   static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
-                      int64_t out, bool relu, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr) {
+                      int64_t out, bool relu, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr,
+                      bool tf32 = false) {
     MatmulSplitK::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out,
-                         relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream);
+                         relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream,
+                         tf32);
   }
   static int64_t forwardWorkspaceElements(int64_t batch, int64_t in, int64_t out) {
     return MatmulSplitK::workspaceElements(batch, out, in);
   }
   /// dx = dy·W.
   static void backwardData(Launcher &l, Address dy, Address w, Address dx, int64_t batch, int64_t in, int64_t out,
-                           CUstream stream = nullptr) {
-    MatmulF32::launch(l, dy, w, dx, dx, batch, in, out, out, 1, in, 1, in, 1, MatmulEpilogue::None, false, stream);
+                           CUstream stream = nullptr, bool tf32 = false) {
+    MatmulF32::launch(l, dy, w, dx, dx, batch, in, out, out, 1, in, 1, in, 1, MatmulEpilogue::None, tf32, stream);
   }
   /// dW = dyᵀ·x.
   static void backwardWeight(Launcher &l, Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
-                             CUstream stream = nullptr) {
-    MatmulF32::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, 1, MatmulEpilogue::None, false, stream);
+                             CUstream stream = nullptr, bool tf32 = false) {
+    MatmulF32::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, 1, MatmulEpilogue::None, tf32, stream);
+  }
+  /// As backwardWeight(), splitting the batch (the product's K) over programs when few output
+  /// tiles would leave the GPU idle (workspace: backwardWeightWorkspaceElements() floats).
+  static void backwardWeight(Launcher &l, Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
+                             Address workspace, int64_t workspaceFloats, CUstream stream = nullptr, bool tf32 = false) {
+    MatmulSplitK::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, MatmulEpilogue::None, workspace,
+                         workspaceFloats, stream, tf32);
+  }
+  static int64_t backwardWeightWorkspaceElements(int64_t batch, int64_t in, int64_t out) {
+    return MatmulSplitK::workspaceElements(out, in, batch);
   }
   /// db = Σ over the batch of dy.
   static void backwardBias(Launcher &l, Address dy, Address db, int64_t batch, int64_t out,

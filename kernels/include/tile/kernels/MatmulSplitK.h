@@ -20,48 +20,61 @@ struct MatmulSplitK {
   static constexpr const char *name = "matmul_f32_splitk";
   static constexpr auto body = [](Ptr<float> a, Ptr<float> b, Ptr<float> part, I32 m, I32 n, I32 k, I32 strideAm,
                                   I32 strideAk, I32 strideBk, I32 strideBn, I32 per, Const<int> BM, Const<int> BN,
-                                  Const<int> BK, Const<int> GROUP_M) {
+                                  Const<int> BK, Const<int> GROUP_M, Const<int> TF32) {
     Value s = program_id(1);
     Value k0 = s * per;
     Value kHere = minimum(k - k0, per);
     detail::matmulProgram(program_id(0), a + k0 * strideAk, b + k0 * strideBk, part + s * (m * n), a, m, n, kHere,
                           strideAm, strideAk, strideBk, strideBn, n, constant(1, DType::i32), BM, BN, BK, GROUP_M,
-                          int(MatmulEpilogue::None), 0);
+                          int(MatmulEpilogue::None), TF32);
   };
-  static constexpr std::array params{"a",        "b",        "part", "m",  "n",  "k",  "strideAm", "strideAk",
-                                     "strideBk", "strideBn", "per",  "BM", "BN", "BK", "GROUP_M"};
+  static constexpr std::array params{"a",        "b",        "part", "m",  "n",  "k",       "strideAm", "strideAk",
+                                     "strideBk", "strideBn", "per",  "BM", "BN", "BK", "GROUP_M", "TF32"};
   static constexpr std::array unitParams{"strideAk", "strideBn"};
-  static constexpr MatmulConfig kTile = kMatmulCudaCore;
+  /// Exact f32 on CUDA cores; TF32 on tensor cores (mma.sync m16n8k8).
+  static constexpr MatmulConfig kTile = kMatmulCudaCore, kTf32Tile = kMatmulTensorCoreStrided;
+  static constexpr const MatmulConfig &tileFor(bool tf32) { return tf32 ? kTf32Tile : kTile; }
   /// Programs wanted in all (132 SMs, several small programs each), and the least K per
   /// chunk worth a partial tile's store and reload.
   static constexpr int64_t kTargetPrograms = 528, kMinKPerSplit = 64;
-  static std::vector<Variant> variants() { return {{{kTile.bm, kTile.bn, kTile.bk, kMatmulGroupM}, kTile.numWarps}}; }
+  static std::vector<Variant> variants() {
+    return {{{kTile.bm, kTile.bn, kTile.bk, kMatmulGroupM, 0}, kTile.numWarps},
+            {{kTf32Tile.bm, kTf32Tile.bn, kTf32Tile.bk, kMatmulGroupM, 1}, kTf32Tile.numWarps}};
+  }
 
   /// (K per chunk, a multiple of 16; chunks) for an m x n x k product.
-  static std::pair<int64_t, int64_t> splitting(int64_t m, int64_t n, int64_t k) {
-    int64_t tiles = ceilDiv(m, kTile.bm) * ceilDiv(n, kTile.bn);
+  static std::pair<int64_t, int64_t> splitting(int64_t m, int64_t n, int64_t k, bool tf32 = false) {
+    const MatmulConfig &t = tileFor(tf32);
+    int64_t tiles = ceilDiv(m, t.bm) * ceilDiv(n, t.bn);
     int64_t splits = std::clamp<int64_t>(ceilDiv(kTargetPrograms, tiles), 1, std::max<int64_t>(1, k / kMinKPerSplit));
     int64_t per = ceilDiv(ceilDiv(k, splits), 16) * 16;
     return {per, ceilDiv(k, per)};
   }
   /// Whether splitting K pays: the plain matmul would not fill the GPU and K is long.
-  static bool worthSplitting(int64_t m, int64_t n, int64_t k) { return splitting(m, n, k).second > 1; }
-  /// Floats of the workspace launch() needs for any m' <= m (0 when none would split): the
-  /// splits shrink as m grows, so the largest need may lie below m.
+  static bool worthSplitting(int64_t m, int64_t n, int64_t k, bool tf32 = false) {
+    return splitting(m, n, k, tf32).second > 1;
+  }
+  /// Floats of the workspace launch() needs for any m' <= m in either precision (0 when none
+  /// would split): the splits shrink as m grows, so the largest need may lie below m.
   static int64_t workspaceElements(int64_t m, int64_t n, int64_t k) {
     int64_t most = 0;
-    for (int64_t t = 1; t <= ceilDiv(m, kTile.bm); ++t) { // splitting() depends on m's tiles only
-      int64_t mt = std::min(t * kTile.bm, m), splits = splitting(mt, n, k).second;
-      if (splits > 1) most = std::max(most, splits * mt * n);
+    for (bool tf32 : {false, true}) {
+      const MatmulConfig &tile = tileFor(tf32);
+      for (int64_t t = 1; t <= ceilDiv(m, tile.bm); ++t) { // splitting() depends on m's tiles only
+        int64_t mt = std::min(t * tile.bm, m), splits = splitting(mt, n, k, tf32).second;
+        if (splits > 1) most = std::max(most, splits * mt * n);
+      }
     }
     return most;
   }
 
-  /// As MatmulF32::launch (exact f32, C contiguous per row: strideCn = 1) with K split
-  /// over programs when worthSplitting(); workspace: workspaceElements() floats.
+  /// As MatmulF32::launch (C contiguous per row: strideCn = 1) with K split over programs
+  /// when worthSplitting(); workspace: workspaceElements() floats; tf32: TF32 tensor-core
+  /// inputs instead of exact FMA.
   static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
                      int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm,
-                     MatmulEpilogue epilogue, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr);
+                     MatmulEpilogue epilogue, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr,
+                     bool tf32 = false);
 };
 TILE_LIBRARY_KERNEL(MatmulSplitK);
 
@@ -93,30 +106,31 @@ TILE_LIBRARY_KERNEL(MatmulSplitKReduce);
 inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n,
                                  int64_t k, int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn,
                                  int64_t strideCm, MatmulEpilogue epilogue, Address workspace,
-                                 int64_t workspaceFloats, CUstream stream) {
+                                 int64_t workspaceFloats, CUstream stream, bool tf32) {
   detail::checkMatmulArgs(name, false, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, 1, false);
   if (m == 0 || n == 0) return;
-  auto [per, splits] = splitting(m, n, k);
+  auto [per, splits] = splitting(m, n, k, tf32);
   if (splits == 1) {
-    MatmulF32::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, 1, epilogue, false,
+    MatmulF32::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, 1, epilogue, tf32,
                       stream);
     return;
   }
+  const MatmulConfig &tile = tileFor(tf32);
   if (workspaceFloats < splits * m * n)
     fail(name, "the workspace holds " + num(workspaceFloats) + " floats; " + num(splits * m * n) +
                    " needed (workspaceElements)");
   // Masked-off lanes still form addresses up to the tile edges: bound those, and the
   // partials' offsets.
-  const int64_t mEdge = ceilDiv(m, kTile.bm) * kTile.bm, nEdge = ceilDiv(n, kTile.bn) * kTile.bn;
-  const int64_t kEdge = ceilDiv(k, kTile.bk) * kTile.bk + per;
+  const int64_t mEdge = ceilDiv(m, tile.bm) * tile.bm, nEdge = ceilDiv(n, tile.bn) * tile.bn;
+  const int64_t kEdge = ceilDiv(k, tile.bk) * tile.bk + per;
   if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
       (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 || splits * m * n + mEdge * nEdge > kMaxI32 ||
       (mEdge - 1) * strideCm + nEdge > kMaxI32)
     fail(name, "m, n, k = " + num(m) + ", " + num(n) + ", " + num(k) + " with these strides exceed int32 indexing");
-  launchKernel<MatmulSplitK>(l, {ceilDiv(m, kTile.bm) * ceilDiv(n, kTile.bn), splits}, kTile.numWarps, stream, a, b,
+  launchKernel<MatmulSplitK>(l, {ceilDiv(m, tile.bm) * ceilDiv(n, tile.bn), splits}, tile.numWarps, stream, a, b,
                              workspace, int32_t(m), int32_t(n), int32_t(k), int32_t(strideAm), int32_t(strideAk),
-                             int32_t(strideBk), int32_t(strideBn), int32_t(per), kTile.bm, kTile.bn, kTile.bk,
-                             kMatmulGroupM);
+                             int32_t(strideBk), int32_t(strideBn), int32_t(per), tile.bm, tile.bn, tile.bk,
+                             kMatmulGroupM, tf32 ? 1 : 0);
   launchKernel<MatmulSplitKReduce>(l, {ceilDiv(m * n, MatmulSplitKReduce::kBlock)}, MatmulSplitKReduce::kWarps, stream,
                                    workspace, bias, c, int32_t(m), int32_t(n), int32_t(strideCm), int32_t(splits),
                                    MatmulSplitKReduce::kBlock, int(epilogue));

@@ -15,6 +15,10 @@ class UsageError : public std::runtime_error {
 
 enum class DatasetKind { Mnist, Fashion };
 enum class ExecutorChoice { Auto, Gpu, Cpu };
+/// The products of the convolutions and the first linear layer: auto = TF32 tensor cores on a
+/// GPU that has them (sm_80+; PyTorch's cuDNN convolutions do the same by default), exact f32
+/// elsewhere.
+enum class PrecisionChoice { Auto, Tf32, F32 };
 
 struct TrainOptions {
   int64_t epochs = 1;        // --epochs N, >= 1
@@ -24,6 +28,7 @@ struct TrainOptions {
   std::string dataDir;       // --data-dir DIR, else <dataRoot>/<datasetDirName(dataset)>
   DatasetKind dataset = DatasetKind::Mnist;          // --dataset mnist|fashion
   ExecutorChoice executor = ExecutorChoice::Auto;    // --executor auto|gpu|cpu
+  PrecisionChoice precision = PrecisionChoice::Auto;  // --precision auto|tf32|f32
   std::string checkpoint;    // --checkpoint FILE: save after each epoch ("" = never)
   std::string resume;        // --resume FILE ("" = start fresh)
   int64_t maxSteps = 0;      // --max-steps N: stop after N steps in all (0 = whole epochs)
@@ -46,6 +51,7 @@ std::string trainUsage(const std::string &program);
 const char *datasetDirName(DatasetKind d);
 const char *datasetName(DatasetKind d);    // "mnist" / "fashion", as on the command line
 const char *executorName(ExecutorChoice e);  // "auto" / "gpu" / "cpu"
+const char *precisionName(PrecisionChoice p);  // "auto" / "tf32" / "f32"
 
 // Throws UsageError ("--batch-size 70000 is larger than the 60000 training images") when
 // batch > datasetSize.

@@ -73,12 +73,12 @@ class MnistCnn {
   /// Predicted classes of the last forward() (argmax of the logits, first on ties).
   std::vector<int32_t> predictions() const;
 
-  /// The convolutions' products on TF32 tensor cores (sm_80+; off: exact f32, what the
-  /// float64 and cuDNN checks at 1e-5 expect). Off by default; TILE_MNIST_TF32=1 in the
-  /// environment turns it on at construction (for bench/ and accuracy runs). Takes effect
-  /// at the next forward/backward (a captured step graph must be re-captured).
-  void setTf32Convolutions(bool on) { tf32Convs_ = on; }
-  bool tf32Convolutions() const { return tf32Convs_; }
+  /// The products of the convolutions and of fc1 (the large linear layer) on TF32 tensor cores
+  /// (sm_80+; off: exact f32, what the float64 and cuDNN checks at 1e-5 expect). Off by default; tile-mnist turns it on for GPUs
+  /// with tensor cores (--precision). Takes effect at the next forward/backward (a
+  /// captured step graph must be re-captured).
+  void setTf32Products(bool on) { tf32Products_ = on; }
+  bool tf32Products() const { return tf32Products_; }
 
   /// Named tensors for tests and diagnostics (e.g. "conv1.out").
   const std::vector<Tensor> &allTensors() const { return all_; }
@@ -87,7 +87,7 @@ class MnistCnn {
   kernels::Launcher &l_;
   int64_t maxBatch_;
   int64_t n_ = 0;  // images in the current batch
-  bool tf32Convs_ = false;
+  bool tf32Products_ = false;
   Arena arena_;
   std::vector<Tensor> all_;
   // Parameters (consecutive in the arena: one span), then their gradients (another span).
