@@ -22,6 +22,9 @@
 
 namespace tile::kernels {
 
+/// POOL = 2 in the backward kernels: 2x2 pooling walked window by window (h and w even).
+constexpr int kBnPoolWindows = 2;
+
 /// How a channel's `items` elements are split over programs, and the workspace needed.
 struct BatchNormSplit {
   static constexpr int kBlock = kBatchNormBlock, kWarps = kBatchNormWarps;
@@ -217,6 +220,30 @@ inline BnGradients bnGradients(Value i, Value mask, Value c, Value channels, Val
   if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
   return {offs, xc * r, gy};
 }
+
+/// The same for the four inputs of pooling windows j of channel c (h and w even: every input
+/// in exactly one window). Index arithmetic once per window instead of per element, and the
+/// argmax and pooled gradient read once for four inputs.
+inline std::array<BnGradients, 4> bnWindowGradients(Value j, Value mask, Value c, Value channels, Value h, Value w,
+                                                    Value x, Value dy, Value argmax, Value mu, Value r, Value scale,
+                                                    Value shift, int RELU) {
+  Value ow = w / 2, ohw = (h / 2) * ow;
+  Value img = j / ohw, q = j % ohw;
+  Value plane = img * channels + c;
+  Value base = plane * (h * w) + (q / ow) * (2 * w) + (q % ow) * 2;
+  Value o = plane * ohw + q;
+  Value at = cast(load(argmax + o, mask, 0), DType::i32);
+  Value pooled = load(dy + o, mask, 0.0f);
+  std::array<BnGradients, 4> out;
+  for (int k = 0; k < 4; ++k) {
+    Value offs = base + (k / 2) * w + k % 2;
+    Value xc = load(x + offs, mask, 0.0f) - mu;
+    Value gy = where(mask & (at == k), pooled, 0.0f);
+    if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
+    out[size_t(k)] = {offs, xc * r, gy};
+  }
+  return out;
+}
 } // namespace detail
 
 /// Per chunk s of `per` elements of channel c: Σ g and Σ g·x̂ into part[s, c] and
@@ -227,18 +254,32 @@ struct BatchNorm2dBackwardReduce {
                                   Ptr<float> mean, Ptr<float> rstd, Ptr<float> part, I32 n, I32 channels, I32 h, I32 w,
                                   I32 per, Const<int> BLOCK, Const<int> RELU, Const<int> POOL) {
     Value c = program_id(0), s = program_id(1);
-    Value count = n * h * w, splits = (count + per - 1) / per;
+    Value count = n * h * w, items = POOL == kBnPoolWindows ? n * (h / 2) * (w / 2) : count;
+    Value splits = (items + per - 1) / per;
     Value mu = load(mean + c), r = load(rstd + c);
     Value scale = r * load(gamma + c), shift = load(beta + c);
-    auto [lo, hi] = detail::chunkRange(s, per, count);
-    std::vector<Value> sums =
-        for_range(lo, hi, BLOCK, {zeros({BLOCK}, DType::f32), zeros({BLOCK}, DType::f32)},
-                  [&](Value i0, std::vector<Value> acc) {
-                    Value i = i0 + arange(0, BLOCK), mask = i < hi;
-                    auto g = detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU,
-                                                 POOL);
-                    return std::vector<Value>{acc[0] + g.gy, acc[1] + where(mask, g.gy * g.xhat, 0.0f)};
-                  });
+    std::vector<Value> sums;
+    if (POOL == kBnPoolWindows) {
+      const int windows = BLOCK / 4;
+      auto [lo, hi] = detail::chunkRange(s, per, items);
+      sums = for_range(lo, hi, windows, {zeros({windows}, DType::f32), zeros({windows}, DType::f32)},
+                       [&](Value j0, std::vector<Value> acc) {
+                         Value j = j0 + arange(0, windows), mask = j < hi;
+                         for (const auto &g : detail::bnWindowGradients(j, mask, c, channels, h, w, x, dy, argmax, mu,
+                                                                        r, scale, shift, RELU))
+                           acc = {acc[0] + g.gy, acc[1] + g.gy * g.xhat};
+                         return acc;
+                       });
+    } else {
+      auto [lo, hi] = detail::chunkRange(s, per, count);
+      sums = for_range(lo, hi, BLOCK, {zeros({BLOCK}, DType::f32), zeros({BLOCK}, DType::f32)},
+                       [&](Value i0, std::vector<Value> acc) {
+                         Value i = i0 + arange(0, BLOCK), mask = i < hi;
+                         auto g = detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift,
+                                                      RELU, POOL);
+                         return std::vector<Value>{acc[0] + g.gy, acc[1] + where(mask, g.gy * g.xhat, 0.0f)};
+                       });
+    }
     store(part + s * channels + c, sum(sums[0]));
     store(part + (splits + s) * channels + c, sum(sums[1]));
   };
@@ -246,7 +287,7 @@ struct BatchNorm2dBackwardReduce {
                                      "n", "channels", "h", "w",     "per",  "BLOCK", "RELU", "POOL"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
-    for (int pool = 0; pool < 2; ++pool)
+    for (int pool = 0; pool <= kBnPoolWindows; ++pool)
       for (int relu = 0; relu < 2; ++relu) v.push_back({{BatchNormSplit::kBlock, relu, pool}, BatchNormSplit::kWarps});
     return v;
   }
@@ -264,7 +305,8 @@ struct BatchNorm2dBackwardSplit {
                                   Const<int> BLOCK, Const<int> SPLITS, Const<int> RELU, Const<int> POOL,
                                   Const<int> DXSUM) {
     Value c = program_id(0), s = program_id(1);
-    Value count = n * h * w, splits = (count + per - 1) / per;
+    Value count = n * h * w, items = POOL == kBnPoolWindows ? n * (h / 2) * (w / 2) : count;
+    Value splits = (items + per - 1) / per;
     Value countF = cast(count, DType::f32);
     Value mu = load(mean + c), r = load(rstd + c);
     Value scale = r * load(gamma + c), shift = load(beta + c);
@@ -275,14 +317,30 @@ struct BatchNorm2dBackwardSplit {
       store(dgamma + c, sumGX);
     });
     Value meanG = sumG / countF, meanGX = sumGX / countF;
-    auto [lo, hi] = detail::chunkRange(s, per, count);
-    Value dxTotal = for_range(lo, hi, BLOCK, zeros({BLOCK}, DType::f32), [&](Value i0, Value acc) {
-      Value i = i0 + arange(0, BLOCK), mask = i < hi;
-      auto g = detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU, POOL);
+    auto dxOf = [&](const detail::BnGradients &g, Value mask, Value acc) {
       Value d = scale * (g.gy - meanG - g.xhat * meanGX);
       store(dx + g.offs, d, mask);
       return DXSUM ? acc + where(mask, d, 0.0f) : acc;
-    });
+    };
+    Value dxTotal;
+    if (POOL == kBnPoolWindows) {
+      const int windows = BLOCK / 4;
+      auto [lo, hi] = detail::chunkRange(s, per, items);
+      dxTotal = for_range(lo, hi, windows, zeros({windows}, DType::f32), [&](Value j0, Value acc) {
+        Value j = j0 + arange(0, windows), mask = j < hi;
+        for (const auto &g :
+             detail::bnWindowGradients(j, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU))
+          acc = dxOf(g, mask, acc);
+        return acc;
+      });
+    } else {
+      auto [lo, hi] = detail::chunkRange(s, per, count);
+      dxTotal = for_range(lo, hi, BLOCK, zeros({BLOCK}, DType::f32), [&](Value i0, Value acc) {
+        Value i = i0 + arange(0, BLOCK), mask = i < hi;
+        return dxOf(detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU, POOL),
+                    mask, acc);
+      });
+    }
     if (DXSUM) store(part + (2 * splits + s) * channels + c, sum(dxTotal));
   };
   static constexpr std::array params{"x",     "dy",   "argmax", "gamma", "beta", "mean",  "rstd",
@@ -291,7 +349,7 @@ struct BatchNorm2dBackwardSplit {
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     for (int dxSum = 0; dxSum < 2; ++dxSum)
-      for (int pool = 0; pool < 2; ++pool)
+      for (int pool = 0; pool <= kBnPoolWindows; ++pool)
         for (int relu = 0; relu < 2; ++relu)
           v.push_back({{BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu, pool, dxSum}, BatchNormSplit::kWarps});
     return v;
@@ -349,17 +407,20 @@ inline void BatchNorm2dBackwardSplit::launch(Launcher &l, Address x, Address dy,
                                              Address dbeta, Address dxSum, Address workspace, int64_t workspaceFloats,
                                              int64_t n, int64_t c, int64_t h, int64_t w, bool relu, bool pool,
                                              CUstream stream) {
-  auto [per, splits] = BatchNormSplit::splitting(n * h * w, c);
+  // Even h and w: pooling windows cover every input once, and the kernels walk windows.
+  const bool windows = pool && h % 2 == 0 && w % 2 == 0;
+  const int poolMode = windows ? kBnPoolWindows : pool ? 1 : 0;
+  auto [per, splits] = BatchNormSplit::splitting(windows ? n * (h / 2) * (w / 2) : n * h * w, c);
   detail::checkBnSplit(name, n, c, h, w, pool, 3 * splits * c, workspaceFloats);
   if (c == 0) return;
   const bool sumDx = dxSum.ptr() != 0;
   launchKernel<BatchNorm2dBackwardReduce>(l, {c, splits}, BatchNormSplit::kWarps, stream, x, dy, argmax, gamma, beta,
                                           mean, rstd, workspace, int32_t(n), int32_t(c), int32_t(h), int32_t(w),
-                                          int32_t(per), BatchNormSplit::kBlock, relu ? 1 : 0, pool ? 1 : 0);
+                                          int32_t(per), BatchNormSplit::kBlock, relu ? 1 : 0, poolMode);
   launchKernel<BatchNorm2dBackwardSplit>(l, {c, splits}, BatchNormSplit::kWarps, stream, x, dy, argmax, gamma, beta,
                                          mean, rstd, dx, dgamma, dbeta, workspace, int32_t(n), int32_t(c), int32_t(h),
                                          int32_t(w), int32_t(per), BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits,
-                                         relu ? 1 : 0, pool ? 1 : 0, sumDx ? 1 : 0);
+                                         relu ? 1 : 0, poolMode, sumDx ? 1 : 0);
   if (sumDx) SumPartials::launch(l, workspace.plus<float>(2 * splits * c), dxSum, c, splits, stream);
 }
 

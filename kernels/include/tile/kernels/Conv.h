@@ -382,7 +382,7 @@ struct SumPartials {
     store(out + offs, sum(acc, 0), mask);
   };
   static constexpr std::array params{"part", "out", "len", "splits", "BLOCK", "SPLITS"};
-  static constexpr int kBlock = 64, kSplits = 16, kWarps = 4;
+  static constexpr int kBlock = 64, kSplits = 32, kWarps = 4;
   static std::vector<Variant> variants() { return {{{kBlock, kSplits}, kWarps}}; }
 
   static void launch(Launcher &l, Address part, Address out, int64_t len, int64_t splits, CUstream stream = nullptr) {

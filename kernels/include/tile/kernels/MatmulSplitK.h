@@ -78,26 +78,31 @@ struct MatmulSplitK {
 };
 TILE_LIBRARY_KERNEL(MatmulSplitK);
 
-/// c[i, j] = Σ_s part[s, i, j] (+ bias[j]) (relu), s increasing; BLOCK elements of the
-/// m x n output per program.
+/// c[i, j] = Σ_s part[s, i, j] (+ bias[j]) (relu) in a fixed order (reproducible): SPLITS
+/// partials at a time for BLOCK elements of the m x n output per program (as SumPartials:
+/// a short dependent chain however many splits).
 struct MatmulSplitKReduce {
   static constexpr const char *name = "matmul_splitk_reduce";
   static constexpr auto body = [](Ptr<float> part, Ptr<float> bias, Ptr<float> c, I32 m, I32 n, I32 strideCm,
-                                  I32 splits, Const<int> BLOCK, Const<int> EPILOGUE) {
+                                  I32 splits, Const<int> BLOCK, Const<int> SPLITS, Const<int> EPILOGUE) {
     Value idx = program_id(0) * BLOCK + arange(0, BLOCK);
     Value len = m * n, mask = idx < len;
-    Value acc = for_range(0, splits, 1, zeros({BLOCK}, DType::f32),
-                          [&](Value s, Value acc) { return acc + load(part + s * len + idx, mask, 0.0f); });
+    Value partial = for_range(0, splits, SPLITS, zeros({SPLITS, BLOCK}, DType::f32), [&](Value s0, Value acc) {
+      Value s = s0 + arange(0, SPLITS);
+      return acc + load(part + col(s) * len + row(idx), col(s < splits) & row(mask), 0.0f);
+    });
+    Value acc = sum(partial, 0);
     Value i = idx / n, j = idx % n;
     if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + load(bias + j, mask, 0.0f);
     if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
     store(c + i * strideCm + j, acc, mask);
   };
-  static constexpr std::array params{"part", "bias", "c", "m", "n", "strideCm", "splits", "BLOCK", "EPILOGUE"};
-  static constexpr int kBlock = 256, kWarps = 2;
+  static constexpr std::array params{"part", "bias", "c", "m", "n", "strideCm", "splits", "BLOCK", "SPLITS",
+                                     "EPILOGUE"};
+  static constexpr int kBlock = 128, kSplits = 16, kWarps = 4;
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
-    for (int epilogue = 0; epilogue < 3; ++epilogue) v.push_back({{kBlock, epilogue}, kWarps});
+    for (int epilogue = 0; epilogue < 3; ++epilogue) v.push_back({{kBlock, kSplits, epilogue}, kWarps});
     return v;
   }
 };
@@ -124,7 +129,8 @@ inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, A
   const int64_t mEdge = ceilDiv(m, tile.bm) * tile.bm, nEdge = ceilDiv(n, tile.bn) * tile.bn;
   const int64_t kEdge = ceilDiv(k, tile.bk) * tile.bk + per;
   if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
-      (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 || splits * m * n + mEdge * nEdge > kMaxI32 ||
+      (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 ||
+      (ceilDiv(splits, MatmulSplitKReduce::kSplits) * MatmulSplitKReduce::kSplits) * m * n + mEdge * nEdge > kMaxI32 ||
       (mEdge - 1) * strideCm + nEdge > kMaxI32)
     fail(name, "m, n, k = " + num(m) + ", " + num(n) + ", " + num(k) + " with these strides exceed int32 indexing");
   launchKernel<MatmulSplitK>(l, {ceilDiv(m, tile.bm) * ceilDiv(n, tile.bn), splits}, tile.numWarps, stream, a, b,
@@ -133,7 +139,7 @@ inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, A
                              kMatmulGroupM, tf32 ? 1 : 0);
   launchKernel<MatmulSplitKReduce>(l, {ceilDiv(m * n, MatmulSplitKReduce::kBlock)}, MatmulSplitKReduce::kWarps, stream,
                                    workspace, bias, c, int32_t(m), int32_t(n), int32_t(strideCm), int32_t(splits),
-                                   MatmulSplitKReduce::kBlock, int(epilogue));
+                                   MatmulSplitKReduce::kBlock, MatmulSplitKReduce::kSplits, int(epilogue));
 }
 
 } // namespace tile::kernels
