@@ -234,6 +234,53 @@ TEST_F(CudnnReference, ConvolutionForwardAndBackward) {
     }
 }
 
+// Every tile each convolution kernel declares (the policy's and bench_conv's sweep), in both
+// precisions, against cuDNN: the tiles the policy does not pick today are still compiled code
+// a launch may ask for (launchTile). Batch 5: ragged against every tile.
+TEST_F(CudnnReference, EveryDeclaredConvolutionTile) {
+  uint64_t seed = 400;
+  const int n = 5;
+  for (const ConvShape &s : kConvs) {
+    const size_t in = size_t(n) * s.cin * s.hw * s.hw, out = size_t(n) * s.cout * s.hw * s.hw;
+    const size_t wn = size_t(s.cout) * s.cin * 9;
+    Dev x = Dev::random(in, seed++), w = Dev::random(wn, seed++, 0.3f), b = Dev::random(size_t(s.cout), seed++);
+    Dev dy = Dev::random(out, seed++);
+    Dev yRef(out), dxRef(in), dwRef(wn);
+    dnn().convForward(x.ptr(), w.ptr(), b.ptr(), yRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+    dnn().convBackwardData(dy.ptr(), w.ptr(), dxRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+    dnn().convBackwardWeight(x.ptr(), dy.ptr(), dwRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+    Dev work(size_t(tk::Conv2dBackwardWeight::workspaceElements(n, s.cin, s.hw, s.hw, s.cout)));
+    for (tk::ConvPrecision p : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32}) {
+      auto check = [&](const std::string &what, tk::ConvTile t, const Dev &ours, const Dev &ref) {
+        const std::string name = std::string(s.name) + " " + what + " " + std::to_string(t.bm) + "x" +
+                                 std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" + std::to_string(t.warps) +
+                                 (t.taps ? "taps" : "flat");
+        if (p == tk::ConvPrecision::Tf32) expectTf32Close(name + " tf32", ours, ref);
+        else expectClose(name, ours, ref);
+      };
+      for (tk::ConvTile t : tk::Conv2dForward::tiles(p)) {
+        Dev y(out);
+        tk::Conv2dForward::launchTile(gpu, t, x.ptr(), w.ptr(), b.ptr(), y.ptr(), nullptr, n, s.cin, s.hw, s.hw,
+                                      s.cout, nullptr, p);
+        check("forward y", t, y, yRef);
+      }
+      for (tk::ConvTile t : tk::Conv2dBackwardData::tiles(p)) {
+        if (s.cin == 1) break; // the model needs no data gradient of its first layer; conv2's covers it
+        Dev dx(in);
+        tk::Conv2dBackwardData::launchTile(gpu, t, dy.ptr(), w.ptr(), dx.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
+                                           p);
+        check("backward dx", t, dx, dxRef);
+      }
+      for (tk::ConvTile t : tk::Conv2dBackwardWeight::tiles(p)) {
+        Dev dw(wn);
+        tk::Conv2dBackwardWeight::launchTile(gpu, t, x.ptr(), dy.ptr(), dw.ptr(), work.ptr(), int64_t(work.n), n,
+                                             s.cin, s.hw, s.hw, s.cout, nullptr, p);
+        check("backward dweight", t, dw, dwRef);
+      }
+    }
+  }
+}
+
 // Batchnorm alone (statistics in two passes over x), forward and backward.
 TEST_F(CudnnReference, BatchNormForwardAndBackward) {
   uint64_t seed = 100;
