@@ -140,10 +140,10 @@ struct Conv2dForward {
 
   /// The tile launch() uses: exact f32 on 32×32×8 FMA tiles (no spills on sm_90); TF32 on
   /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
-  /// bench/NOTES.md). The flat order wins here: its K blocks read each output channel's
-  /// weights as one contiguous run, a tap-major block reads them 9 floats apart.
+  /// bench/NOTES.md). The flat order wins in both precisions: its K blocks read each output
+  /// channel's weights as one contiguous run, a tap-major block reads them 9 floats apart.
   static ConvTile tile(int64_t cin, ConvPrecision precision) {
-    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, cin >= 8 ? 1 : 0};
+    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
     return cin >= 16 ? ConvTile{128, 64, 16, 8, 0} : ConvTile{128, 32, 8, 4, 0};
   }
   /// Every tile a launch can ask for in `precision`: the policy's and the bench's sweep (bench_conv).
