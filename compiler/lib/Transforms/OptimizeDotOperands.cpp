@@ -27,7 +27,7 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
     for (ConvertLayoutOp c : converts) {
       auto type = c.getType();
       const int elemBytes = int(type.getElementType().getIntOrFloatBitWidth() / 8);
-      const int contiguous = kContiguousInShared(c);
+      const int contiguous = contiguousDimInShared(c);
       auto swizzle = ::tile::layout::ldmatrixSwizzle(type.getDimSize(contiguous), elemBytes);
       SmallVector<unsigned> order = contiguous == 1 ? SmallVector<unsigned>{1, 0} : SmallVector<unsigned>{0, 1};
       auto shared = SwizzledSharedLayoutAttr::get(&getContext(), swizzle.vec, swizzle.perPhase, swizzle.maxPhase, order);
@@ -45,7 +45,7 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
   /// for a 32-bit (tf32) operand b, whose fragments ldmatrix then reads like a's (there is
   /// no 32-bit .trans), unless the value arrives in vectors along N, which a K-contiguous
   /// buffer would split into single-element copies.
-  static int kContiguousInShared(ConvertLayoutOp c) {
+  static int contiguousDimInShared(ConvertLayoutOp c) {
     auto dst = cast<DotOperandLayoutAttr>(c.getType().getEncoding());
     if (dst.getOpIdx() != 1 || c.getType().getElementType().getIntOrFloatBitWidth() != 32) return 1;
     auto src = dyn_cast<BlockedLayoutAttr>(c.getSrc().getType().getEncoding());

@@ -148,3 +148,32 @@ func.func @transposed_store(%in: !tile.ptr<f32> {tile.divisibility = 16 : i32}, 
   tile.store %pout, %v : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
   return
 }
+
+// -----
+
+// A gather down the columns whose start is not known to be aligned (a convolution's shifted
+// pixels: base + rows[:, None] + cols[None, :] * hw with a runtime shift): no dimension allows
+// vectors, but dimension 0 runs 64 addresses long, so lanes step along it (coalesced scalar
+// accesses) instead of along the rows, hw apart.
+// CHECK-DAG: #[[COLS:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [{{.*}}], order = [0, 1]>
+// CHECK-LABEL: func.func @unaligned_runs
+// CHECK: tile.load {{.*}} {tile.vec = 1 : i32} : tensor<64x32x!tile.ptr<f32>, #[[COLS]]>
+func.func @unaligned_runs(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %shift: i32, %hw: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %c = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %rows = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %ss = tile.splat %shift : tensor<64x1xi32>
+  %shifted = arith.addi %rows, %ss : tensor<64x1xi32>
+  %hws = tile.splat %hw : tensor<1x32xi32>
+  %chw = arith.muli %cols, %hws : tensor<1x32xi32>
+  %rb = tile.broadcast %shifted : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb = tile.broadcast %chw : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %rb, %cb : tensor<64x32xi32>
+  %xs = tile.splat %x : tensor<64x32x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %off : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+  %v = tile.load %p : tensor<64x32x!tile.ptr<f32>> -> tensor<64x32xf32>
+  %q = tile.addptr %xs, %off : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+  tile.store %q, %v : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  return
+}

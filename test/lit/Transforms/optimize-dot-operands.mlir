@@ -101,6 +101,30 @@ func.func @f32_staged(%x: tensor<64x32xf32, #blocked>) -> tensor<64x32xf32, #dot
 
 // -----
 
+#vecn = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#kfast = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [1, 4], order = [0, 1]>
+#scalar = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [2, 2]>
+#dot_b = #tile.dot_operand<opIdx = 1, parent = #mma>
+
+// f32 operand b (TF32): K-contiguous (column-major, order = [0, 1], the swizzle along K's
+// 32 elements) when it arrives along K or one element at a time, so ldmatrix reads it as it
+// reads a; row-major when it arrives in 16-byte vectors along N, which a K-contiguous
+// buffer would split into single-element copies.
+// CHECK-LABEL: func.func @tf32_b_orders
+// CHECK: tile.local_alloc %{{.*}} : (tensor<32x64xf32, #blocked>) -> !tile.memdesc<32x64xf32, #tile.swizzled_shared<vec = 4, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+// CHECK: tile.local_alloc %{{.*}} : (tensor<32x64xf32, #blocked1>) -> !tile.memdesc<32x64xf32, #tile.swizzled_shared<vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1]>>
+// CHECK: tile.local_alloc %{{.*}} : (tensor<32x64xf32, #blocked2>) -> !tile.memdesc<32x64xf32, #tile.swizzled_shared<vec = 4, perPhase = 1, maxPhase = 8, order = [0, 1]>>
+func.func @tf32_b_orders(%v: tensor<32x64xf32, #vecn>, %k: tensor<32x64xf32, #kfast>, %s: tensor<32x64xf32, #scalar>)
+    -> (tensor<32x64xf32, #dot_b>, tensor<32x64xf32, #dot_b>, tensor<32x64xf32, #dot_b>) {
+  %a = tile.convert_layout %v : tensor<32x64xf32, #vecn> -> tensor<32x64xf32, #dot_b>
+  %b = tile.convert_layout %k : tensor<32x64xf32, #kfast> -> tensor<32x64xf32, #dot_b>
+  %c = tile.convert_layout %s : tensor<32x64xf32, #scalar> -> tensor<32x64xf32, #dot_b>
+  return %a, %b, %c : tensor<32x64xf32, #dot_b>, tensor<32x64xf32, #dot_b>, tensor<32x64xf32, #dot_b>
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #blocked1 = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [2, 2]>
