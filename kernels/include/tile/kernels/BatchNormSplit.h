@@ -246,8 +246,8 @@ inline std::array<BnGradients, 4> bnWindowGradients(Value j, Value mask, Value c
 }
 } // namespace detail
 
-/// Per chunk s of `per` elements of channel c: Σ g and Σ g·x̂ into part[s, c] and
-/// part[splits + s, c].
+/// Per chunk s of `per` elements of channel c (POOL = 2: of `per` pooling windows): Σ g and
+/// Σ g·x̂ into part[s, c] and part[splits + s, c].
 struct BatchNorm2dBackwardReduce {
   static constexpr const char *name = "batchnorm2d_bwd_reduce";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> dy, Ptr<int8_t> argmax, Ptr<float> gamma, Ptr<float> beta,

@@ -85,7 +85,7 @@ Value tapMajorGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Va
 }
 
 /// The same product in the flat order (TAPS = 0): K = channel·9 + tap in BK-wide blocks, the
-/// shift per K column. `channelsOf(ks)`/`weightOffsets(ks)` as above for [1, BK] / [BK, 1] k.
+/// shift per K column. `weightOffsets(ks)` gives W's [BK, BN] offsets for the K indices ks ([BK, 1]).
 template <class WeightOffsets>
 Value flatGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value pMask, Value nMask, Value channels,
                Value h, Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
