@@ -4,18 +4,18 @@
 // GPU machine by tools/gpu-check.sh next to bench/torch_conv_bench.py (the same layers through
 // PyTorch's cuDNN), whose `conv` lines it matches:
 //   conv <layer> <pass> batch <n> tile <fp32|tf32> <tile> <us> us <TFLOP/s> TFLOP/s [policy]
-// "policy" marks the tile the library's launch() picks. Each time: CUDA events around 10
-// back-to-back launches, median of 21 such groups, after warm-up.
+// "policy" marks the tile the library's launch() picks. Each time: the median of CUDA-event-timed
+// launches, the tiles of one layer, pass and precision timed in interleaved rounds after warm-up
+// (rt::timeInterleaved, the autotuner's measurement: a warming GPU does not favour the first).
 //   bench_conv [FILTER]   only the lines containing FILTER (e.g. "conv2 fwd batch 1024 tile tf32"),
 //                         for profilers: ncu --kernel-name conv3x3_fwd ... bench_conv "...".
 #include "tile/kernels/AotLauncher.h"
 #include "tile/kernels/Conv.h"
 
+#include "tile/runtime/Autotune.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Memory.h"
-#include "tile/runtime/Stream.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <string>
@@ -28,22 +28,6 @@ namespace {
 
 tk::AotLauncher gAot;
 std::string gFilter;  // run only the configurations whose line contains this
-
-double medianUsPerLaunch(const std::function<void()> &launch) {
-  constexpr int kGroup = 10, kGroups = 21;
-  for (int i = 0; i < 3; ++i) launch();
-  std::vector<double> us;
-  for (int g = 0; g < kGroups; ++g) {
-    Event start, stop;
-    start.record();
-    for (int i = 0; i < kGroup; ++i) launch();
-    stop.record();
-    stop.synchronize();
-    us.push_back(1e3 * stop.elapsedMs(start) / kGroup);
-  }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
-}
 
 std::string tileName(tk::ConvTile t) {
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" +
@@ -64,15 +48,26 @@ void sweep(const Layer &L, int64_t n, const char *pass, double flops,
            const std::function<std::vector<tk::ConvTile>(tk::ConvPrecision)> &tiles,
            const std::function<tk::ConvTile(tk::ConvPrecision)> &policy,
            const std::function<void(tk::ConvTile, tk::ConvPrecision)> &launch) {
-  for (tk::ConvPrecision p : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32})
+  for (tk::ConvPrecision p : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32}) {
+    std::vector<std::string> lines;
+    std::vector<tk::ConvTile> chosen;
+    std::vector<std::function<void()>> runs;
     for (tk::ConvTile t : tiles(p)) {
-      const std::string what = std::string("conv ") + L.name + " " + pass + " batch " + std::to_string(n) + " tile " +
-                               (p == tk::ConvPrecision::Tf32 ? "tf32 " : "fp32 ") + tileName(t);
+      std::string what = std::string("conv ") + L.name + " " + pass + " batch " + std::to_string(n) + " tile " +
+                         (p == tk::ConvPrecision::Tf32 ? "tf32 " : "fp32 ") + tileName(t);
       if (what.find(gFilter) == std::string::npos) continue;
-      const double us = medianUsPerLaunch([&] { launch(t, p); });
-      std::printf("%s %.1f us %.1f TFLOP/s%s\n", what.c_str(), us, flops / us * 1e-6,
-                  sameTile(t, policy(p)) ? " policy" : "");
+      lines.push_back(std::move(what));
+      chosen.push_back(t);
+      runs.push_back([&launch, t, p] { launch(t, p); });
     }
+    if (runs.empty()) continue;
+    const std::vector<double> ms = timeInterleaved(runs, nullptr, AutotuneOptions{});
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const double us = ms[i] * 1e3;
+      std::printf("%s %.1f us %.1f TFLOP/s%s\n", lines[i].c_str(), us, flops / us * 1e-6,
+                  sameTile(chosen[i], policy(p)) ? " policy" : "");
+    }
+  }
 }
 
 }  // namespace

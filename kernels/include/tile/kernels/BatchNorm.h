@@ -38,8 +38,9 @@ inline Value statsRowsBefore(Value t, Value hw, Value rows) {
 inline Value statsRowsOf(Value t, Value hw, Value rows) {
   return cast(maximum(statsRowsBefore(t + 1, hw, rows) - statsRowsBefore(t, hw, rows), 1), DType::f32);
 }
-/// Tiles of ChannelStats with `rows` elements per tile over n images of hw elements.
-inline int64_t statsTiles(int64_t n, int64_t hw, int64_t rows) { return n * ceilDiv(hw, rows); }
+/// Blocks of `rows` elements per image over n images of hw elements (the last of each image
+/// ragged): the tiles of ChannelStats, and the programs of the convolutions (Conv.h).
+inline int64_t imageBlocks(int64_t n, int64_t hw, int64_t rows) { return n * ceilDiv(hw, rows); }
 
 /// Element i of channel c's (N, H, W) elements, i = n * hw + p, in an NCHW tensor.
 inline Value channelOffsets(Value i, Value c, Value channels, Value hw) {
@@ -176,7 +177,7 @@ private:
     detail::checkNchw(name, n, c, h * w);
     if (!(eps > 0.0f)) fail(name, "eps must be > 0");
     if (pool && (h < 2 || w < 2)) fail(name, "pooling needs h, w >= 2 (got " + num(h) + ", " + num(w) + ")");
-    if (stats && (stats->rows < 1 || stats->tiles != detail::statsTiles(n, h * w, stats->rows) ||
+    if (stats && (stats->rows < 1 || stats->tiles != detail::imageBlocks(n, h * w, stats->rows) ||
                   2 * stats->tiles * c > kMaxI32))
       fail(name, "the partial statistics (" + num(stats->tiles) + " tiles of " + num(stats->rows) +
                      " rows) do not cover " + num(n) + " images of h x w = " + num(h * w));

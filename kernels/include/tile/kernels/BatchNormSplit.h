@@ -53,7 +53,7 @@ struct BatchNormSplit {
   /// Floats of the workspace the forward and backward of an [n, c, h, w] batchnorm need
   /// (statsRows: ChannelStats::rows of the forward's statistics), and of any smaller n.
   static int64_t workspaceElements(int64_t n, int64_t c, int64_t h, int64_t w, int64_t statsRows) {
-    int64_t fwd = 2 * splitsBound(detail::statsTiles(n, h * w, statsRows), c) * c;
+    int64_t fwd = 2 * splitsBound(detail::imageBlocks(n, h * w, statsRows), c) * c;
     int64_t bwd = 3 * splitsBound(n * h * w, c) * c;
     return std::max(fwd, bwd);
   }
@@ -383,7 +383,7 @@ inline void BatchNorm2dForwardSplit::launch(Launcher &l, Address x, Address y, A
                                             Address workspace, int64_t workspaceFloats, int64_t n, int64_t c,
                                             int64_t h, int64_t w, float eps, bool relu, bool pool, CUstream stream) {
   const int64_t count = n * h * w;
-  if (stats.rows < 1 || stats.tiles != detail::statsTiles(n, h * w, stats.rows) || 2 * stats.tiles * c > kMaxI32)
+  if (stats.rows < 1 || stats.tiles != detail::imageBlocks(n, h * w, stats.rows) || 2 * stats.tiles * c > kMaxI32)
     fail(name, "the partial statistics (" + num(stats.tiles) + " tiles of " + num(stats.rows) +
                    " rows) do not cover " + num(n) + " images of h x w = " + num(h * w));
   auto [tilesPer, statSplits] = BatchNormSplit::statsSplitting(stats.tiles, c);

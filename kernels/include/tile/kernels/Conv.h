@@ -101,6 +101,20 @@ Value flatGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value 
     return dot(a, b, acc, convPrecision(tf32));
   });
 }
+/// The variants of a convolution kernel: every tile `tilesOf(precision)` declares, in both
+/// precisions; consts (BM, BN, BK, [STATS,] TF32, TAPS), both STATS values where withStats.
+template <class TilesOf> std::vector<Variant> convVariants(TilesOf tilesOf, bool withStats) {
+  std::vector<Variant> v;
+  for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
+    for (ConvTile t : tilesOf(p))
+      for (int stats = 0; stats < (withStats ? 2 : 1); ++stats) {
+        std::vector<int64_t> consts{t.bm, t.bn, t.bk};
+        if (withStats) consts.push_back(stats);
+        consts.insert(consts.end(), {int(p), t.taps});
+        v.push_back({consts, t.warps});
+      }
+  return v;
+}
 } // namespace detail
 
 /// y[n, co, oh, ow] = bias[co] + Σ_{ci, kh, kw} x[n, ci, oh + kh - 1, ow + kw - 1] · W[co, ci, kh, kw].
@@ -152,23 +166,17 @@ struct Conv2dForward {
     return {{64, 32, 8, 4, 0},   {128, 32, 8, 4, 0},  {64, 64, 32, 4, 1},
             {128, 64, 32, 8, 1}, {128, 64, 32, 8, 0}, {128, 64, 16, 8, 0}};
   }
-  static std::vector<Variant> variants() {
-    std::vector<Variant> v;
-    for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
-      for (ConvTile t : tiles(p))
-        for (int stats = 0; stats < 2; ++stats) v.push_back({{t.bm, t.bn, t.bk, stats, int(p), t.taps}, t.warps});
-    return v;
-  }
+  static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/true); }
 
   /// The partial statistics launchWithStats writes into `data` (statsElements() floats).
   static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w,
                                    ConvPrecision precision) {
     const int64_t rows = tile(cin, precision).bm;
-    return {data, detail::statsTiles(n, h * w, rows), rows};
+    return {data, detail::imageBlocks(n, h * w, rows), rows};
   }
   /// Enough for every tile (the fewest rows per tile: the most tiles).
   static int64_t statsElements(int64_t n, int64_t h, int64_t w, int64_t cout) {
-    return 2 * detail::statsTiles(n, h * w, kMinTileRows) * cout;
+    return 2 * detail::imageBlocks(n, h * w, kMinTileRows) * cout;
   }
   static constexpr int kMinTileRows = 32;
 
@@ -190,7 +198,7 @@ struct Conv2dForward {
                          const Address *stats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
                          CUstream stream, ConvPrecision precision) {
     detail::checkConv(name, n, cin, h, w, cout);
-    const int64_t programs = detail::statsTiles(n, h * w, t.bm);
+    const int64_t programs = detail::imageBlocks(n, h * w, t.bm);
     if (stats && statsElements(n, h, w, cout) > kMaxI32) fail(name, "the partial statistics exceed int32 indexing");
     launchKernel<Conv2dForward>(l, {programs, ceilDiv(cout, t.bn)}, t.warps, stream, x, weight, bias, y,
                                 stats ? *stats : Address(nullptr), int32_t(n), int32_t(cin), int32_t(h), int32_t(w),
@@ -231,12 +239,7 @@ struct Conv2dBackwardData {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
     return {{64, 32, 8, 4, 0}, {64, 32, 16, 4, 1}, {64, 32, 32, 4, 1}, {128, 32, 32, 4, 1}, {128, 32, 32, 8, 1}};
   }
-  static std::vector<Variant> variants() {
-    std::vector<Variant> v;
-    for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
-      for (ConvTile t : tiles(p)) v.push_back({{t.bm, t.bn, t.bk, int(p), t.taps}, t.warps});
-    return v;
-  }
+  static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/false); }
 
   /// dy [n, cout, h, w], weight [cout, cin, 3, 3] -> dx [n, cin, h, w].
   static void launch(Launcher &l, Address dy, Address weight, Address dx, int64_t n, int64_t cin, int64_t h,
@@ -247,7 +250,7 @@ struct Conv2dBackwardData {
   static void launchTile(Launcher &l, ConvTile t, Address dy, Address weight, Address dx, int64_t n, int64_t cin,
                          int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision) {
     detail::checkConv(name, n, cin, h, w, cout);
-    launchKernel<Conv2dBackwardData>(l, {detail::statsTiles(n, h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
+    launchKernel<Conv2dBackwardData>(l, {detail::imageBlocks(n, h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
                                      dy, weight, dx, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
                                      t.bm, t.bn, t.bk, int(precision), t.taps);
   }
@@ -328,12 +331,7 @@ struct Conv2dBackwardWeight {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
     return {{32, 32, 8, 4, 0}, {32, 32, 16, 4, 0}, {32, 32, 32, 4, 1}, {64, 32, 16, 8, 1}, {64, 64, 32, 8, 1}};
   }
-  static std::vector<Variant> variants() {
-    std::vector<Variant> v;
-    for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
-      for (ConvTile t : tiles(p)) v.push_back({{t.bm, t.bn, t.bk, int(p), t.taps}, t.warps});
-    return v;
-  }
+  static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/false); }
 
   /// Output tiles (programs per split) of tile t.
   static int64_t tilesPerSplit(ConvTile t, int64_t cin, int64_t cout) {
@@ -388,7 +386,8 @@ struct SumPartials {
   static void launch(Launcher &l, Address part, Address out, int64_t len, int64_t splits, CUstream stream = nullptr) {
     checkRange(name, "splits", splits, 1, kMaxI32);
     checkRange(name, "len", len, 0, kMaxI32 - kBlock);
-    if ((ceilDiv(splits, kSplits) * kSplits) * len + kBlock > kMaxI32) fail(name, "splits x len = " + num(splits) + " x " + num(len) + " exceeds int32 indexing");
+    if ((ceilDiv(splits, kSplits) * kSplits) * len + kBlock > kMaxI32)
+      fail(name, "splits x len = " + num(splits) + " x " + num(len) + " exceeds int32 indexing");
     if (len == 0) return;
     launchKernel<SumPartials>(l, {ceilDiv(len, kBlock)}, kWarps, stream, part, out, int32_t(len), int32_t(splits),
                               kBlock, kSplits);
