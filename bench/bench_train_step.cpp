@@ -111,7 +111,7 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch, bool tf32) {
 // of squares); batchnorm apply 2 (x * scale + shift), relu 1, 2x2 max pool 3 per output; batchnorm
 // + relu + pool backward 12 (pool routing, relu mask, x-hat, the two channel sums, dx, the conv bias
 // gradient's sum); log-softmax + NLL with its gradient 7 per logit and 2 per image; relu backward
-// and bias gradients 1; SGD 2 per parameter.
+// and bias gradients 1 (both fused into the classifier head's kernel); SGD 2 per parameter.
 // Bytes: the minimum for this sequence of kernels: every tensor a kernel needs read once and every
 // tensor it produces written once (f32 and the int32 labels 4 bytes, the pools' argmax 1); a tensor
 // two kernels read counts twice. Not counted: what our kernels add on top (split-K and batchnorm
@@ -146,15 +146,13 @@ StepWork stepWork(int64_t batch) {
   kernel(conv(c2, 32 * 9) + c2 + 3 * c2, p1 + w2, c2);              // conv2 + bias + BN2 statistics
   kernel(3 * c2 + 3 * p2, c2, p2, p2);                              // BN2 + relu + pool
   kernel(2 * h3 * 3136 + 2 * h3, p2 + w3, h3);                      // fc1 + bias + relu
-  kernel(2 * z * 128 + z, h3 + w4, z);                              // fc2 + bias
-  kernel(7 * z + 2 * B, z + B, B + 1 + z);                          // log-softmax + NLL + d logits
+  // fc2 + bias + log-softmax + NLL and their backward, with fc1's relu backward and bias
+  // gradient (LinearCrossEntropy): reads h3, fc2's parameters and the labels; writes the logits,
+  // their gradient, dh3, fc2's gradients, fc1's bias gradient and the loss.
+  kernel(2 * z * 128 + z + 7 * z + 2 * B + 2 * (10 * 128) * B + z + 2 * h3 * 10 + 2 * h3, h3 + w4,
+         2 * z + h3 + w4 + 128 + 1, 4 * B);
   // Backward.
-  kernel(2 * (10 * 128) * B, z + h3, 10 * 128);                     // fc2 weight gradient
-  kernel(z, z, 10);                                                 // fc2 bias gradient
-  kernel(2 * h3 * 10, z + 10 * 128, h3);                            // fc2 data gradient
-  kernel(h3, 2 * h3, h3);                                           // relu backward
   kernel(2 * (128 * 3136) * B, h3 + p2, 128 * 3136);                // fc1 weight gradient
-  kernel(h3, h3, 128);                                              // fc1 bias gradient
   kernel(2 * p2 * 128, h3 + 128 * 3136, p2);                        // fc1 data gradient
   kernel(12 * c2, c2 + p2, c2, p2);                                 // pool2 + relu + BN2 backward
   kernel(conv(64 * 32 * 9, B * 14 * 14), p1 + c2, 64 * 32 * 9);     // conv2 weight gradient

@@ -4,8 +4,7 @@
 #include "tile/kernels/BatchNormSplit.h"
 #include "tile/kernels/Conv.h"
 #include "tile/kernels/Linear.h"
-#include "tile/kernels/Loss.h"
-#include "tile/kernels/Relu.h"
+#include "tile/kernels/LinearCrossEntropy.h"
 #include "tile/kernels/Sgd.h"
 #include "tile/models/Idx.h"
 #include "tile/models/Init.h"
@@ -83,7 +82,6 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   arg2_ = add("pool2.argmax", {B, kC2, kH3, kH3}, ElemType::I8);
   h3_ = add("fc1.out", {B, kFc1Out});
   logits_ = addTransfer("fc2.out", {B, kClasses});
-  lossPer_ = add("loss.per_sample", {B});
   lossMean_ = addTransfer("loss.mean", {1});
   // Gradients of the activations.
   dlogits_ = add("grad fc2.out", {B, kClasses});
@@ -99,11 +97,11 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   // The batchnorms' per-chunk partial sums (both layers, forward and backward, in turn).
   bnWork_ = add("bn.workspace", {std::max(tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kMinTileRows),
                                           tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kMinTileRows))});
-  // fc1's split-K partial products (small batches only: at least one float so the arena has it).
-  // The split-K partials of fc1's forward and of both layers' weight gradients (one at a time).
+  // The partial sums of fc1's split-K forward and weight gradient and of the fused head
+  // (one at a time; at least one float so the arena has it).
   fcWork_ = add("fc.workspace", {std::max<int64_t>({1, tk::Linear::forwardWorkspaceElements(B, kFc1In, kFc1Out),
                                                     tk::Linear::backwardWeightWorkspaceElements(B, kFc1In, kFc1Out),
-                                                    tk::Linear::backwardWeightWorkspaceElements(B, kFc1Out, kClasses)})});
+                                                    tk::LinearCrossEntropy::workspaceElements(B, kFc1Out, kClasses)})});
   arena_.allocate();
 }
 
@@ -208,24 +206,19 @@ void MnistCnn::forward() {
                                       kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
   tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_, fcWork_.numel(), nullptr,
                       tf32Products_);
-  tk::Linear::forward(l_, h3_, w4_, b4_, logits_, n, kFc1Out, kClasses, /*relu=*/false);
-  tk::CrossEntropy::launch(l_, logits_, labels_, lossPer_, lossMean_, dlogits_, n, kClasses);
+  // fc2, the loss, and the backward through both and fc1's relu (fc2's gradients, dh3 and
+  // fc1's bias gradient) in one pass: at small batches the tail is launches, not work.
+  tk::LinearCrossEntropy::launch(l_, h3_, w4_, b4_, labels_, logits_, dlogits_, dh3_, dw4_, db4_, db3_, lossMean_, n,
+                                 kFc1Out, kClasses, /*relu=*/true, fcWork_, fcWork_.numel());
 }
 
 void MnistCnn::backward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::backward: no forward");
   const int64_t n = n_;
   const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
-  // fc2
-  tk::Linear::backwardWeight(l_, dlogits_, h3_, dw4_, n, kFc1Out, kClasses, fcWork_, fcWork_.numel());
-  tk::Linear::backwardBias(l_, dlogits_, db4_, n, kClasses);
-  tk::Linear::backwardData(l_, dlogits_, w4_, dh3_, n, kFc1Out, kClasses);
-  // relu of fc1 (its output h3 is the mask), in place
-  tk::ReluBackward::launch(l_, h3_, dh3_, dh3_, n * kFc1Out);
-  // fc1
+  // fc2, fc1's relu and fc1's bias: forward() did them (LinearCrossEntropy). fc1:
   tk::Linear::backwardWeight(l_, dh3_, p2_, dw3_, n, kFc1In, kFc1Out, fcWork_, fcWork_.numel(), nullptr,
                              tf32Products_);
-  tk::Linear::backwardBias(l_, dh3_, db3_, n, kFc1Out);
   tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out, nullptr, tf32Products_);
   // pool2 + relu + bn2 (dx sum = conv2's bias gradient)
   tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bnWork_,

@@ -143,6 +143,18 @@ TEST_F(CpuLibrary, WrongShapesGiveOneLineErrors) {
   EXPECT_TRUE(oneLine(invalidArgument([&] { tk::Softmax::launch(cpu, p, p, 4, 100, 100, 99); }),
                       "softmax: inRowStride = 99 is smaller than cols = 100"));
   EXPECT_TRUE(oneLine(invalidArgument([&] { tk::VectorAdd::launch(cpu, p, p, p, -1); }), "vector_add: n = -1"));
+  {
+    std::vector<int32_t> labels(64, 0);
+    auto head = [&](int64_t batch, int64_t classes, int64_t workFloats) {
+      return invalidArgument([&] {
+        tk::LinearCrossEntropy::launch(cpu, p, p, p, labels.data(), p, p, p, p, p, p, p, batch, 4, classes, true, p,
+                                       workFloats);
+      });
+    };
+    EXPECT_TRUE(oneLine(head(4, 33, 0), "linear_cross_entropy: classes = 33 is outside [1, 32]"));
+    EXPECT_TRUE(oneLine(head(40, 4, 1), "linear_cross_entropy: the workspace holds 1 floats; 75 needed"));
+    EXPECT_TRUE(oneLine(head(0, 4, 0), "linear_cross_entropy: batch = 0 is outside"));
+  }
   EXPECT_TRUE(oneLine(invalidArgument([&] { tk::MatmulF32::launch(cpu, p, p, p, p, 4, 4, 0, 4, 1, 4, 1, 4, 1); }),
                       "matmul_f32: k = 0 is outside [1, "));
   EXPECT_TRUE(oneLine(invalidArgument([&] {

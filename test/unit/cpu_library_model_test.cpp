@@ -8,6 +8,7 @@
 #include "cpu_test_util.h"
 
 #include "tile/kernels/DslLauncher.h"
+#include "tile/kernels/LinearCrossEntropy.h"
 
 #include <algorithm>
 #include <cmath>
@@ -365,6 +366,74 @@ TEST_F(CpuModelKernels, Linear) {
       EXPECT_TRUE(check(dx, refDx, kTol, "linear dx"));
       EXPECT_TRUE(check(dw, refDw, kTol, "linear dw"));
       EXPECT_TRUE(check(db, refDb, kTol, "linear db"));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The fused classifier head: linear + cross-entropy, and the backward of both and of the
+// relu before, against the float64 chain of the separate layers.
+
+TEST_F(CpuModelKernels, LinearCrossEntropy) {
+  struct Case {
+    int64_t batch, in, classes;
+  };
+  // One program (batch <= 16) and several (the reduce), ragged rows, chunks and classes.
+  for (Case c : {Case{3, 128, 10}, Case{64, 128, 10}, Case{100, 37, 19}, Case{16, 16, 16}, Case{17, 200, 32},
+                 Case{1, 1, 1}, Case{uniformInt(1, 300), uniformInt(1, 300), uniformInt(1, 32)}}) {
+    for (bool relu : {false, true}) {
+      SCOPED_TRACE(std::to_string(c.batch) + " x " + std::to_string(c.in) + " -> " + std::to_string(c.classes) +
+                   (relu ? " relu" : ""));
+      const size_t B = size_t(c.batch), K = size_t(c.in), C = size_t(c.classes);
+      // x as a relu's output when relu: about half exactly 0.
+      std::vector<float> x = randomFloats(B * K);
+      if (relu)
+        for (float &v : x) v = std::max(v, 0.0f);
+      std::vector<float> w = randomFloats(C * K, -0.3f, 0.3f), b = randomFloats(C);
+      std::vector<int32_t> labels(B);
+      for (int32_t &l : labels) l = int32_t(uniformInt(0, c.classes - 1));
+      std::vector<float> logits = poisoned(B * C), dlogits = poisoned(B * C), dx = poisoned(B * K),
+                         dw = poisoned(C * K), db = poisoned(C), dxSum = poisoned(K), mean = poisoned(1),
+                         work = poisoned(size_t(tk::LinearCrossEntropy::workspaceElements(c.batch, c.in, c.classes)));
+      tk::LinearCrossEntropy::launch(cpu, x.data(), w.data(), b.data(), labels.data(), logits.data(), dlogits.data(),
+                                     dx.data(), dw.data(), db.data(), dxSum.data(), mean.data(), c.batch, c.in,
+                                     c.classes, relu, work.data(), int64_t(work.size()));
+      std::vector<double> refZ(B * C), refDz(B * C), refDx(B * K, 0.0), refDw(C * K, 0.0), refDb(C, 0.0),
+          refDxSum(K, 0.0);
+      double refMean = 0;
+      for (size_t i = 0; i < B; ++i) {
+        double m = -1e300;
+        for (size_t o = 0; o < C; ++o) {
+          double s = b[o];
+          for (size_t k = 0; k < K; ++k) s += double(x[i * K + k]) * w[o * K + k];
+          refZ[i * C + o] = s;
+          m = std::max(m, s);
+        }
+        double se = 0;
+        for (size_t o = 0; o < C; ++o) se += std::exp(refZ[i * C + o] - m);
+        const double lse = m + std::log(se);
+        refMean += (lse - refZ[i * C + size_t(labels[i])]) / double(B);
+        for (size_t o = 0; o < C; ++o) {
+          const double g = (std::exp(refZ[i * C + o] - lse) - (int32_t(o) == labels[i])) / double(B);
+          refDz[i * C + o] = g;
+          refDb[o] += g;
+          for (size_t k = 0; k < K; ++k) {
+            refDx[i * K + k] += g * w[o * K + k];
+            refDw[o * K + k] += g * x[i * K + k];
+          }
+        }
+        for (size_t k = 0; k < K; ++k) {
+          if (relu && !(x[i * K + k] > 0)) refDx[i * K + k] = 0;
+          refDxSum[k] += refDx[i * K + k];
+        }
+      }
+      EXPECT_TRUE(check(logits, refZ, kTol, "logits"));
+      EXPECT_TRUE(check(dlogits, refDz, kTol, "dlogits"));
+      EXPECT_TRUE(check(mean, {refMean}, kTol, "mean loss"));
+      EXPECT_TRUE(check(dx, refDx, kTol, "dx"));
+      EXPECT_TRUE(check(dw, refDw, kTol, "dw"));
+      EXPECT_TRUE(check(db, refDb, kTol, "db"));
+      EXPECT_TRUE(check(dxSum, refDxSum, kTol, "dx sum"));
     }
   }
 }

@@ -15,6 +15,7 @@
 #include "tile/kernels/BatchNormSplit.h"
 #include "tile/kernels/Conv.h"
 #include "tile/kernels/Linear.h"
+#include "tile/kernels/LinearCrossEntropy.h"
 #include "tile/kernels/Loss.h"
 #include "tile/kernels/Matmul.h"
 #include "tile/kernels/MaxPool.h"
@@ -441,6 +442,56 @@ TEST_F(CudnnReference, LogSoftmaxLossAndSoftmax) {
     tk::Softmax::launch(gpu, sm.ptr(), z.ptr(), n, classes, classes, classes);
     dnn().softmaxForward(z.ptr(), smRef.ptr(), n, classes);
     expectClose(label("softmax", "forward y", n), sm, smRef);
+  }
+}
+
+// The fused classifier head (LinearCrossEntropy, MnistCnn's fc2 + loss + their backward and
+// fc1's relu backward) against the chain of separate references: cuBLAS's linear layer,
+// cuDNN's log-softmax and its backward, cuBLAS's gradients, cuDNN's relu backward. One
+// program (batch 5, 16) and several with the partial sums added after (64, 1000, 1024).
+TEST_F(CudnnReference, FusedClassifierHead) {
+  const int in = 128, classes = 10;
+  uint64_t seed = 450;
+  for (int n : {5, 16, 64, 1000, 1024}) {
+    const size_t xs = size_t(n) * in, zs = size_t(n) * classes;
+    std::vector<float> xh = Dev::randomHost(xs, seed++);
+    for (float &v : xh) v = std::max(v, 0.0f); // a relu's output
+    Dev x(xs), w = Dev::random(size_t(classes) * in, seed++, 0.1f), b = Dev::random(size_t(classes), seed++);
+    x.buf.copyFromHost(xh.data(), xs * sizeof(float));
+    std::vector<int32_t> labels(static_cast<size_t>(n));
+    std::mt19937 gen{uint32_t(seed++)};
+    for (int32_t &l : labels) l = int32_t(gen() % classes);
+    DeviceBuffer lab = DeviceBuffer::fromHost(labels);
+    Dev z(zs), dz(zs), dx(xs), dw(size_t(classes) * in), db(static_cast<size_t>(classes)), dxSum(static_cast<size_t>(in)), mean(1);
+    Dev work(size_t(std::max<int64_t>(1, tk::LinearCrossEntropy::workspaceElements(n, in, classes))));
+    tk::LinearCrossEntropy::launch(gpu, x.ptr(), w.ptr(), b.ptr(), lab.ptr(), z.ptr(), dz.ptr(), dx.ptr(), dw.ptr(),
+                                   db.ptr(), dxSum.ptr(), mean.ptr(), n, in, classes, /*relu=*/true, work.ptr(),
+                                   int64_t(work.n));
+
+    Dev zRef(zs), logp(zs), dzRef(zs), dwRef(size_t(classes) * in), dbRef(static_cast<size_t>(classes)), dh(xs),
+        dxRef(xs), dxSumRef(static_cast<size_t>(in));
+    dnn().linearForward(x.ptr(), w.ptr(), b.ptr(), zRef.ptr(), n, in, classes);
+    dnn().logSoftmaxForward(zRef.ptr(), logp.ptr(), n, classes);
+    std::vector<float> lp = logp.get(), dlogp(zs, 0.0f);
+    double total = 0;
+    for (int r = 0; r < n; ++r) {
+      total -= lp[size_t(r) * classes + size_t(labels[size_t(r)])];
+      dlogp[size_t(r) * classes + size_t(labels[size_t(r)])] = -1.0f / float(n);
+    }
+    DeviceBuffer dl = DeviceBuffer::fromHost(dlogp);
+    dnn().logSoftmaxBackward(logp.ptr(), dl.ptr(), dzRef.ptr(), n, classes);
+    dnn().linearBackwardWeight(dzRef.ptr(), x.ptr(), dwRef.ptr(), n, in, classes);
+    dnn().linearBackwardBias(dzRef.ptr(), dbRef.ptr(), n, classes);
+    dnn().linearBackwardData(dzRef.ptr(), w.ptr(), dh.ptr(), n, in, classes);
+    dnn().reluBackward(x.ptr(), dh.ptr(), x.ptr(), dxRef.ptr(), n, in, 1, 1);
+    dnn().linearBackwardBias(dxRef.ptr(), dxSumRef.ptr(), n, in);
+    expectClose(label("head", "logits", n), z, zRef);
+    expectClose(label("head", "mean NLL", n), mean.get(), std::vector<float>{float(total / n)});
+    expectClose(label("head", "dlogits", n), dz, dzRef);
+    expectClose(label("head", "fc2 dweight", n), dw, dwRef);
+    expectClose(label("head", "fc2 dbias", n), db, dbRef);
+    expectClose(label("head", "relu(fc1) dx", n), dx, dxRef);
+    expectClose(label("head", "fc1 dbias (dx sum)", n), dxSum, dxSumRef);
   }
 }
 

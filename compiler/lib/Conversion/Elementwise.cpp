@@ -1,6 +1,8 @@
 //===- Elementwise.cpp - arith/math on tensors → the same op per register -===//
 // Every tensor operand and the result share one layout (layout assignment saw to
 // it), so register i of the result depends only on register i of the operands.
+// Scalar arith ops on tile types (a select of two !tile.ptr) keep their op with the
+// converted types; arith-to-LLVM lowers them later.
 #include "TileToLLVM.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -43,8 +45,32 @@ struct ElementwiseOnTensors : ConversionPattern {
     return success();
   }
 };
+
+struct ScalarWithConvertedTypes : ConversionPattern {
+  ScalarWithConvertedTypes(TypeConverter &tc, MLIRContext *ctx)
+      : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<ValueRange> operands,
+                                ConversionPatternRewriter &rewriter) const override {
+    if (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        isa<ShapedType>(op->getResult(0).getType()))
+      return failure();
+    Type converted = getTypeConverter()->convertType(op->getResult(0).getType());
+    if (!converted) return failure();
+    OperationState state(op->getLoc(), op->getName());
+    for (ValueRange v : operands) {
+      if (v.size() != 1) return failure();
+      state.addOperands(v.front());
+    }
+    state.addTypes(converted);
+    state.propertiesAttr = op->getPropertiesAsAttribute();
+    state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
+    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    return success();
+  }
+};
 } // namespace
 
 void mlir::tile::populateElementwisePatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<ElementwiseOnTensors>(converter, patterns.getContext());
+  patterns.add<ElementwiseOnTensors, ScalarWithConvertedTypes>(converter, patterns.getContext());
 }

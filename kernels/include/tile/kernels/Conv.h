@@ -24,6 +24,7 @@
 #pragma once
 
 #include "tile/kernels/BatchNorm.h" // detail::channelOffsets, detail::checkNchw
+#include "tile/kernels/Partials.h"
 
 #include <algorithm>
 #include <utility>
@@ -363,37 +364,6 @@ struct Conv2dBackwardWeight {
                          CUstream stream, ConvPrecision precision);
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardWeight);
-
-/// out[j] = Σ_{s < splits} part[s·len + j] in a fixed order (reproducible): SPLITS partials at
-/// a time for BLOCK outputs per program, each summed column-wise into its row of the
-/// accumulator, whose rows are added last (a short dependent chain however many splits).
-struct SumPartials {
-  static constexpr const char *name = "sum_partials";
-  static constexpr auto body = [](Ptr<float> part, Ptr<float> out, I32 len, I32 splits, Const<int> BLOCK,
-                                  Const<int> SPLITS) {
-    Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
-    Value mask = offs < len;
-    Value acc = for_range(0, splits, SPLITS, zeros({SPLITS, BLOCK}, DType::f32), [&](Value s0, Value acc) {
-      Value s = s0 + arange(0, SPLITS);
-      return acc + load(part + col(s) * len + row(offs), col(s < splits) & row(mask), 0.0f);
-    });
-    store(out + offs, sum(acc, 0), mask);
-  };
-  static constexpr std::array params{"part", "out", "len", "splits", "BLOCK", "SPLITS"};
-  static constexpr int kBlock = 64, kSplits = 32, kWarps = 4;
-  static std::vector<Variant> variants() { return {{{kBlock, kSplits}, kWarps}}; }
-
-  static void launch(Launcher &l, Address part, Address out, int64_t len, int64_t splits, CUstream stream = nullptr) {
-    checkRange(name, "splits", splits, 1, kMaxI32);
-    checkRange(name, "len", len, 0, kMaxI32 - kBlock);
-    if ((ceilDiv(splits, kSplits) * kSplits) * len + kBlock > kMaxI32)
-      fail(name, "splits x len = " + num(splits) + " x " + num(len) + " exceeds int32 indexing");
-    if (len == 0) return;
-    launchKernel<SumPartials>(l, {ceilDiv(len, kBlock)}, kWarps, stream, part, out, int32_t(len), int32_t(splits),
-                              kBlock, kSplits);
-  }
-};
-TILE_LIBRARY_KERNEL(SumPartials);
 
 inline void Conv2dBackwardWeight::launchTile(Launcher &l, ConvTile t, Address x, Address dy, Address dweight,
                                              Address workspace, int64_t workspaceFloats, int64_t n, int64_t cin,

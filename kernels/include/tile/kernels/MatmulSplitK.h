@@ -9,6 +9,7 @@
 #pragma once
 
 #include "tile/kernels/Matmul.h"
+#include "tile/kernels/Partials.h"
 
 #include <algorithm>
 #include <utility>
@@ -79,19 +80,14 @@ struct MatmulSplitK {
 TILE_LIBRARY_KERNEL(MatmulSplitK);
 
 /// c[i, j] = Σ_s part[s, i, j] (+ bias[j]) (relu) in a fixed order (reproducible): SPLITS
-/// partials at a time for BLOCK elements of the m x n output per program (as SumPartials:
-/// a short dependent chain however many splits).
+/// partials at a time (detail::sumOfPartials) for BLOCK elements of the m x n output per program.
 struct MatmulSplitKReduce {
   static constexpr const char *name = "matmul_splitk_reduce";
   static constexpr auto body = [](Ptr<float> part, Ptr<float> bias, Ptr<float> c, I32 m, I32 n, I32 strideCm,
                                   I32 splits, Const<int> BLOCK, Const<int> SPLITS, Const<int> EPILOGUE) {
     Value idx = program_id(0) * BLOCK + arange(0, BLOCK);
     Value len = m * n, mask = idx < len;
-    Value partial = for_range(0, splits, SPLITS, zeros({SPLITS, BLOCK}, DType::f32), [&](Value s0, Value acc) {
-      Value s = s0 + arange(0, SPLITS);
-      return acc + load(part + col(s) * len + row(idx), col(s < splits) & row(mask), 0.0f);
-    });
-    Value acc = sum(partial, 0);
+    Value acc = detail::sumOfPartials(part, idx, mask, len, splits, BLOCK, SPLITS);
     Value i = idx / n, j = idx % n;
     if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + load(bias + j, mask, 0.0f);
     if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);

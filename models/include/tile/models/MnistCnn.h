@@ -1,9 +1,10 @@
 // The MNIST CNN of shared/mnist_cnn.md, every forward and backward operation a library kernel:
 //   conv 1->32 (+ partial BN statistics) -> BN + relu + 2x2 pool (one kernel)
 //   conv 32->64 (+ statistics)            -> BN + relu + 2x2 pool
-//   linear 3136->128 + relu -> linear 128->10 -> log-softmax + NLL (one kernel, with its gradient)
-// backward: linear grads, relu mask, BN+relu+pool backward (its dx sum is the conv bias grad),
-// conv weight (split-K workspace) and data gradients; one SGD launch over all parameters.
+//   linear 3136->128 + relu -> linear 128->10 + log-softmax + NLL, fused with the backward of
+//   both and of the relu (LinearCrossEntropy: fc2's gradients, fc1's bias gradient, dh3)
+// backward: fc1's weight and data gradients, BN+relu+pool backward (its dx sum is the conv bias
+// grad), conv weight (split-K workspace) and data gradients; one SGD launch over all parameters.
 //
 // Every tensor is planned once for `maxBatch` images (Arena); a step may use fewer (the ragged
 // last batch). Kernels go through a kernels::Launcher: DslLauncher (CPU executor or GPU JIT,
@@ -58,10 +59,12 @@ class MnistCnn {
   /// The launcher every kernel of the model goes through.
   kernels::Launcher &launcher() const { return l_; }
 
-  /// Forward over the batch set last (n images): logits and the loss (mean NLL) and its
-  /// gradient wrt the logits. Returns nothing; loss() reads the mean back.
+  /// Forward over the batch set last (n images): logits and the loss (mean NLL), and, fused
+  /// into the same pass, the gradients of fc2 and of fc1's bias and output. Returns nothing;
+  /// loss() reads the mean back.
   void forward();
-  /// Backward of the last forward(): every parameter gradient.
+  /// Backward of the last forward(): the parameter gradients forward() left (fc1's weight, the
+  /// batchnorms', the convolutions').
   void backward();
   /// p -= lr * grad over every parameter (one launch).
   void sgdStep(float lr);
@@ -98,7 +101,7 @@ class MnistCnn {
   Tensor x_, labels_;
   Tensor c1_, stats1_, mean1_, rstd1_, p1_, arg1_;
   Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
-  Tensor h3_, logits_, lossPer_, lossMean_, dlogits_;
+  Tensor h3_, logits_, lossMean_, dlogits_;
   Tensor dh3_, dp2_, dc2_, dp1_, dc1_, work_, bnWork_, fcWork_;
   std::vector<Tensor> paramList() const;
   std::vector<Tensor> gradList() const;
