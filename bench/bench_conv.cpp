@@ -4,9 +4,10 @@
 // GPU machine by tools/gpu-check.sh next to bench/torch_conv_bench.py (the same layers through
 // PyTorch's cuDNN), whose `conv` lines it matches:
 //   conv <layer> <pass> batch <n> tile <fp32|tf32> <tile> <us> us <TFLOP/s> TFLOP/s [policy]
-// "policy" marks the tile the library's launch() picks. Each time: the median of CUDA-event-timed
-// launches, the tiles of one layer, pass and precision timed in interleaved rounds after warm-up
-// (rt::timeInterleaved, the autotuner's measurement: a warming GPU does not favour the first).
+// "policy" marks the tile the library's launch() picks given the tap-major weights (as MnistCnn
+// runs). Each time: the median of CUDA-event-timed launches, the tiles of one layer, pass and
+// precision timed in interleaved rounds after warm-up (rt::timeInterleaved, the autotuner's
+// measurement: a warming GPU does not favour the first).
 //   bench_conv [FILTER]   only the lines containing FILTER (e.g. "conv2 fwd batch 1024 tile tf32"),
 //                         for profilers: ncu --kernel-name conv3x3_fwd ... bench_conv "...".
 #include "tile/kernels/AotLauncher.h"
@@ -87,23 +88,23 @@ int main(int argc, char **argv) {
         const int64_t hw = L.hw;
         DeviceBuffer x(size_t(n * L.cin * hw * hw) * 4), y(size_t(n * L.cout * hw * hw) * 4),
             wgt(size_t(L.cout * L.cin * 9) * 4), bias(size_t(L.cout) * 4),
-            stats(size_t(tk::Conv2dForward::statsElements(n, hw, hw, L.cout)) * 4),
+            stats(size_t(tk::Conv2dForward::statsElements(n, hw, hw, L.cout)) * 4), taps(wgt.bytes()),
             work(size_t(tk::Conv2dBackwardWeight::workspaceElements(n, L.cin, hw, hw, L.cout)) * 4);
-        for (DeviceBuffer *b : {&x, &y, &wgt, &bias}) b->fillBytes(0x3C);
+        for (DeviceBuffer *b : {&x, &y, &wgt, &bias, &taps}) b->fillBytes(0x3C);
         const double products = 2.0 * double(n * hw * hw) * double(L.cout) * double(L.cin * 9);
         tk::Address st = stats.ptr();
         sweep(L, n, "fwd", products, tk::Conv2dForward::tiles,
-              [&](tk::ConvPrecision p) { return tk::Conv2dForward::tile(L.cin, p); },
+              [&](tk::ConvPrecision p) { return tk::Conv2dForward::tile(L.cin, p, /*tapMajor=*/true); },
               [&](tk::ConvTile t, tk::ConvPrecision p) {
                 tk::Conv2dForward::launchTile(gAot, t, x.ptr(), wgt.ptr(), bias.ptr(), y.ptr(), &st, n, L.cin, hw, hw,
-                                              L.cout, nullptr, p);
+                                              L.cout, nullptr, p, taps.ptr());
               });
         if (L.cin > 1)  // the model needs no data gradient of its first layer
           sweep(L, n, "bwd_data", products, tk::Conv2dBackwardData::tiles,
-                [&](tk::ConvPrecision p) { return tk::Conv2dBackwardData::tile(L.cout, p); },
+                [&](tk::ConvPrecision p) { return tk::Conv2dBackwardData::tile(L.cout, p, /*tapMajor=*/true); },
                 [&](tk::ConvTile t, tk::ConvPrecision p) {
                   tk::Conv2dBackwardData::launchTile(gAot, t, y.ptr(), wgt.ptr(), x.ptr(), n, L.cin, hw, hw, L.cout,
-                                                     nullptr, p);
+                                                     nullptr, p, taps.ptr());
                 });
         sweep(L, n, "bwd_weight", products, tk::Conv2dBackwardWeight::tiles,
               [&](tk::ConvPrecision p) { return tk::Conv2dBackwardWeight::tile(L.cin, p, n * hw * hw); },

@@ -74,6 +74,7 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   rstd1_ = add("bn1.rstd", {kC1});
   p1_ = add("pool1.out", {B, kC1, kH2, kH2});
   arg1_ = add("pool1.argmax", {B, kC1, kH2, kH2}, ElemType::I8);
+  w2Taps_ = add("conv2.weight.taps", {9, kC2, kC1});
   c2_ = add("conv2.out", {B, kC2, kH2, kH2});
   stats2_ = add("conv2.stats", {tk::Conv2dForward::statsElements(B, kH2, kH2, kC2)});
   mean2_ = add("bn2.mean", {kC2});
@@ -200,8 +201,10 @@ void MnistCnn::forward() {
   tk::ChannelStats st1 = tk::Conv2dForward::channelStats(stats1_, n, 1, kH1, kH1, prec);
   tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bnWork_, bnWork_.numel(), n,
                                       kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
-  tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2, nullptr, prec);
-  tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kC1, kH2, kH2, prec);
+  // conv2's weights tap-major, for its forward and data gradient (they changed at the last SGD step).
+  tk::ConvWeightTaps::launch(l_, w2_, w2Taps_, kC1, kC2);
+  tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2, nullptr, prec, w2Taps_);
+  tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kC1, kH2, kH2, prec, /*tapMajor=*/true);
   tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bnWork_, bnWork_.numel(), n,
                                       kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
   tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_, fcWork_.numel(), nullptr,
@@ -225,7 +228,7 @@ void MnistCnn::backward() {
                                        bnWork_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true);
   // conv2
   tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work_, work_.numel(), n, kC1, kH2, kH2, kC2, nullptr, prec);
-  tk::Conv2dBackwardData::launch(l_, dc2_, w2_, dp1_, n, kC1, kH2, kH2, kC2, nullptr, prec);
+  tk::Conv2dBackwardData::launch(l_, dc2_, w2_, dp1_, n, kC1, kH2, kH2, kC2, nullptr, prec, w2Taps_);
   // pool1 + relu + bn1
   tk::BatchNorm2dBackwardSplit::launch(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, db1_, bnWork_,
                                        bnWork_.numel(), n, kC1, kH1, kH1, /*relu=*/true, /*pool=*/true);

@@ -34,19 +34,27 @@ TEST_F(CpuConvTiles, EveryDeclaredTileMatchesFloat64) {
     std::vector<float> x = randomFloats(in), wt = randomFloats(size_t(c.cout * c.cin * 9), -0.3f, 0.3f);
     std::vector<float> bias = randomFloats(size_t(c.cout)), dy = randomFloats(out);
     const ConvReference ref = convReference(c, x, wt, bias, dy);
+    // The tap-major copy the tap-major tiles read, against the permutation written out here.
+    std::vector<float> taps = poisoned(wt.size());
+    tk::ConvWeightTaps::launch(cpu, wt.data(), taps.data(), c.cin, c.cout);
+    for (int64_t co = 0; co < c.cout; ++co)
+      for (int64_t ci = 0; ci < c.cin; ++ci)
+        for (int64_t tap = 0; tap < 9; ++tap)
+          ASSERT_EQ(bitsOf(taps[size_t((tap * c.cout + co) * c.cin + ci)]), bitsOf(wt[size_t((co * c.cin + ci) * 9 + tap)]))
+              << "taps of co " << co << ", ci " << ci << ", tap " << tap;
     std::vector<float> work(size_t(tk::Conv2dBackwardWeight::workspaceElements(c.n, c.cin, c.h, c.w, c.cout)));
     for (tk::ConvPrecision p : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32}) {
       const double tol = p == tk::ConvPrecision::Tf32 ? 1e-3 : 1e-5;
       for (tk::ConvTile t : tk::Conv2dForward::tiles(p)) {
         std::vector<float> y = poisoned(out);
         tk::Conv2dForward::launchTile(cpu, t, x.data(), wt.data(), bias.data(), y.data(), nullptr, c.n, c.cin, c.h,
-                                      c.w, c.cout, nullptr, p);
+                                      c.w, c.cout, nullptr, p, taps.data());
         EXPECT_TRUE(closeTo(y, ref.y, tol, "y, " + tileName(t, p)));
       }
       for (tk::ConvTile t : tk::Conv2dBackwardData::tiles(p)) {
         std::vector<float> dx = poisoned(in);
         tk::Conv2dBackwardData::launchTile(cpu, t, dy.data(), wt.data(), dx.data(), c.n, c.cin, c.h, c.w, c.cout,
-                                           nullptr, p);
+                                           nullptr, p, taps.data());
         EXPECT_TRUE(closeTo(dx, ref.dx, tol, "dx, " + tileName(t, p)));
       }
       for (tk::ConvTile t : tk::Conv2dBackwardWeight::tiles(p)) {

@@ -155,6 +155,11 @@ TEST_F(CpuLibrary, WrongShapesGiveOneLineErrors) {
     EXPECT_TRUE(oneLine(head(40, 4, 1), "linear_cross_entropy: the workspace holds 1 floats; 75 needed"));
     EXPECT_TRUE(oneLine(head(0, 4, 0), "linear_cross_entropy: batch = 0 is outside"));
   }
+  EXPECT_TRUE(oneLine(invalidArgument([&] {
+                        tk::Conv2dBackwardData::launchTile(cpu, {32, 32, 8, 4, 1}, p, p, p, 1, 8, 2, 2, 8, nullptr,
+                                                           tk::ConvPrecision::Exact);
+                      }),
+                      "conv3x3_bwd_data: a tap-major tile reads the tap-major weights [9, cout, cin]: pass weightTaps"));
   EXPECT_TRUE(oneLine(invalidArgument([&] { tk::MatmulF32::launch(cpu, p, p, p, p, 4, 4, 0, 4, 1, 4, 1, 4, 1); }),
                       "matmul_f32: k = 0 is outside [1, "));
   EXPECT_TRUE(oneLine(invalidArgument([&] {
@@ -243,6 +248,9 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     tk::ColumnSum::launch(r, p, p, s, 10, 10);
     tk::SumPartials::launch(r, p, p, s, 3);
     if (s <= 64) tk::CrossEntropy::launch(r, p, p, p, p, p, 64, s);
+    for (int64_t classes : {1, 10, 16, 17, 32})
+      tk::LinearCrossEntropy::launch(r, p, p, p, p, p, p, p, p, p, p, p, s, 128, classes, true, p, int64_t(1) << 30);
+    tk::ConvWeightTaps::launch(r, p, p, s, 64);
     for (bool relu : {false, true}) {
       tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 3, 1, s, 2, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForward::launch(r, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu);
@@ -260,9 +268,12 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     tk::MaxPool2dForward::launch(r, p, p, p, 3, 5, s, 28);
     tk::MaxPool2dBackward::launch(r, p, p, p, 3, 5, s, 28);
     if (s <= 1024) {
-      tk::Conv2dForward::launch(r, p, p, p, p, 3, 32, s, 14, 64);
-      tk::Conv2dForward::launchWithStats(r, p, p, p, p, p, 3, 32, s, 14, 64);
-      tk::Conv2dBackwardData::launch(r, p, p, p, 3, 32, s, 14, 64);
+      for (auto prec : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32})
+        for (tk::Address taps : {tk::Address(nullptr), p}) {
+          tk::Conv2dForward::launch(r, p, p, p, p, 3, 32, s, 14, 64, nullptr, prec, taps);
+          tk::Conv2dForward::launchWithStats(r, p, p, p, p, p, 3, 32, s, 14, 64, nullptr, prec, taps);
+          tk::Conv2dBackwardData::launch(r, p, p, p, 3, 32, s, 14, 64, nullptr, prec, taps);
+        }
       tk::Conv2dBackwardWeight::launch(r, p, p, p, p, int64_t(1) << 30, 3, 32, s, 14, 64);
       tk::ChannelSum::launch(r, p, p, 3, 64, s, 14);
     }

@@ -464,6 +464,15 @@ TEST_F(CpuModelKernels, Conv2d3x3) {
     EXPECT_TRUE(check(dx, ref.dx, kTol, "conv dx"));
     EXPECT_TRUE(check(dw, ref.dw, kTol, "conv dw"));
     EXPECT_TRUE(check(db, ref.db, kTol, "conv db"));
+    // With the tap-major weights (as MnistCnn runs conv2): the policy's tap-major tiles.
+    std::vector<float> taps = poisoned(wt.size()), yT = poisoned(dy.size()), dxT = poisoned(x.size());
+    tk::ConvWeightTaps::launch(cpu, wt.data(), taps.data(), c.cin, c.cout);
+    tk::Conv2dForward::launch(cpu, x.data(), wt.data(), bias.data(), yT.data(), c.n, c.cin, c.h, c.w, c.cout, nullptr,
+                              tk::ConvPrecision::Exact, taps.data());
+    tk::Conv2dBackwardData::launch(cpu, dy.data(), wt.data(), dxT.data(), c.n, c.cin, c.h, c.w, c.cout, nullptr,
+                                   tk::ConvPrecision::Exact, taps.data());
+    EXPECT_TRUE(check(yT, ref.y, kTol, "conv y, tap-major weights"));
+    EXPECT_TRUE(check(dxT, ref.dx, kTol, "conv dx, tap-major weights"));
   }
 }
 

@@ -228,6 +228,22 @@ TEST_F(CudnnReference, ConvolutionForwardAndBackward) {
       expectTf32Close(label(s.name, "backward dx tf32", n), dxT, dxRef);
       expectTf32Close(label(s.name, "backward dweight tf32", n), dwT, dwRef);
 
+      // With the weights' tap-major copy (as MnistCnn runs conv2): the tap-major policy tiles.
+      Dev taps(wn), yW(out), dxW(in), yWT(out), dxWT(in);
+      tk::ConvWeightTaps::launch(gpu, w.ptr(), taps.ptr(), s.cin, s.cout);
+      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yW.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
+                                tk::ConvPrecision::Exact, taps.ptr());
+      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dxW.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
+                                     tk::ConvPrecision::Exact, taps.ptr());
+      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yWT.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr, tf32,
+                                taps.ptr());
+      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dxWT.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr, tf32,
+                                     taps.ptr());
+      expectClose(label(s.name, "forward y, tap-major weights", n), yW, yRef);
+      expectClose(label(s.name, "backward dx, tap-major weights", n), dxW, dxRef);
+      expectTf32Close(label(s.name, "forward y tf32, tap-major weights", n), yWT, yRef);
+      expectTf32Close(label(s.name, "backward dx tf32, tap-major weights", n), dxWT, dxRef);
+
       Dev db(couts), dbRef(couts);
       tk::ChannelSum::launch(gpu, dy.ptr(), db.ptr(), n, s.cout, s.hw, s.hw);
       dnn().convBackwardBias(dy.ptr(), dbRef.ptr(), n, s.cout, s.hw, s.hw);
@@ -251,6 +267,8 @@ TEST_F(CudnnReference, EveryDeclaredConvolutionTile) {
     dnn().convBackwardData(dy.ptr(), w.ptr(), dxRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
     dnn().convBackwardWeight(x.ptr(), dy.ptr(), dwRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
     Dev work(size_t(tk::Conv2dBackwardWeight::workspaceElements(n, s.cin, s.hw, s.hw, s.cout)));
+    Dev taps(wn); // the tap-major copy the tap-major tiles read
+    tk::ConvWeightTaps::launch(gpu, w.ptr(), taps.ptr(), s.cin, s.cout);
     for (tk::ConvPrecision p : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32}) {
       auto check = [&](const std::string &what, tk::ConvTile t, const Dev &ours, const Dev &ref) {
         const std::string name = std::string(s.name) + " " + what + " " + std::to_string(t.bm) + "x" +
@@ -262,14 +280,14 @@ TEST_F(CudnnReference, EveryDeclaredConvolutionTile) {
       for (tk::ConvTile t : tk::Conv2dForward::tiles(p)) {
         Dev y(out);
         tk::Conv2dForward::launchTile(gpu, t, x.ptr(), w.ptr(), b.ptr(), y.ptr(), nullptr, n, s.cin, s.hw, s.hw,
-                                      s.cout, nullptr, p);
+                                      s.cout, nullptr, p, taps.ptr());
         check("forward y", t, y, yRef);
       }
       for (tk::ConvTile t : tk::Conv2dBackwardData::tiles(p)) {
         if (s.cin == 1) break; // the model needs no data gradient of its first layer; conv2's covers it
         Dev dx(in);
         tk::Conv2dBackwardData::launchTile(gpu, t, dy.ptr(), w.ptr(), dx.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
-                                           p);
+                                           p, taps.ptr());
         check("backward dx", t, dx, dxRef);
       }
       for (tk::ConvTile t : tk::Conv2dBackwardWeight::tiles(p)) {

@@ -14,10 +14,14 @@
 // Two orders of the reduction (Const TAPS); which is faster depends on the kernel (bench_conv):
 //   TAPS = 1  tap-major: K runs over the 9 taps, and within a tap over blocks of BK channels.
 //             Within one K block the spatial shift is one scalar, so the padding mask is per
-//             pixel ([BM, 1]); the weights of a block lie 9 floats apart. For channel counts ≥ BK.
+//             pixel ([BM, 1]). These tiles read a tap-major copy of the weights, [9, cout, cin]
+//             (ConvWeightTaps, refreshed when the weights change), where a tap's block is
+//             contiguous along both channels; in PyTorch's order its weights lie 9 floats apart.
+//             For channel counts ≥ BK.
 //   TAPS = 0  flat: K = channel·9 + tap in BK-wide blocks, the shift and mask per element; the
-//             forward's weights of a block are one contiguous run per output channel. Also for
-//             the first layer (1 input channel), where a tap-major block would be mostly padding.
+//             weights in PyTorch's order (the forward's block is one contiguous run per output
+//             channel). For the first layer (1 input channel), where a tap-major block would be
+//             mostly padding, and for callers without the tap-major copy.
 // The forward can also write per-tile partial statistics of y for the batchnorm that
 // follows (launchWithStats, ChannelStats): its two passes over y for mean and variance
 // are then replaced by a pass over the small partials.
@@ -58,6 +62,31 @@ inline void checkConv(const char *kernel, int64_t n, int64_t cin, int64_t h, int
 struct ConvTile {
   int bm, bn, bk, warps, taps;
 };
+
+/// taps[tap, co, ci] = weight[co, ci, tap] (tap = kh·3 + kw): the copy the tap-major tiles read.
+struct ConvWeightTaps {
+  static constexpr const char *name = "conv3x3_weight_taps";
+  static constexpr auto body = [](Ptr<float> weight, Ptr<float> taps, I32 cin, I32 cout, Const<int> BLOCK) {
+    Value i = program_id(0) * BLOCK + arange(0, BLOCK); // an index of taps
+    Value planes = cout * cin, tap = i / planes, co = (i % planes) / cin, ci = i % cin;
+    Value mask = i < planes * 9;
+    store(taps + i, load(weight + (co * cin + ci) * 9 + tap, mask, 0.0f), mask);
+  };
+  static constexpr std::array params{"weight", "taps", "cin", "cout", "BLOCK"};
+  static constexpr int kBlock = 256, kWarps = 4;
+  static std::vector<Variant> variants() { return {{{kBlock}, kWarps}}; }
+
+  /// weight [cout, cin, 3, 3] -> taps [9, cout, cin] (9·cout·cin floats).
+  static void launch(Launcher &l, Address weight, Address taps, int64_t cin, int64_t cout, CUstream stream = nullptr) {
+    checkRange(name, "cin", cin, 1, kMaxI32);
+    checkRange(name, "cout", cout, 1, kMaxI32);
+    if (9 * cin * cout > kMaxI32 - kBlock)
+      fail(name, "cout x cin = " + num(cout) + " x " + num(cin) + " exceeds the kernel's int32 indexing");
+    launchKernel<ConvWeightTaps>(l, {ceilDiv(9 * cin * cout, kBlock)}, kWarps, stream, weight, taps, int32_t(cin),
+                                 int32_t(cout), kBlock);
+  }
+};
+TILE_LIBRARY_KERNEL(ConvWeightTaps);
 
 namespace detail {
 /// Σ over K = 9 taps × channels of src[c, p + shift·((kh - 1)·w + (kw - 1))] · W(c, tap, n) for a
@@ -116,6 +145,13 @@ template <class TilesOf> std::vector<Variant> convVariants(TilesOf tilesOf, bool
       }
   return v;
 }
+/// The weights tile t reads: the tap-major copy for a tap-major tile (which needs it).
+inline Address tileWeights(const char *kernel, ConvTile t, Address weight, Address weightTaps) {
+  if (!t.taps) return weight;
+  if (weightTaps.ptr() == 0)
+    fail(kernel, "a tap-major tile reads the tap-major weights [9, cout, cin]: pass weightTaps (ConvWeightTaps)");
+  return weightTaps;
+}
 } // namespace detail
 
 /// y[n, co, oh, ow] = bias[co] + Σ_{ci, kh, kw} x[n, ci, oh + kh - 1, ow + kw - 1] · W[co, ci, kh, kw].
@@ -123,6 +159,7 @@ template <class TilesOf> std::vector<Variant> convVariants(TilesOf tilesOf, bool
 /// output channels [j·BN, (j+1)·BN). STATS = 1 also writes, per program i (a ChannelStats
 /// tile) and channel, the sum of y and the sum of squared deviations from the tile's mean,
 /// for BatchNorm2dForward: the batchnorm then needs no pass over y for its statistics.
+/// `weight` is [cout, cin, 3, 3], or [9, cout, cin] for TAPS = 1 (ConvWeightTaps).
 struct Conv2dForward {
   static constexpr const char *name = "conv3x3_fwd";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<float> y, Ptr<float> stats,
@@ -136,7 +173,7 @@ struct Conv2dForward {
     Value pMask = p < hw, nMask = row(rn < cout);
     Value src = x + img * cin * hw;
     Value acc = TAPS ? detail::tapMajorGemm(src, weight, p, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
-                                            [&](Value c, Value tap) { return row(rn) * k + c * 9 + tap; })
+                                            [&](Value c, Value tap) { return (tap * cout + row(rn)) * cin + c; })
                      : detail::flatGemm(src, weight, p, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
                                         [&](Value ks) { return row(rn) * k + ks; });
     acc = acc + row(load(bias + rn, rn < cout, 0.0f));
@@ -155,24 +192,27 @@ struct Conv2dForward {
 
   /// The tile launch() uses: exact f32 on 32×32×8 FMA tiles (no spills on sm_90); TF32 on
   /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
-  /// bench/NOTES.md). The flat order wins in both precisions: its K blocks read each output
-  /// channel's weights as one contiguous run, a tap-major block reads them 9 floats apart.
-  static ConvTile tile(int64_t cin, ConvPrecision precision) {
+  /// bench/NOTES.md): tap-major when the caller has the tap-major weights (`tapMajor`; conv2 at
+  /// batch 1024: 190 µs against the flat order's 276), else flat (each output channel's
+  /// weights one contiguous run). Both TF32 tiles of a layer have the same rows (channelStats).
+  static ConvTile tile(int64_t cin, ConvPrecision precision, bool tapMajor = false) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
-    return cin >= 16 ? ConvTile{128, 64, 16, 8, 0} : ConvTile{128, 32, 8, 4, 0};
+    if (cin < 16) return {128, 32, 8, 4, 0};
+    return {128, 64, 16, 8, tapMajor ? 1 : 0};
   }
   /// Every tile a launch can ask for in `precision`: the policy's and the bench's sweep (bench_conv).
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
-    return {{64, 32, 8, 4, 0},   {128, 32, 8, 4, 0},  {64, 64, 32, 4, 1},
-            {128, 64, 32, 8, 1}, {128, 64, 32, 8, 0}, {128, 64, 16, 8, 0}};
+    return {{64, 32, 8, 4, 0},  {128, 32, 8, 4, 0},  {128, 64, 16, 8, 0},
+            {64, 64, 16, 4, 1}, {128, 64, 16, 8, 1}, {128, 64, 32, 8, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/true); }
 
-  /// The partial statistics launchWithStats writes into `data` (statsElements() floats).
+  /// The partial statistics launchWithStats writes into `data` (statsElements() floats), for
+  /// the same precision and tap-major weights or not.
   static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w,
-                                   ConvPrecision precision) {
-    const int64_t rows = tile(cin, precision).bm;
+                                   ConvPrecision precision, bool tapMajor = false) {
+    const int64_t rows = tile(cin, precision, tapMajor).bm;
     return {data, detail::imageBlocks(n, h * w, rows), rows};
   }
   /// Enough for every tile (the fewest rows per tile: the most tiles).
@@ -181,24 +221,29 @@ struct Conv2dForward {
   }
   static constexpr int kMinTileRows = 32;
 
-  /// x [n, cin, h, w], weight [cout, cin, 3, 3], bias [cout] -> y [n, cout, h, w].
+  /// x [n, cin, h, w], weight [cout, cin, 3, 3], bias [cout] -> y [n, cout, h, w]. weightTaps:
+  /// the same weights tap-major (ConvWeightTaps), or null (flat tiles only: slower).
   static void launch(Launcher &l, Address x, Address weight, Address bias, Address y, int64_t n, int64_t cin,
                      int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
-                     ConvPrecision precision = ConvPrecision::Exact) {
-    launchTile(l, tile(cin, precision), x, weight, bias, y, nullptr, n, cin, h, w, cout, stream, precision);
+                     ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
+    launchTile(l, tile(cin, precision, weightTaps.ptr() != 0), x, weight, bias, y, nullptr, n, cin, h, w, cout, stream,
+               precision, weightTaps);
   }
   /// As launch(), also writing y's per-channel partial statistics into `stats`
   /// (statsElements() floats; pass channelStats(stats, ...) to BatchNorm2dForward).
   static void launchWithStats(Launcher &l, Address x, Address weight, Address bias, Address y, Address stats,
                               int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
-                              ConvPrecision precision = ConvPrecision::Exact) {
-    launchTile(l, tile(cin, precision), x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision);
+                              ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
+    launchTile(l, tile(cin, precision, weightTaps.ptr() != 0), x, weight, bias, y, &stats, n, cin, h, w, cout, stream,
+               precision, weightTaps);
   }
-  /// One of tiles(precision), stats optional: for benchmarks and tests.
+  /// One of tiles(precision), stats optional: for benchmarks and tests. A tap-major tile needs
+  /// weightTaps.
   static void launchTile(Launcher &l, ConvTile t, Address x, Address weight, Address bias, Address y,
                          const Address *stats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                         CUstream stream, ConvPrecision precision) {
+                         CUstream stream, ConvPrecision precision, Address weightTaps = nullptr) {
     detail::checkConv(name, n, cin, h, w, cout);
+    weight = detail::tileWeights(name, t, weight, weightTaps);
     const int64_t programs = detail::imageBlocks(n, h * w, t.bm);
     if (stats && statsElements(n, h, w, cout) > kMaxI32) fail(name, "the partial statistics exceed int32 indexing");
     launchKernel<Conv2dForward>(l, {programs, ceilDiv(cout, t.bn)}, t.warps, stream, x, weight, bias, y,
@@ -209,7 +254,7 @@ struct Conv2dForward {
 TILE_LIBRARY_KERNEL(Conv2dForward);
 
 /// dx[n, ci, ih, iw] = Σ_{co, kh, kw} dy[n, co, ih + 1 - kh, iw + 1 - kw] · W[co, ci, kh, kw].
-/// Programs as Conv2dForward's, over dx's pixels and input channels.
+/// Programs as Conv2dForward's, over dx's pixels and input channels; `weight` as its.
 struct Conv2dBackwardData {
   static constexpr const char *name = "conv3x3_bwd_data";
   static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, [[maybe_unused]] I32 n, I32 cin,
@@ -224,7 +269,7 @@ struct Conv2dBackwardData {
     Value src = dy + img * cout * hw;
     Value acc =
         TAPS ? detail::tapMajorGemm(src, weight, p, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
-                                    [&](Value c, Value tap) { return (c * cin + row(rn)) * 9 + tap; })
+                                    [&](Value c, Value tap) { return (tap * cout + c) * cin + row(rn); })
              : detail::flatGemm(src, weight, p, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
                                 [&](Value ks) { return ((ks / 9) * cin + row(rn)) * 9 + ks % 9; });
     store(dx + img * cin * hw + row(rn) * hw + p, acc, pMask & nMask);
@@ -232,25 +277,32 @@ struct Conv2dBackwardData {
   static constexpr std::array params{"dy", "weight", "dx", "n",  "cin",  "h",   "w",
                                      "cout", "BM",   "BN", "BK", "TF32", "TAPS"};
 
-  static ConvTile tile(int64_t cout, ConvPrecision precision) {
-    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, cout >= 8 ? 1 : 0};
-    return cout >= 16 ? ConvTile{128, 32, 32, 8, 1} : ConvTile{64, 32, 8, 4, 0};
+  /// Tap-major where the caller has the tap-major weights and cout fills K blocks (conv2 at
+  /// batch 1024 in TF32: 205 µs against the flat order's 554), else flat.
+  static ConvTile tile(int64_t cout, ConvPrecision precision, bool tapMajor = false) {
+    if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, tapMajor && cout >= 8 ? 1 : 0};
+    return tapMajor && cout >= 16 ? ConvTile{128, 32, 16, 4, 1} : ConvTile{64, 32, 8, 4, 0};
   }
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
-    return {{64, 32, 8, 4, 0}, {64, 32, 16, 4, 1}, {64, 32, 32, 4, 1}, {128, 32, 32, 4, 1}, {128, 32, 32, 8, 1}};
+    return {{64, 32, 8, 4, 0}, {64, 32, 16, 4, 1}, {128, 32, 16, 4, 1}, {128, 32, 16, 8, 1}, {128, 32, 32, 4, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/false); }
 
-  /// dy [n, cout, h, w], weight [cout, cin, 3, 3] -> dx [n, cin, h, w].
+  /// dy [n, cout, h, w], weight [cout, cin, 3, 3] -> dx [n, cin, h, w]. weightTaps: the same
+  /// weights tap-major (ConvWeightTaps), or null (flat tiles only: slower).
   static void launch(Launcher &l, Address dy, Address weight, Address dx, int64_t n, int64_t cin, int64_t h,
                      int64_t w, int64_t cout, CUstream stream = nullptr,
-                     ConvPrecision precision = ConvPrecision::Exact) {
-    launchTile(l, tile(cout, precision), dy, weight, dx, n, cin, h, w, cout, stream, precision);
+                     ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
+    launchTile(l, tile(cout, precision, weightTaps.ptr() != 0), dy, weight, dx, n, cin, h, w, cout, stream, precision,
+               weightTaps);
   }
+  /// One of tiles(precision). A tap-major tile needs weightTaps.
   static void launchTile(Launcher &l, ConvTile t, Address dy, Address weight, Address dx, int64_t n, int64_t cin,
-                         int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision) {
+                         int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision,
+                         Address weightTaps = nullptr) {
     detail::checkConv(name, n, cin, h, w, cout);
+    weight = detail::tileWeights(name, t, weight, weightTaps);
     launchKernel<Conv2dBackwardData>(l, {detail::imageBlocks(n, h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
                                      dy, weight, dx, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
                                      t.bm, t.bn, t.bk, int(precision), t.taps);

@@ -1,6 +1,6 @@
 // The MNIST CNN of shared/mnist_cnn.md, every forward and backward operation a library kernel:
 //   conv 1->32 (+ partial BN statistics) -> BN + relu + 2x2 pool (one kernel)
-//   conv 32->64 (+ statistics)            -> BN + relu + 2x2 pool
+//   conv 32->64 (+ statistics; its weights copied tap-major first) -> BN + relu + 2x2 pool
 //   linear 3136->128 + relu -> linear 128->10 + log-softmax + NLL, fused with the backward of
 //   both and of the relu (LinearCrossEntropy: fc2's gradients, fc1's bias gradient, dh3)
 // backward: fc1's weight and data gradients, BN+relu+pool backward (its dx sum is the conv bias
@@ -100,6 +100,7 @@ class MnistCnn {
   // Activations and their gradients.
   Tensor x_, labels_;
   Tensor c1_, stats1_, mean1_, rstd1_, p1_, arg1_;
+  Tensor w2Taps_;  // conv2's weights tap-major ([9, cout, cin]), refreshed by each forward()
   Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
   Tensor h3_, logits_, lossMean_, dlogits_;
   Tensor dh3_, dp2_, dc2_, dp1_, dc1_, work_, bnWork_, fcWork_;
