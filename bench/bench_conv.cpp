@@ -32,7 +32,7 @@ std::string gFilter;  // run only the configurations whose line contains this
 
 std::string tileName(tk::ConvTile t) {
   return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" +
-         std::to_string(t.warps) + (t.taps ? "taps" : "flat");
+         std::to_string(t.warps) + (t.taps == 2 ? "alltaps" : t.taps ? "taps" : "flat");
 }
 
 bool sameTile(tk::ConvTile a, tk::ConvTile b) {
