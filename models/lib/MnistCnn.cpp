@@ -6,6 +6,7 @@
 #include "tile/kernels/Linear.h"
 #include "tile/kernels/LinearCrossEntropy.h"
 #include "tile/kernels/Sgd.h"
+#include "tile/kernels/Transpose.h"
 #include "tile/models/Idx.h"
 #include "tile/models/Init.h"
 
@@ -81,12 +82,14 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   rstd2_ = add("bn2.rstd", {kC2});
   p2_ = add("pool2.out", {B, kC2, kH3, kH3});
   arg2_ = add("pool2.argmax", {B, kC2, kH3, kH3}, ElemType::I8);
+  w3T_ = add("fc1.weight.transposed", {kFc1In, kFc1Out});
   h3_ = add("fc1.out", {B, kFc1Out});
   logits_ = addTransfer("fc2.out", {B, kClasses});
   lossMean_ = addTransfer("loss.mean", {1});
   // Gradients of the activations.
   dlogits_ = add("grad fc2.out", {B, kClasses});
   dh3_ = add("grad fc1.out", {B, kFc1Out});
+  dh3T_ = add("grad fc1.out.transposed", {kFc1Out, B});
   dp2_ = add("grad pool2.out", {B, kC2, kH3, kH3});
   dc2_ = add("grad conv2.out", {B, kC2, kH2, kH2});
   dp1_ = add("grad pool1.out", {B, kC1, kH2, kH2});
@@ -207,12 +210,14 @@ void MnistCnn::forward() {
   tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kC1, kH2, kH2, prec, /*tapMajor=*/true);
   tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bnWork_, bnWork_.numel(), n,
                                       kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
-  tk::Linear::forward(l_, p2_, w3_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_, fcWork_.numel(), nullptr,
-                      tf32Products_);
+  // fc1 from its weights transposed ([in, out], refreshed here): unit strides for the product.
+  tk::Transpose::launch(l_, w3_, w3T_, kFc1Out, kFc1In);
+  tk::Linear::forwardFromTransposedWeight(l_, p2_, w3T_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_,
+                                          fcWork_.numel(), nullptr, tf32Products_);
   // fc2, the loss, and the backward through both and fc1's relu (fc2's gradients, dh3 and
   // fc1's bias gradient) in one pass: at small batches the tail is launches, not work.
   tk::LinearCrossEntropy::launch(l_, h3_, w4_, b4_, labels_, logits_, dlogits_, dh3_, dw4_, db4_, db3_, lossMean_, n,
-                                 kFc1Out, kClasses, /*relu=*/true, fcWork_, fcWork_.numel());
+                                 kFc1Out, kClasses, /*relu=*/true, fcWork_, fcWork_.numel(), dh3T_);
 }
 
 void MnistCnn::backward() {
@@ -220,8 +225,8 @@ void MnistCnn::backward() {
   const int64_t n = n_;
   const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
   // fc2, fc1's relu and fc1's bias: forward() did them (LinearCrossEntropy). fc1:
-  tk::Linear::backwardWeight(l_, dh3_, p2_, dw3_, n, kFc1In, kFc1Out, fcWork_, fcWork_.numel(), nullptr,
-                             tf32Products_);
+  tk::Linear::backwardWeightFromTransposedGradient(l_, dh3T_, p2_, dw3_, n, kFc1In, kFc1Out, fcWork_, fcWork_.numel(),
+                                                  nullptr, tf32Products_);
   tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out, nullptr, tf32Products_);
   // pool2 + relu + bn2 (dx sum = conv2's bias gradient)
   tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bnWork_,

@@ -480,12 +480,15 @@ auto makeBody(std::shared_ptr<const Program> prog) {
       store(out + t.idx, result, t.mask & splitCompare(prog->split, t.colIdx, prog->splitAt));
       store(out + t.idx, -result, t.mask & splitCompare(complement(prog->split), t.colIdx, prog->splitAt));
     }
-    // Per row, the sum over the first column tile (only those programs store it).
+    // Per row, the sum over the first column tile (only those programs store it). Its base
+    // pointer goes through a scalar select of two pointers (m >= 1: always out2), so every
+    // program also covers where() on pointers.
     Value rowSums = sum(where(t.mask, result, 0.0f), t.shape.size() - 1);
+    Value sumsOut = where(m > 0, out2, out);
     if (rank3)
-      store(out2 + col(planes) * m + row(rows), rowSums, (col(planes) < p) & (row(rows) < m) & (program_id(1) == 0));
+      store(sumsOut + col(planes) * m + row(rows), rowSums, (col(planes) < p) & (row(rows) < m) & (program_id(1) == 0));
     else
-      store(out2 + rows, rowSums, (rows < m) & (program_id(1) == 0));
+      store(sumsOut + rows, rowSums, (rows < m) & (program_id(1) == 0));
   };
 }
 using Body = decltype(makeBody(nullptr));

@@ -71,3 +71,19 @@ func.func @atomics(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps =
   %old = tile.atomic_add %p, %one {tile.vec = 1 : i32} : tensor<32x!tile.ptr<f32>, #b>, tensor<32xf32, #b>
   return
 }
+
+// -----
+
+// A scalar select of two pointers (the DSL's where() on scalar pointers) keeps its op with
+// the pointers converted, and lowers to one llvm.select.
+// CHECK-LABEL: llvm.func @select_pointer
+// CHECK: %[[P:.*]] = llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, !llvm.ptr<1>
+// CHECK: llvm.store %{{.*}}, %[[P]]
+func.func @select_pointer(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 1 : i32} {
+  %zero = arith.constant 0 : i32
+  %c = arith.cmpi eq, %n, %zero : i32
+  %p = arith.select %c, %x, %y : !tile.ptr<f32>
+  %v = arith.constant 1.0 : f32
+  tile.store %p, %v {tile.vec = 1 : i32} : !tile.ptr<f32>, f32
+  return
+}

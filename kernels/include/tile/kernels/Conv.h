@@ -205,8 +205,8 @@ struct Conv2dForward {
   /// Every tile a launch can ask for in `precision`: the policy's and the bench's sweep (bench_conv).
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
-    return {{64, 32, 8, 4, 0},  {128, 32, 8, 4, 0},  {128, 64, 16, 8, 0},
-            {64, 64, 16, 4, 1}, {128, 64, 16, 8, 1}, {128, 64, 32, 8, 1}};
+    return {{64, 32, 8, 4, 0},  {128, 32, 8, 4, 0},  {128, 64, 16, 8, 0}, {64, 64, 16, 4, 1},
+            {128, 64, 16, 8, 1}, {128, 64, 32, 8, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/true); }
 

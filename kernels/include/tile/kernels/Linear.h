@@ -66,6 +66,16 @@ struct Linear {
                          relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream,
                          tf32);
   }
+  /// As the split-K forward() with the weights transposed, wT [in, out] (a copy made with
+  /// Transpose): the product's B then has unit stride along N, which the tensor-core tiles
+  /// stage with cp.async and read with ldmatrix (W's own order loads it element by element).
+  static void forwardFromTransposedWeight(Launcher &l, Address x, Address wT, Address b, Address y, int64_t batch,
+                                          int64_t in, int64_t out, bool relu, Address workspace,
+                                          int64_t workspaceFloats, CUstream stream = nullptr, bool tf32 = false) {
+    MatmulSplitK::launch(l, x, wT, y, b, batch, out, in, in, 1, out, 1, out,
+                         relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream,
+                         tf32);
+  }
   static int64_t forwardWorkspaceElements(int64_t batch, int64_t in, int64_t out) {
     return MatmulSplitK::workspaceElements(batch, out, in);
   }
@@ -84,6 +94,14 @@ struct Linear {
   static void backwardWeight(Launcher &l, Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
                              Address workspace, int64_t workspaceFloats, CUstream stream = nullptr, bool tf32 = false) {
     MatmulSplitK::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, MatmulEpilogue::None, workspace,
+                         workspaceFloats, stream, tf32);
+  }
+  /// As the split-K backwardWeight() from dyT = dyᵀ [out, batch] (LinearCrossEntropy writes it):
+  /// unit strides along the product's K for A and N for B.
+  static void backwardWeightFromTransposedGradient(Launcher &l, Address dyT, Address x, Address dw, int64_t batch,
+                                                   int64_t in, int64_t out, Address workspace, int64_t workspaceFloats,
+                                                   CUstream stream = nullptr, bool tf32 = false) {
+    MatmulSplitK::launch(l, dyT, x, dw, dw, out, in, batch, batch, 1, in, 1, in, MatmulEpilogue::None, workspace,
                          workspaceFloats, stream, tf32);
   }
   static int64_t backwardWeightWorkspaceElements(int64_t batch, int64_t in, int64_t out) {

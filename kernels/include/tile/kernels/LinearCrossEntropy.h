@@ -8,6 +8,7 @@
 //   dW = dlogitsᵀ·x,  db = Σ_rows dlogits
 //   dx = dlogits·W, zeroed where x ≤ 0 when relu (the relu's backward: x is its output)
 //   dxSum = Σ_rows dx                                      (the bias gradient of the layer before)
+//   dxT = dxᵀ [in, batch], if asked for                    (its weight gradient as a unit-stride product)
 // A model's tail is then two launches where it was seven (the layer's forward, the loss, the
 // layer's three gradients, the relu's backward, the previous layer's bias gradient): at small
 // batches launches, not FLOPs, are its cost. The products are exact f32 (FMA in increasing k).
@@ -28,9 +29,10 @@ struct LinearCrossEntropy {
   /// A program per kRows-row tile; products over `in` in kChunk-column chunks.
   static constexpr int kMaxClasses = 32, kChunk = 16, kRows = 16;
   static constexpr auto body = [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<int32_t> labels,
-                                  Ptr<float> logits, Ptr<float> dlogits, Ptr<float> dx, Ptr<float> dweight,
-                                  Ptr<float> dbias, Ptr<float> dxSum, Ptr<float> meanLoss, Ptr<float> partial,
-                                  I32 batch, I32 in, I32 classes, I32 relu, Const<int> BB, Const<int> BC) {
+                                  Ptr<float> logits, Ptr<float> dlogits, Ptr<float> dx, Ptr<float> dxT,
+                                  Ptr<float> dweight, Ptr<float> dbias, Ptr<float> dxSum, Ptr<float> meanLoss,
+                                  Ptr<float> partial, I32 batch, I32 in, I32 classes, I32 relu, I32 transposed,
+                                  Const<int> BB, Const<int> BC) {
     // The FMA dot holds a thread's whole K of both operands in registers, so the products
     // over `in` run in KC-column chunks (loops, one chunk live at a time), and a program
     // takes one BB-row tile, whose dW and dxSum are then complete chunk by chunk (no
@@ -69,15 +71,16 @@ struct LinearCrossEntropy {
       Value g = dot(dz, wChunk(ks), zeros({BB, kChunk}, DType::f32)); // dx [BB, KC]
       g = where((relu != 0) & (xc <= 0.0f), 0.0f, g);
       store(dx + col(rows) * in + row(ks), g, col(rMask) & row(kMask));
+      store(dxT + row(ks) * batch + col(rows), g, col(rMask) & row(kMask) & (transposed != 0));
       store(dxs + ks, sum(g, 0), kMask);
       store(dw + col(cs) * in + row(ks), dot(dzT, xc, zeros({BC, kChunk}, DType::f32)), col(cMask) & row(kMask));
     });
     store(db + cs, sum(dz, 0), cMask);
     store(lossOut, loss);
   };
-  static constexpr std::array params{"x",      "weight",  "bias",  "labels",     "logits",  "dlogits", "dx",
-                                     "dweight", "dbias",  "dx_sum", "mean_loss", "partial", "batch",   "in",
-                                     "classes", "relu",   "BB",     "BC"};
+  static constexpr std::array params{"x",       "weight",  "bias",      "labels",  "logits", "dlogits", "dx",
+                                     "dx_t",    "dweight", "dbias",     "dx_sum",  "mean_loss", "partial", "batch",
+                                     "in",      "classes", "relu",      "transposed", "BB",   "BC"};
 
   /// BC: the classes rounded up to a power of two (at least 16); 32 classes take 8 warps
   /// (on 4 their FMA operands spill).
@@ -96,11 +99,12 @@ struct LinearCrossEntropy {
 
   /// x, dx [batch, in]; weight, dweight [classes, in]; bias, dbias [classes]; labels [batch]
   /// (in [0, classes): another label gives a wrong loss silently, check on the host);
-  /// logits, dlogits [batch, classes]; dxSum [in]; meanLoss [1]. dx may not alias x.
+  /// logits, dlogits [batch, classes]; dxSum [in]; meanLoss [1]; dxT [in, batch] or null. dx
+  /// may not alias x.
   static void launch(Launcher &l, Address x, Address weight, Address bias, Address labels, Address logits,
                      Address dlogits, Address dx, Address dweight, Address dbias, Address dxSum, Address meanLoss,
                      int64_t batch, int64_t in, int64_t classes, bool relu, Address workspace,
-                     int64_t workspaceFloats, CUstream stream = nullptr);
+                     int64_t workspaceFloats, Address dxT = nullptr, CUstream stream = nullptr);
 };
 TILE_LIBRARY_KERNEL(LinearCrossEntropy);
 
@@ -130,7 +134,8 @@ TILE_LIBRARY_KERNEL(LinearCrossEntropyReduce);
 inline void LinearCrossEntropy::launch(Launcher &l, Address x, Address weight, Address bias, Address labels,
                                        Address logits, Address dlogits, Address dx, Address dweight, Address dbias,
                                        Address dxSum, Address meanLoss, int64_t batch, int64_t in, int64_t classes,
-                                       bool relu, Address workspace, int64_t workspaceFloats, CUstream stream) {
+                                       bool relu, Address workspace, int64_t workspaceFloats, Address dxT,
+                                       CUstream stream) {
   checkRange(name, "batch", batch, 1, kMaxI32);
   checkRange(name, "in", in, 1, kMaxI32);
   checkRange(name, "classes", classes, 1, kMaxClasses);
@@ -142,9 +147,9 @@ inline void LinearCrossEntropy::launch(Launcher &l, Address x, Address weight, A
   if (workspaceFloats < need)
     fail(name, "the workspace holds " + num(workspaceFloats) + " floats; " + num(need) + " needed (workspaceElements)");
   const int bc = classBlock(classes);
-  launchKernel<LinearCrossEntropy>(l, {tiles}, warps(bc), stream, x, weight, bias, labels, logits, dlogits, dx, dweight,
-                                   dbias, dxSum, meanLoss, workspace, int32_t(batch), int32_t(in), int32_t(classes),
-                                   int32_t(relu), kRows, bc);
+  launchKernel<LinearCrossEntropy>(l, {tiles}, warps(bc), stream, x, weight, bias, labels, logits, dlogits, dx, dxT,
+                                   dweight, dbias, dxSum, meanLoss, workspace, int32_t(batch), int32_t(in),
+                                   int32_t(classes), int32_t(relu), int32_t(dxT.ptr() != 0), kRows, bc);
   if (tiles == 1) return;
   using R = LinearCrossEntropyReduce;
   launchKernel<R>(l, {ceilDiv(len, R::kBlock)}, R::kWarps, stream, workspace, dweight, dbias, dxSum, meanLoss,

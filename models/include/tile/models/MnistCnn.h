@@ -1,10 +1,12 @@
 // The MNIST CNN of shared/mnist_cnn.md, every forward and backward operation a library kernel:
 //   conv 1->32 (+ partial BN statistics) -> BN + relu + 2x2 pool (one kernel)
 //   conv 32->64 (+ statistics; its weights copied tap-major first) -> BN + relu + 2x2 pool
-//   linear 3136->128 + relu -> linear 128->10 + log-softmax + NLL, fused with the backward of
-//   both and of the relu (LinearCrossEntropy: fc2's gradients, fc1's bias gradient, dh3)
-// backward: fc1's weight and data gradients, BN+relu+pool backward (its dx sum is the conv bias
-// grad), conv weight (split-K workspace) and data gradients; one SGD launch over all parameters.
+//   linear 3136->128 + relu (from its weights transposed) -> linear 128->10 + log-softmax + NLL,
+//   fused with the backward of both and of the relu (LinearCrossEntropy: fc2's gradients,
+//   fc1's bias gradient, dh3 and its transpose)
+// backward: fc1's weight (from dh3ᵀ: unit strides) and data gradients, BN+relu+pool backward
+// (its dx sum is the conv bias grad), conv weight (split-K workspace) and data gradients; one
+// SGD launch over all parameters.
 //
 // Every tensor is planned once for `maxBatch` images (Arena); a step may use fewer (the ragged
 // last batch). Kernels go through a kernels::Launcher: DslLauncher (CPU executor or GPU JIT,
@@ -102,8 +104,9 @@ class MnistCnn {
   Tensor c1_, stats1_, mean1_, rstd1_, p1_, arg1_;
   Tensor w2Taps_;  // conv2's weights tap-major ([9, cout, cin]), refreshed by each forward()
   Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
+  Tensor w3T_;  // fc1's weights transposed ([in, out]), refreshed by each forward()
   Tensor h3_, logits_, lossMean_, dlogits_;
-  Tensor dh3_, dp2_, dc2_, dp1_, dc1_, work_, bnWork_, fcWork_;
+  Tensor dh3_, dh3T_, dp2_, dc2_, dp1_, dc1_, work_, bnWork_, fcWork_;
   std::vector<Tensor> paramList() const;
   std::vector<Tensor> gradList() const;
 };
