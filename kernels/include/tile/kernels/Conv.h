@@ -391,22 +391,30 @@ struct Conv2dBackwardWeight {
                                      "cout", "items_per_split", "BM", "BN", "BK", "TF32", "TAPS"};
   /// Splits of the pixels: enough for kTargetPrograms programs, each with at least
   /// kMinPerSplit pixels (fewer do not pay their partial tile's store and reduction), at most
-  /// kMaxSplits.
-  static constexpr int64_t kTargetPrograms = 1056, kMinPerSplit = 256, kMaxSplits = 256;
+  /// maxSplits(): kMaxSplits, or more while the partials stay under kSmallPartials floats (a
+  /// small weight, like the first layer's 288, whose one output tile would otherwise leave
+  /// the GPU two programs per SM).
+  static constexpr int64_t kTargetPrograms = 1056, kMinPerSplit = 256, kMaxSplits = 256,
+                           kSmallPartials = int64_t(1) << 18;
+  static int64_t maxSplits(int64_t cin, int64_t cout) {
+    return std::max(kMaxSplits, std::min(kTargetPrograms, kSmallPartials / (cout * cin * 9)));
+  }
 
   /// Exact f32 on 32×32×8 FMA tiles. TF32 where cin fills a tile: all 9 taps per program once
   /// the pixels give programs enough (conv2 at batch 1024: 205 µs against one tap per
   /// program's 305), else one tap per program (batch 64: 36 µs against 50, 9x the programs).
+  /// A first layer's (cin·9 = 9 columns) in 16 columns (conv1 at batch 1024: 84 µs against
+  /// 32 columns' 116).
   static ConvTile tile(int64_t cin, ConvPrecision precision, int64_t pixels) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
-    if (cin < 16) return {32, 32, 16, 4, 0};
+    if (cin < 16) return {32, 16, 32, 4, 0};
     return pixels >= kLargePixels ? ConvTile{64, 32, 32, 8, 2} : ConvTile{32, 32, 32, 4, 1};
   }
   static constexpr int64_t kLargePixels = 65536;
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
-    return {{32, 32, 8, 4, 0},  {32, 32, 16, 4, 0}, {32, 32, 32, 4, 1},
-            {64, 32, 16, 8, 1}, {64, 32, 16, 8, 2}, {64, 32, 32, 8, 2}};
+    return {{32, 32, 8, 4, 0},  {32, 32, 16, 4, 0}, {32, 32, 32, 4, 1}, {64, 32, 16, 8, 1},
+            {64, 32, 16, 8, 2}, {64, 32, 32, 8, 2}, {32, 16, 32, 4, 0}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/false); }
 
@@ -419,13 +427,13 @@ struct Conv2dBackwardWeight {
   static std::pair<int64_t, int64_t> splitting(int64_t n, int64_t hw, int64_t cin, int64_t cout, ConvTile t) {
     const int64_t items = n * ceilDiv(hw, t.bk);
     const int64_t wanted = std::min(ceilDiv(n * hw, kMinPerSplit), ceilDiv(kTargetPrograms, tilesPerSplit(t, cin, cout)));
-    const int64_t per = ceilDiv(items, std::clamp<int64_t>(wanted, 1, kMaxSplits));
+    const int64_t per = ceilDiv(items, std::clamp<int64_t>(wanted, 1, maxSplits(cin, cout)));
     return {per, ceilDiv(items, per)};
   }
   /// Floats of the partial-sum buffer launch() needs (for any tile: never more splits than
-  /// ceil(n·h·w / kMinPerSplit), at most kMaxSplits).
+  /// ceil(n·h·w / kMinPerSplit), at most maxSplits()).
   static int64_t workspaceElements(int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout) {
-    return std::clamp<int64_t>(ceilDiv(n * h * w, kMinPerSplit), 1, kMaxSplits) * cout * cin * 9;
+    return std::clamp<int64_t>(ceilDiv(n * h * w, kMinPerSplit), 1, maxSplits(cin, cout)) * cout * cin * 9;
   }
 
   /// x [n, cin, h, w], dy [n, cout, h, w] -> dweight [cout, cin, 3, 3], through
