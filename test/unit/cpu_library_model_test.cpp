@@ -392,12 +392,12 @@ TEST_F(CpuModelKernels, LinearCrossEntropy) {
       std::vector<float> w = randomFloats(C * K, -0.3f, 0.3f), b = randomFloats(C);
       std::vector<int32_t> labels(B);
       for (int32_t &l : labels) l = int32_t(uniformInt(0, c.classes - 1));
-      std::vector<float> logits = poisoned(B * C), dlogits = poisoned(B * C), dx = poisoned(B * K),
+      std::vector<float> logits = poisoned(B * C), dlogits = poisoned(B * C), dx = poisoned(B * K), dxT = poisoned(B * K),
                          dw = poisoned(C * K), db = poisoned(C), dxSum = poisoned(K), mean = poisoned(1),
                          work = poisoned(size_t(tk::LinearCrossEntropy::workspaceElements(c.batch, c.in, c.classes)));
       tk::LinearCrossEntropy::launch(cpu, x.data(), w.data(), b.data(), labels.data(), logits.data(), dlogits.data(),
                                      dx.data(), dw.data(), db.data(), dxSum.data(), mean.data(), c.batch, c.in,
-                                     c.classes, relu, work.data(), int64_t(work.size()));
+                                     c.classes, relu, work.data(), int64_t(work.size()), dxT.data());
       std::vector<double> refZ(B * C), refDz(B * C), refDx(B * K, 0.0), refDw(C * K, 0.0), refDb(C, 0.0),
           refDxSum(K, 0.0);
       double refMean = 0;
@@ -434,6 +434,10 @@ TEST_F(CpuModelKernels, LinearCrossEntropy) {
       EXPECT_TRUE(check(dw, refDw, kTol, "dw"));
       EXPECT_TRUE(check(db, refDb, kTol, "db"));
       EXPECT_TRUE(check(dxSum, refDxSum, kTol, "dx sum"));
+      std::vector<double> refDxT(B * K);
+      for (size_t i = 0; i < B; ++i)
+        for (size_t k = 0; k < K; ++k) refDxT[k * B + i] = refDx[i * K + k];
+      EXPECT_TRUE(check(dxT, refDxT, kTol, "dx transposed"));
     }
   }
 }

@@ -480,11 +480,11 @@ TEST_F(CudnnReference, FusedClassifierHead) {
     std::mt19937 gen{uint32_t(seed++)};
     for (int32_t &l : labels) l = int32_t(gen() % classes);
     DeviceBuffer lab = DeviceBuffer::fromHost(labels);
-    Dev z(zs), dz(zs), dx(xs), dw(size_t(classes) * in), db(static_cast<size_t>(classes)), dxSum(static_cast<size_t>(in)), mean(1);
+    Dev z(zs), dz(zs), dx(xs), dxT(xs), dw(size_t(classes) * in), db(static_cast<size_t>(classes)), dxSum(static_cast<size_t>(in)), mean(1);
     Dev work(size_t(std::max<int64_t>(1, tk::LinearCrossEntropy::workspaceElements(n, in, classes))));
     tk::LinearCrossEntropy::launch(gpu, x.ptr(), w.ptr(), b.ptr(), lab.ptr(), z.ptr(), dz.ptr(), dx.ptr(), dw.ptr(),
                                    db.ptr(), dxSum.ptr(), mean.ptr(), n, in, classes, /*relu=*/true, work.ptr(),
-                                   int64_t(work.n));
+                                   int64_t(work.n), dxT.ptr());
 
     Dev zRef(zs), logp(zs), dzRef(zs), dwRef(size_t(classes) * in), dbRef(static_cast<size_t>(classes)), dh(xs),
         dxRef(xs), dxSumRef(static_cast<size_t>(in));
@@ -510,6 +510,10 @@ TEST_F(CudnnReference, FusedClassifierHead) {
     expectClose(label("head", "fc2 dbias", n), db, dbRef);
     expectClose(label("head", "relu(fc1) dx", n), dx, dxRef);
     expectClose(label("head", "fc1 dbias (dx sum)", n), dxSum, dxSumRef);
+    std::vector<float> dxRefT(xs), dxRefH = dxRef.get();
+    for (size_t r = 0; r < size_t(n); ++r)
+      for (size_t k = 0; k < size_t(in); ++k) dxRefT[k * size_t(n) + r] = dxRefH[r * size_t(in) + k];
+    expectClose(label("head", "relu(fc1) dx transposed", n), dxT.get(), dxRefT);
   }
 }
 
