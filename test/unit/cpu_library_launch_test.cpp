@@ -247,6 +247,7 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     tk::Fill::zero(r, p, s);
     tk::ColumnSum::launch(r, p, p, s, 10, 10);
     tk::SumPartials::launch(r, p, p, s, 3);
+    tk::SumPartials::launch(r, p, p, s, 883);
     if (s <= 64) tk::CrossEntropy::launch(r, p, p, p, p, p, 64, s);
     for (int64_t classes : {1, 10, 16, 17, 32})
       tk::LinearCrossEntropy::launch(r, p, p, p, p, p, p, p, p, p, p, p, s, 128, classes, true, p, int64_t(1) << 30);

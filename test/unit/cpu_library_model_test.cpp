@@ -480,6 +480,21 @@ TEST_F(CpuModelKernels, Conv2d3x3) {
   }
 }
 
+// The sum of split partials, in both of its tiles (wide: many outputs; tall: few outputs over
+// many splits), against float64.
+TEST_F(CpuModelKernels, SumPartials) {
+  for (auto [len, splits] : std::vector<std::pair<int64_t, int64_t>>{{288, 883}, {64, 33}, {1000, 40}, {5000, 300},
+                                                                     {7, 1}, {1025, 257}}) {
+    SCOPED_TRACE(std::to_string(len) + " x " + std::to_string(splits) + " splits");
+    std::vector<float> part = randomFloats(static_cast<size_t>(len * splits)), out = poisoned(static_cast<size_t>(len));
+    tk::SumPartials::launch(cpu, part.data(), out.data(), len, splits);
+    std::vector<double> ref(static_cast<size_t>(len), 0.0);
+    for (int64_t s = 0; s < splits; ++s)
+      for (int64_t j = 0; j < len; ++j) ref[size_t(j)] += part[size_t(s * len + j)];
+    EXPECT_TRUE(check(out, ref, kTol, "sum of partials"));
+  }
+}
+
 // Splitting the weight-gradient reduction over programs is deterministic: two runs agree
 // bit for bit.
 TEST_F(CpuModelKernels, Conv2dWeightGradientIsReproducible) {
