@@ -101,7 +101,9 @@ int main(int argc, char **argv) {
               });
         if (L.cin > 1)  // the model needs no data gradient of its first layer
           sweep(L, n, "bwd_data", products, tk::Conv2dBackwardData::tiles,
-                [&](tk::ConvPrecision p) { return tk::Conv2dBackwardData::tile(L.cout, p, /*tapMajor=*/true); },
+                [&](tk::ConvPrecision p) {
+                  return tk::Conv2dBackwardData::tile(L.cout, p, /*tapMajor=*/true, n * hw * hw);
+                },
                 [&](tk::ConvTile t, tk::ConvPrecision p) {
                   tk::Conv2dBackwardData::launchTile(gAot, t, y.ptr(), wgt.ptr(), x.ptr(), n, L.cin, hw, hw, L.cout,
                                                      nullptr, p, taps.ptr());

@@ -64,6 +64,9 @@ inline void checkConv(const char *kernel, int64_t n, int64_t cin, int64_t h, int
 struct ConvTile {
   int bm, bn, bk, warps, taps;
 };
+/// Pixels (n·h·w) from which the TF32 policies take their large-batch tiles (MNIST's conv2: batch
+/// 1024 above, 64 below).
+constexpr int64_t kConvLargePixels = 65536;
 
 /// taps[tap, co, ci] = weight[co, ci, tap] (tap = kh·3 + kw): the copy the tap-major tiles read.
 struct ConvWeightTaps {
@@ -280,10 +283,12 @@ struct Conv2dBackwardData {
                                      "cout", "BM",   "BN", "BK", "TF32", "TAPS"};
 
   /// Tap-major where the caller has the tap-major weights and cout fills K blocks (conv2 at
-  /// batch 1024 in TF32: 205 µs against the flat order's 554), else flat.
-  static ConvTile tile(int64_t cout, ConvPrecision precision, bool tapMajor = false) {
+  /// batch 1024 in TF32: 206 µs against the flat order's 558; 32-wide K blocks below
+  /// kConvLargePixels: 19.0 against 20.8 µs at batch 64), else flat.
+  static ConvTile tile(int64_t cout, ConvPrecision precision, bool tapMajor = false, int64_t pixels = 0) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, tapMajor && cout >= 8 ? 1 : 0};
-    return tapMajor && cout >= 16 ? ConvTile{128, 32, 16, 4, 1} : ConvTile{64, 32, 8, 4, 0};
+    if (!tapMajor || cout < 16) return {64, 32, 8, 4, 0};
+    return {128, 32, pixels >= kConvLargePixels ? 16 : 32, 4, 1};
   }
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
@@ -296,8 +301,8 @@ struct Conv2dBackwardData {
   static void launch(Launcher &l, Address dy, Address weight, Address dx, int64_t n, int64_t cin, int64_t h,
                      int64_t w, int64_t cout, CUstream stream = nullptr,
                      ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
-    launchTile(l, tile(cout, precision, weightTaps.ptr() != 0), dy, weight, dx, n, cin, h, w, cout, stream, precision,
-               weightTaps);
+    launchTile(l, tile(cout, precision, weightTaps.ptr() != 0, n * h * w), dy, weight, dx, n, cin, h, w, cout, stream,
+               precision, weightTaps);
   }
   /// One of tiles(precision). A tap-major tile needs weightTaps.
   static void launchTile(Launcher &l, ConvTile t, Address dy, Address weight, Address dx, int64_t n, int64_t cin,
@@ -408,9 +413,8 @@ struct Conv2dBackwardWeight {
   static ConvTile tile(int64_t cin, ConvPrecision precision, int64_t pixels) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
     if (cin < 16) return {32, 16, 32, 4, 0};
-    return pixels >= kLargePixels ? ConvTile{64, 32, 32, 8, 2} : ConvTile{32, 32, 32, 4, 1};
+    return pixels >= kConvLargePixels ? ConvTile{64, 32, 32, 8, 2} : ConvTile{32, 32, 32, 4, 1};
   }
-  static constexpr int64_t kLargePixels = 65536;
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
     return {{32, 32, 8, 4, 0},  {32, 32, 16, 4, 0}, {32, 32, 32, 4, 1}, {64, 32, 16, 8, 1},

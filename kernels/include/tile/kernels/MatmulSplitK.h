@@ -95,10 +95,18 @@ struct MatmulSplitKReduce {
   };
   static constexpr std::array params{"part", "bias", "c", "m", "n", "strideCm", "splits", "BLOCK", "SPLITS",
                                      "EPILOGUE"};
-  static constexpr int kBlock = 128, kSplits = 16, kWarps = 4;
+  /// Outputs per program and partials per step: many splits (fc1 at batch 64: 49) take the
+  /// tall tile, one step instead of four.
+  struct Tile {
+    int block, splits;
+  };
+  static constexpr Tile kWide{128, 16}, kTall{32, 64};
+  static constexpr int kWarps = 4;
+  static constexpr Tile tile(int64_t splits) { return splits >= 32 ? kTall : kWide; }
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
-    for (int epilogue = 0; epilogue < 3; ++epilogue) v.push_back({{kBlock, kSplits, epilogue}, kWarps});
+    for (Tile t : {kWide, kTall})
+      for (int epilogue = 0; epilogue < 3; ++epilogue) v.push_back({{t.block, t.splits, epilogue}, kWarps});
     return v;
   }
 };
@@ -117,6 +125,7 @@ inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, A
     return;
   }
   const MatmulConfig &tile = tileFor(tf32);
+  const MatmulSplitKReduce::Tile reduce = MatmulSplitKReduce::tile(splits);
   if (workspaceFloats < splits * m * n)
     fail(name, "the workspace holds " + num(workspaceFloats) + " floats; " + num(splits * m * n) +
                    " needed (workspaceElements)");
@@ -126,16 +135,16 @@ inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, A
   const int64_t kEdge = ceilDiv(k, tile.bk) * tile.bk + per;
   if ((mEdge - 1) * strideAm + (kEdge - 1) * strideAk > kMaxI32 ||
       (kEdge - 1) * strideBk + (nEdge - 1) * strideBn > kMaxI32 ||
-      (ceilDiv(splits, MatmulSplitKReduce::kSplits) * MatmulSplitKReduce::kSplits) * m * n + mEdge * nEdge > kMaxI32 ||
+      (ceilDiv(splits, reduce.splits) * reduce.splits) * m * n + mEdge * nEdge > kMaxI32 ||
       (mEdge - 1) * strideCm + nEdge > kMaxI32)
     fail(name, "m, n, k = " + num(m) + ", " + num(n) + ", " + num(k) + " with these strides exceed int32 indexing");
   launchKernel<MatmulSplitK>(l, {ceilDiv(m, tile.bm) * ceilDiv(n, tile.bn), splits}, tile.numWarps, stream, a, b,
                              workspace, int32_t(m), int32_t(n), int32_t(k), int32_t(strideAm), int32_t(strideAk),
                              int32_t(strideBk), int32_t(strideBn), int32_t(per), tile.bm, tile.bn, tile.bk,
                              kMatmulGroupM, tf32 ? 1 : 0);
-  launchKernel<MatmulSplitKReduce>(l, {ceilDiv(m * n, MatmulSplitKReduce::kBlock)}, MatmulSplitKReduce::kWarps, stream,
+  launchKernel<MatmulSplitKReduce>(l, {ceilDiv(m * n, reduce.block)}, MatmulSplitKReduce::kWarps, stream,
                                    workspace, bias, c, int32_t(m), int32_t(n), int32_t(strideCm), int32_t(splits),
-                                   MatmulSplitKReduce::kBlock, MatmulSplitKReduce::kSplits, int(epilogue));
+                                   reduce.block, reduce.splits, int(epilogue));
 }
 
 } // namespace tile::kernels
