@@ -200,14 +200,14 @@ void MnistCnn::forward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::forward: no batch set");
   const int64_t n = n_;
   const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
-  tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1, nullptr, prec);
-  tk::ChannelStats st1 = tk::Conv2dForward::channelStats(stats1_, n, 1, kH1, kH1, prec);
+  tk::ChannelStats st1 =
+      tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1, nullptr, prec);
   tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bnWork_, bnWork_.numel(), n,
                                       kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
   // conv2's weights tap-major, for its forward and data gradient (they changed at the last SGD step).
   tk::ConvWeightTaps::launch(l_, w2_, w2Taps_, kC1, kC2);
-  tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2, nullptr, prec, w2Taps_);
-  tk::ChannelStats st2 = tk::Conv2dForward::channelStats(stats2_, n, kC1, kH2, kH2, prec, /*tapMajor=*/true);
+  tk::ChannelStats st2 = tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2,
+                                                            nullptr, prec, w2Taps_);
   tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bnWork_, bnWork_.numel(), n,
                                       kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
   // fc1 from its weights transposed ([in, out], refreshed here): unit strides for the product.

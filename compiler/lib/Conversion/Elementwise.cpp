@@ -11,6 +11,16 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+/// `op` again (name, properties, attributes) on other operands, with one result of `type`.
+Operation *recreate(ConversionPatternRewriter &rewriter, Operation *op, ValueRange operands, Type type) {
+  OperationState state(op->getLoc(), op->getName());
+  state.addOperands(operands);
+  state.addTypes(type);
+  state.propertiesAttr = op->getPropertiesAsAttribute();
+  state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
+  return rewriter.create(state);
+}
+
 struct ElementwiseOnTensors : ConversionPattern {
   ElementwiseOnTensors(TypeConverter &tc, MLIRContext *ctx)
       : ConversionPattern(tc, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
@@ -33,12 +43,9 @@ struct ElementwiseOnTensors : ConversionPattern {
       results.assign(n, scalar);
     } else {
       for (unsigned i = 0; i < n; ++i) {
-        OperationState state(op->getLoc(), op->getName());
-        for (ValueRange v : operands) state.addOperands(regOf(v, i));
-        state.addTypes(elem);
-        state.propertiesAttr = op->getPropertiesAsAttribute();
-        state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
-        results.push_back(rewriter.create(state)->getResult(0));
+        SmallVector<Value> regs;
+        for (ValueRange v : operands) regs.push_back(regOf(v, i));
+        results.push_back(recreate(rewriter, op, regs, elem)->getResult(0));
       }
     }
     rewriter.replaceOpWithMultiple(op, {results});
@@ -57,15 +64,12 @@ struct ScalarWithConvertedTypes : ConversionPattern {
       return failure();
     Type converted = getTypeConverter()->convertType(op->getResult(0).getType());
     if (!converted) return failure();
-    OperationState state(op->getLoc(), op->getName());
+    SmallVector<Value> scalars;
     for (ValueRange v : operands) {
       if (v.size() != 1) return failure();
-      state.addOperands(v.front());
+      scalars.push_back(v.front());
     }
-    state.addTypes(converted);
-    state.propertiesAttr = op->getPropertiesAsAttribute();
-    state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
-    rewriter.replaceOp(op, rewriter.create(state)->getResults());
+    rewriter.replaceOp(op, recreate(rewriter, op, scalars, converted)->getResults());
     return success();
   }
 };

@@ -199,7 +199,7 @@ struct Conv2dForward {
   /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
   /// bench/NOTES.md): tap-major when the caller has the tap-major weights (`tapMajor`; conv2 at
   /// batch 1024: 190 µs against the flat order's 276), else flat (each output channel's
-  /// weights one contiguous run). Both TF32 tiles of a layer have the same rows (channelStats).
+  /// weights one contiguous run).
   static ConvTile tile(int64_t cin, ConvPrecision precision, bool tapMajor = false) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
     if (cin < 16) return {128, 32, 8, 4, 0};
@@ -214,11 +214,14 @@ struct Conv2dForward {
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/true); }
 
   /// The partial statistics launchWithStats writes into `data` (statsElements() floats), for
-  /// the same precision and tap-major weights or not.
+  /// the same precision and tap-major weights or not (launchWithStats returns them too).
   static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w,
                                    ConvPrecision precision, bool tapMajor = false) {
-    const int64_t rows = tile(cin, precision, tapMajor).bm;
-    return {data, detail::imageBlocks(n, h * w, rows), rows};
+    return statsOfTile(data, n, h, w, tile(cin, precision, tapMajor));
+  }
+  /// The layout of the statistics tile t writes: a ChannelStats tile per program.
+  static ChannelStats statsOfTile(Address data, int64_t n, int64_t h, int64_t w, ConvTile t) {
+    return {data, detail::imageBlocks(n, h * w, t.bm), t.bm};
   }
   /// Enough for every tile (the fewest rows per tile: the most tiles).
   static int64_t statsElements(int64_t n, int64_t h, int64_t w, int64_t cout) {
@@ -235,12 +238,14 @@ struct Conv2dForward {
                precision, weightTaps);
   }
   /// As launch(), also writing y's per-channel partial statistics into `stats`
-  /// (statsElements() floats; pass channelStats(stats, ...) to BatchNorm2dForward).
-  static void launchWithStats(Launcher &l, Address x, Address weight, Address bias, Address y, Address stats,
-                              int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
-                              ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
-    launchTile(l, tile(cin, precision, weightTaps.ptr() != 0), x, weight, bias, y, &stats, n, cin, h, w, cout, stream,
-               precision, weightTaps);
+  /// (statsElements() floats); returns their layout, for BatchNorm2dForward.
+  static ChannelStats launchWithStats(Launcher &l, Address x, Address weight, Address bias, Address y, Address stats,
+                                      int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
+                                      CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact,
+                                      Address weightTaps = nullptr) {
+    const ConvTile t = tile(cin, precision, weightTaps.ptr() != 0);
+    launchTile(l, t, x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision, weightTaps);
+    return statsOfTile(stats, n, h, w, t);
   }
   /// One of tiles(precision), stats optional: for benchmarks and tests. A tap-major tile needs
   /// weightTaps.

@@ -126,8 +126,9 @@ struct LinearCrossEntropyReduce {
   };
   static constexpr std::array params{"partial", "dweight", "dbias",    "dx_sum", "mean_loss",
                                      "in",      "classes", "programs", "BLOCK",  "SPLITS"};
-  static constexpr int kBlock = 128, kSplits = 16, kWarps = 4;
-  static std::vector<Variant> variants() { return {{{kBlock, kSplits}, kWarps}}; }
+  static constexpr detail::PartialsTile kTile{128, 16};
+  static constexpr int kWarps = 4;
+  static std::vector<Variant> variants() { return {{{kTile.block, kTile.splits}, kWarps}}; }
 };
 TILE_LIBRARY_KERNEL(LinearCrossEntropyReduce);
 
@@ -152,8 +153,8 @@ inline void LinearCrossEntropy::launch(Launcher &l, Address x, Address weight, A
                                    int32_t(classes), int32_t(relu), int32_t(dxT.ptr() != 0), kRows, bc);
   if (tiles == 1) return;
   using R = LinearCrossEntropyReduce;
-  launchKernel<R>(l, {ceilDiv(len, R::kBlock)}, R::kWarps, stream, workspace, dweight, dbias, dxSum, meanLoss,
-                  int32_t(in), int32_t(classes), int32_t(tiles), R::kBlock, R::kSplits);
+  launchKernel<R>(l, {ceilDiv(len, R::kTile.block)}, R::kWarps, stream, workspace, dweight, dbias, dxSum, meanLoss,
+                  int32_t(in), int32_t(classes), int32_t(tiles), R::kTile.block, R::kTile.splits);
 }
 
 } // namespace tile::kernels

@@ -95,17 +95,13 @@ struct MatmulSplitKReduce {
   };
   static constexpr std::array params{"part", "bias", "c", "m", "n", "strideCm", "splits", "BLOCK", "SPLITS",
                                      "EPILOGUE"};
-  /// Outputs per program and partials per step: many splits (fc1 at batch 64: 49) take the
-  /// tall tile, one step instead of four.
-  struct Tile {
-    int block, splits;
-  };
-  static constexpr Tile kWide{128, 16}, kTall{32, 64};
+  /// Many splits (fc1 at batch 64: 49) take the tall tile, one step instead of four.
+  static constexpr detail::PartialsTile kWide{128, 16}, kTall{32, 64};
   static constexpr int kWarps = 4;
-  static constexpr Tile tile(int64_t splits) { return splits >= 32 ? kTall : kWide; }
+  static constexpr detail::PartialsTile tile(int64_t splits) { return splits >= 32 ? kTall : kWide; }
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
-    for (Tile t : {kWide, kTall})
+    for (detail::PartialsTile t : {kWide, kTall})
       for (int epilogue = 0; epilogue < 3; ++epilogue) v.push_back({{t.block, t.splits, epilogue}, kWarps});
     return v;
   }
@@ -125,7 +121,7 @@ inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, A
     return;
   }
   const MatmulConfig &tile = tileFor(tf32);
-  const MatmulSplitKReduce::Tile reduce = MatmulSplitKReduce::tile(splits);
+  const detail::PartialsTile reduce = MatmulSplitKReduce::tile(splits);
   if (workspaceFloats < splits * m * n)
     fail(name, "the workspace holds " + num(workspaceFloats) + " floats; " + num(splits * m * n) +
                    " needed (workspaceElements)");

@@ -19,6 +19,11 @@ inline Value sumOfPartials(Value part, Value idx, Value mask, Value len, Value s
   });
   return sum(acc, 0);
 }
+/// A reduction's tile: BLOCK outputs per program, SPLITS partials added per step. Few outputs
+/// over many splits want a tall tile (fewer, wider steps), many outputs a wide one.
+struct PartialsTile {
+  int block, splits;
+};
 } // namespace detail
 
 /// out[j] = Σ_{s < splits} part[s·len + j] in a fixed order (reproducible), BLOCK outputs
@@ -32,22 +37,20 @@ struct SumPartials {
     store(out + offs, detail::sumOfPartials(part, offs, mask, len, splits, BLOCK, SPLITS), mask);
   };
   static constexpr std::array params{"part", "out", "len", "splits", "BLOCK", "SPLITS"};
-  /// Outputs per program and partials per step. Few outputs over many splits (a first conv
-  /// layer's 288 weights over 883 splits: 5 programs of 28 dependent steps took 22 µs) take
-  /// the tall tile: fewer, wider steps.
-  struct Tile {
-    int block, splits;
-  };
-  static constexpr Tile kWide{64, 32}, kTall{32, 128};
+  /// Few outputs over many splits (a first conv layer's 288 weights over 883 splits: 5
+  /// programs of 28 dependent steps took 22 µs) take the tall tile.
+  static constexpr detail::PartialsTile kWide{64, 32}, kTall{32, 128};
   static constexpr int kWarps = 4;
-  static constexpr Tile tile(int64_t len, int64_t splits) { return len <= 1024 && splits > kWide.splits ? kTall : kWide; }
+  static constexpr detail::PartialsTile tile(int64_t len, int64_t splits) {
+    return len <= 1024 && splits > kWide.splits ? kTall : kWide;
+  }
   static std::vector<Variant> variants() {
     return {{{kWide.block, kWide.splits}, kWarps}, {{kTall.block, kTall.splits}, kWarps}};
   }
 
   static void launch(Launcher &l, Address part, Address out, int64_t len, int64_t splits, CUstream stream = nullptr) {
     checkRange(name, "splits", splits, 1, kMaxI32);
-    const Tile t = tile(len, splits);
+    const detail::PartialsTile t = tile(len, splits);
     checkRange(name, "len", len, 0, kMaxI32 - t.block);
     if ((ceilDiv(splits, t.splits) * t.splits) * len + t.block > kMaxI32)
       fail(name, "splits x len = " + num(splits) + " x " + num(len) + " exceeds int32 indexing");
