@@ -94,18 +94,20 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   dc2_ = add("grad conv2.out", {B, kC2, kH2, kH2});
   dp1_ = add("grad pool1.out", {B, kC1, kH2, kH2});
   dc1_ = add("grad conv1.out", {B, kC1, kH1, kH1});
-  // The weight gradients' split-K partial sums (shared by both convolutions, used in turn).
-  // The number of splits grows with the pixels, so the largest batch needs the most.
-  work_ = add("conv.workspace", {std::max(tk::Conv2dBackwardWeight::workspaceElements(B, 1, kH1, kH1, kC1),
-                                          tk::Conv2dBackwardWeight::workspaceElements(B, kC1, kH2, kH2, kC2))});
-  // The batchnorms' per-chunk partial sums (both layers, forward and backward, in turn).
-  bnWork_ = add("bn.workspace", {std::max(tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kMinTileRows),
-                                          tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kMinTileRows))});
-  // The partial sums of fc1's split-K forward and weight gradient and of the fused head
-  // (one at a time; at least one float so the arena has it).
+  // The weight gradients' split-K partial sums, one workspace each: conv2's runs on a branch
+  // beside conv1's.
+  work1_ = add("conv1.workspace", {tk::Conv2dBackwardWeight::workspaceElements(B, 1, kH1, kH1, kC1)});
+  work2_ = add("conv2.workspace", {tk::Conv2dBackwardWeight::workspaceElements(B, kC1, kH2, kH2, kC2)});
+  // The batchnorms' per-chunk partial sums (forward, then backward), one workspace per layer: the
+  // last reduction of bn2's backward runs on a branch beside bn1's.
+  bn1Work_ = add("bn1.workspace", {tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kMinTileRows)});
+  bn2Work_ = add("bn2.workspace", {tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kMinTileRows)});
+  // The partial sums of fc1's split-K forward and of the fused head (one at a time), and of
+  // fc1's weight gradient (on a branch of its own). At least one float each so the arena has it.
   fcWork_ = add("fc.workspace", {std::max<int64_t>({1, tk::Linear::forwardWorkspaceElements(B, kFc1In, kFc1Out),
-                                                    tk::Linear::backwardWeightWorkspaceElements(B, kFc1In, kFc1Out),
                                                     tk::LinearCrossEntropy::workspaceElements(B, kFc1Out, kClasses)})});
+  fc1WeightWork_ = add("fc1.weight.workspace",
+                       {std::max<int64_t>(1, tk::Linear::backwardWeightWorkspaceElements(B, kFc1In, kFc1Out))});
   arena_.allocate();
 }
 
@@ -194,24 +196,29 @@ void MnistCnn::enqueueBatch(StepGraph &step, const float *images, const int32_t 
   n_ = n;
 }
 
-void MnistCnn::enqueueLoss(StepGraph &step, float *dst) const { step.copyOut(dst, lossMean_, sizeof(float)); }
+void MnistCnn::enqueueLoss(StepGraph &step, float *dst, CUstream branch) const {
+  step.copyOut(dst, lossMean_, sizeof(float), branch);
+}
 
 void MnistCnn::forward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::forward: no batch set");
   const int64_t n = n_;
   const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
+  // The weights' derived copies (they changed at the last SGD step) beside conv1 and bn1: conv2's
+  // tap-major, for its forward and data gradient; fc1's transposed ([in, out]), for unit strides
+  // in its product.
+  CUstream weightCopies = l_.fork();
+  tk::ConvWeightTaps::launch(l_, w2_, w2Taps_, kC1, kC2, weightCopies);
+  tk::Transpose::launch(l_, w3_, w3T_, kFc1Out, kFc1In, weightCopies);
   tk::ChannelStats st1 =
       tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1, nullptr, prec);
-  tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bnWork_, bnWork_.numel(), n,
+  tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bn1Work_, bn1Work_.numel(), n,
                                       kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
-  // conv2's weights tap-major, for its forward and data gradient (they changed at the last SGD step).
-  tk::ConvWeightTaps::launch(l_, w2_, w2Taps_, kC1, kC2);
+  l_.join(weightCopies);
   tk::ChannelStats st2 = tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2,
                                                             nullptr, prec, w2Taps_);
-  tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bnWork_, bnWork_.numel(), n,
+  tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bn2Work_, bn2Work_.numel(), n,
                                       kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
-  // fc1 from its weights transposed ([in, out], refreshed here): unit strides for the product.
-  tk::Transpose::launch(l_, w3_, w3T_, kFc1Out, kFc1In);
   tk::Linear::forwardFromTransposedWeight(l_, p2_, w3T_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_,
                                           fcWork_.numel(), nullptr, tf32Products_);
   // fc2, the loss, and the backward through both and fc1's relu (fc2's gradients, dh3 and
@@ -224,21 +231,30 @@ void MnistCnn::backward() {
   if (n_ == 0) throw std::logic_error("MnistCnn::backward: no forward");
   const int64_t n = n_;
   const tk::ConvPrecision prec = tf32Products_ ? tk::ConvPrecision::Tf32 : tk::ConvPrecision::Exact;
-  // fc2, fc1's relu and fc1's bias: forward() did them (LinearCrossEntropy). fc1:
-  tk::Linear::backwardWeightFromTransposedGradient(l_, dh3T_, p2_, dw3_, n, kFc1In, kFc1Out, fcWork_, fcWork_.numel(),
-                                                  nullptr, tf32Products_);
+  // fc2, fc1's relu and fc1's bias: forward() did them (LinearCrossEntropy). fc1's weight
+  // gradient on a branch, beside the data gradient's chain:
+  CUstream fc1Weight = l_.fork();
+  tk::Linear::backwardWeightFromTransposedGradient(l_, dh3T_, p2_, dw3_, n, kFc1In, kFc1Out, fc1WeightWork_,
+                                                  fc1WeightWork_.numel(), fc1Weight, tf32Products_);
   tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out, nullptr, tf32Products_);
-  // pool2 + relu + bn2 (dx sum = conv2's bias gradient)
-  tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bnWork_,
-                                       bnWork_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true);
-  // conv2
-  tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work_, work_.numel(), n, kC1, kH2, kH2, kC2, nullptr, prec);
+  // pool2 + relu + bn2 (dx sum = conv2's bias gradient, on a branch)
+  CUstream conv2Bias = nullptr;
+  tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bn2Work_,
+                                       bn2Work_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true, nullptr,
+                                       &conv2Bias);
+  // conv2: its weight gradient on a branch, beside the data gradient's chain down to conv1.
+  CUstream conv2Weight = l_.fork();
+  tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work2_, work2_.numel(), n, kC1, kH2, kH2, kC2, conv2Weight,
+                                   prec);
   tk::Conv2dBackwardData::launch(l_, dc2_, w2_, dp1_, n, kC1, kH2, kH2, kC2, nullptr, prec, w2Taps_);
-  // pool1 + relu + bn1
-  tk::BatchNorm2dBackwardSplit::launch(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, db1_, bnWork_,
-                                       bnWork_.numel(), n, kC1, kH1, kH1, /*relu=*/true, /*pool=*/true);
+  // pool1 + relu + bn1 (dx sum = conv1's bias gradient, on a branch)
+  CUstream conv1Bias = nullptr;
+  tk::BatchNorm2dBackwardSplit::launch(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, db1_, bn1Work_,
+                                       bn1Work_.numel(), n, kC1, kH1, kH1, /*relu=*/true, /*pool=*/true, nullptr,
+                                       &conv1Bias);
   // conv1 (no input gradient needed)
-  tk::Conv2dBackwardWeight::launch(l_, x_, dc1_, dw1_, work_, work_.numel(), n, 1, kH1, kH1, kC1, nullptr, prec);
+  tk::Conv2dBackwardWeight::launch(l_, x_, dc1_, dw1_, work1_, work1_.numel(), n, 1, kH1, kH1, kC1, nullptr, prec);
+  for (CUstream branch : {conv1Bias, conv2Weight, conv2Bias, fc1Weight}) l_.join(branch);
 }
 
 void MnistCnn::sgdStep(float lr) { tk::SgdUpdate::launch(l_, params_, grads_, lr, params_.numel()); }

@@ -3,6 +3,7 @@
 
 #include "tile/runtime/Memory.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -32,7 +33,10 @@ void checkCopy(const Tensor &t, size_t bytes, const char *what) {
 }  // namespace
 
 StepGraph::StepGraph(kernels::Launcher &inner) : inner_(inner), host_(inner.hostMemory()) {
-  if (!host_) stream_.emplace();  // CU_STREAM_DEFAULT: ordered with the legacy default stream
+  // CU_STREAM_DEFAULT: ordered with the legacy default stream. The step's line at the highest
+  // priority, its branches (fork) at the lowest: off the critical path, their blocks take the
+  // room the line leaves.
+  if (!host_) stream_.emplace(CU_STREAM_DEFAULT, rt::streamPriorities().highest);
 }
 
 CUstream StepGraph::stream() const { return stream_ ? stream_->handle() : nullptr; }
@@ -57,6 +61,35 @@ void StepGraph::launch(const char *kernelName, const Specialization &spec, rt::D
   recorded_.push_back(std::move(r));
 }
 
+CUstream StepGraph::fork() {
+  if (host_ || inner_.serializesLaunches()) return nullptr;
+  if (!forkJoin_) forkJoin_.emplace(CU_EVENT_DISABLE_TIMING);
+  auto freeBranch = std::find_if(branches_.begin(), branches_.end(), [](const Branch &b) { return !b.open; });
+  if (freeBranch == branches_.end())
+    freeBranch = branches_.insert(branches_.end(), Branch{rt::Stream(CU_STREAM_DEFAULT, rt::streamPriorities().lowest)});
+  forkJoin_->record(stream());
+  freeBranch->stream.waitFor(*forkJoin_);
+  freeBranch->open = true;
+  return freeBranch->stream.handle();
+}
+
+void StepGraph::join(CUstream branch) {
+  if (!branch) return;
+  auto b = std::find_if(branches_.begin(), branches_.end(),
+                        [&](const Branch &x) { return x.open && x.stream.handle() == branch; });
+  if (b == branches_.end()) throw std::logic_error("StepGraph::join: not an open branch of this step");
+  forkJoin_->record(branch);
+  stream_->waitFor(*forkJoin_);
+  b->open = false;
+}
+
+void StepGraph::requireJoined(const char *when) const {
+  for (const Branch &b : branches_)
+    if (b.open)
+      throw std::logic_error(std::string("StepGraph: a branch forked in the step is not joined ") + when +
+                             " (every fork() needs its join())");
+}
+
 void StepGraph::copyIn(const Tensor &dst, const void *src, size_t bytes) {
   checkCopy(dst, bytes, "copyIn");
   if (!host_) {
@@ -68,10 +101,10 @@ void StepGraph::copyIn(const Tensor &dst, const void *src, size_t bytes) {
   else if (bytes) std::memcpy(to, src, bytes);
 }
 
-void StepGraph::copyOut(void *dst, const Tensor &src, size_t bytes) {
+void StepGraph::copyOut(void *dst, const Tensor &src, size_t bytes, CUstream on) {
   checkCopy(src, bytes, "copyOut");
   if (!host_) {
-    rt::copyDeviceToHostAsync(dst, src.ptr(), bytes, stream());
+    rt::copyDeviceToHostAsync(dst, src.ptr(), bytes, on ? on : stream());
     return;
   }
   const void *from = reinterpret_cast<const void *>(src.ptr());
@@ -80,6 +113,7 @@ void StepGraph::copyOut(void *dst, const Tensor &src, size_t bytes) {
 }
 
 bool StepGraph::run(uint64_t shape, const std::function<void()> &body) {
+  for (Branch &b : branches_) b.open = false;  // a step that threw may have left some open
   if (shape_ && *shape_ == shape) {
     replay();
     return false;
@@ -89,6 +123,7 @@ bool StepGraph::run(uint64_t shape, const std::function<void()> &body) {
   // succeeds, nothing stale may be replayed.
   shape_.reset();
   body();
+  requireJoined("at its end");
   try {
     capture(body);
   } catch (...) {
@@ -119,6 +154,7 @@ void StepGraph::capture(const std::function<void()> &body) {
   {
     rt::StreamCapture capture(stream());
     body();
+    requireJoined("at the end of its capture");
     g = capture.end();
   }
   nodes_ = g.nodeCount();
@@ -156,6 +192,7 @@ void StepGraph::reset() {
   exec_ = rt::GraphExec();
   recorded_.clear();
   recording_ = false;
+  for (Branch &b : branches_) b.open = false;
   shape_.reset();
   nodes_ = 0;
 }

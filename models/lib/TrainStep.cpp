@@ -29,9 +29,12 @@ TrainStep::TrainStep(MnistCnn &model, StepGraph &graph, bool graphed) : model_(m
 void TrainStep::body(int64_t n, float lr) {
   model_.enqueueBatch(graph_, images_, labels_, n);
   model_.forward();
+  // The loss is final after forward(): its copy to the host rides beside the backward.
+  CUstream lossCopy = graph_.fork();
+  model_.enqueueLoss(graph_, loss_, lossCopy);
   model_.backward();
   model_.sgdStep(lr);
-  model_.enqueueLoss(graph_, loss_);
+  graph_.join(lossCopy);
 }
 
 void TrainStep::checkBatch(int64_t n) const {

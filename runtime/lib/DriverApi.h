@@ -46,8 +46,11 @@ namespace tile::rt::detail {
   X(memcpyDtoDAsync, cuMemcpyDtoDAsync, 3020)                            \
   X(memsetD8, cuMemsetD8, 3020)                                          \
   X(streamCreate, cuStreamCreate, 2000)                                  \
+  X(streamCreateWithPriority, cuStreamCreateWithPriority, 5050)          \
+  X(ctxGetStreamPriorityRange, cuCtxGetStreamPriorityRange, 5050)        \
   X(streamDestroy, cuStreamDestroy, 4000)                                \
   X(streamSynchronize, cuStreamSynchronize, 2000)                        \
+  X(streamWaitEvent, cuStreamWaitEvent, 3020)                            \
   X(eventCreate, cuEventCreate, 2000)                                    \
   X(eventDestroy, cuEventDestroy, 4000)                                  \
   X(eventRecord, cuEventRecord, 2000)                                    \

@@ -93,7 +93,10 @@ bool isCapturing(CUstream stream) {
 
 GraphExec::GraphExec(const Graph &g) {
   if (g.empty()) throw Error("tile: GraphExec: nothing to instantiate (an empty Graph: was anything captured?)");
-  check(api().graphInstantiate(&e_, g.handle(), 0), "cuGraphInstantiateWithFlags",
+  // Node priorities: each kernel keeps the priority of the stream it was captured from (a step's
+  // critical line before its side branches), not that of the stream the graph is launched into.
+  check(api().graphInstantiate(&e_, g.handle(), CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY),
+        "cuGraphInstantiateWithFlags",
         std::to_string(g.nodeCount()) + " nodes");
 }
 

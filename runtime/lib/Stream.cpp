@@ -17,6 +17,18 @@ Stream::Stream(unsigned flags) {
   check(api().streamCreate(&s_, flags), "cuStreamCreate");
 }
 
+Stream::Stream(unsigned flags, int priority) {
+  detail::ensureContext();
+  check(api().streamCreateWithPriority(&s_, flags, priority), "cuStreamCreateWithPriority");
+}
+
+StreamPriorities streamPriorities() {
+  detail::ensureContext();
+  StreamPriorities p;
+  check(api().ctxGetStreamPriorityRange(&p.lowest, &p.highest), "cuCtxGetStreamPriorityRange");
+  return p;
+}
+
 Stream::~Stream() {
   if (s_) (void)api().streamDestroy(s_);
 }
@@ -32,6 +44,8 @@ Stream &Stream::operator=(Stream &&o) noexcept {
 }
 
 void Stream::synchronize() { check(api().streamSynchronize(s_), "cuStreamSynchronize"); }
+
+void Stream::waitFor(const Event &e) { check(api().streamWaitEvent(s_, e.handle(), 0), "cuStreamWaitEvent"); }
 
 Event::Event() : Event(CU_EVENT_DEFAULT) {}
 

@@ -8,7 +8,11 @@
 #include "models_train_step_check.h"
 
 #include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/Elementwise.h"
+#include "tile/kernels/Relu.h"
+#include "tile/kernels/Sgd.h"
 #include "tile/runtime/Driver.h"
+#include "tile/runtime/Memory.h"
 
 #include <cstring>
 
@@ -75,6 +79,73 @@ TEST_F(GpuMnistModel, GraphReplayedStepMatchesUngraphedAndRecapturesWhenTheBatch
 
 TEST_F(GpuMnistModel, GraphedStepAtBatch1024MatchesUngraphed) {
   checkGraphedStepMatchesUngraphed(gpu, 1024, {1024, 1024, 1024});
+}
+
+// StepGraph's branches on their own: z = x + y; on a branch r = relu(z) beside q = x + x on the
+// step's line; joined, p -= 0.5 r. Run directly (overlapping streams) and replayed as a graph,
+// each must give what the same launches give one after another, bit for bit: a fork that did
+// not wait for z, or a join that did not wait for r, reads unwritten memory (poisoned NaN).
+TEST_F(GpuMnistModel, StepBranchesStartAfterTheForkAndFinishBeforeTheJoin) {
+  namespace tk = tile::kernels;
+  using tile::rt::DeviceBuffer;
+  const int64_t n = int64_t(1) << 22;  // long enough kernels for a missing wait to show
+  const size_t count = static_cast<size_t>(n);
+  std::vector<float> x(count), y(count), p0(count);
+  uint32_t state = 7;
+  auto next = [&] { return float((state = state * 1664525u + 1013904223u) >> 8) / float(1 << 24) - 0.5f; };
+  for (int64_t i = 0; i < n; ++i) x[size_t(i)] = next(), y[size_t(i)] = next(), p0[size_t(i)] = next();
+  DeviceBuffer X = DeviceBuffer::fromHost(x), Y = DeviceBuffer::fromHost(y), P(size_t(n) * 4), Z(size_t(n) * 4),
+               R(size_t(n) * 4), Q(size_t(n) * 4);
+  auto poison = [&] {
+    P.copyFromHost(p0.data(), size_t(n) * 4);
+    for (DeviceBuffer *b : {&Z, &R, &Q}) b->fillBytes(0xFF);
+  };
+  auto step = [&](tile::kernels::Launcher &l) {
+    tk::VectorAdd::launch(l, X.ptr(), Y.ptr(), Z.ptr(), n);
+    CUstream branch = l.fork();
+    tk::ReluForward::launch(l, Z.ptr(), R.ptr(), n, branch);
+    tk::VectorAdd::launch(l, X.ptr(), X.ptr(), Q.ptr(), n);
+    l.join(branch);
+    tk::SgdUpdate::launch(l, P.ptr(), R.ptr(), 0.5f, n);
+  };
+  auto result = [&] { return std::vector<std::vector<float>>{P.toHost<float>(size_t(n)), Q.toHost<float>(size_t(n))}; };
+
+  poison();
+  step(gpu);  // in order (the AotLauncher has no branches)
+  step(gpu);
+  const auto inOrder = result();
+
+  StepGraph direct(gpu);
+  EXPECT_NE(direct.fork(), nullptr) << "on the GPU a fork is a stream of the step's own";
+  direct.reset();  // closes that branch
+  poison();
+  step(direct);
+  step(direct);
+  direct.synchronize();
+  EXPECT_TRUE(result() == inOrder) << "directly, with the branch on its own stream";
+
+  StepGraph graph(gpu);
+  poison();
+  EXPECT_TRUE(graph.run(1, [&] { step(graph); }));  // runs directly, then captures
+  EXPECT_EQ(graph.nodes(), 4u) << "fork and join are edges of the graph, not nodes";
+  poison();
+  EXPECT_FALSE(graph.run(1, [&] { step(graph); }));  // replays
+  EXPECT_FALSE(graph.run(1, [&] { step(graph); }));
+  graph.synchronize();
+  EXPECT_TRUE(result() == inOrder) << "replayed twice";
+
+  // A branch left open: refused in one line, and nothing stale replays afterwards.
+  try {
+    graph.run(2, [&] { tk::ReluForward::launch(graph, Z.ptr(), R.ptr(), n, graph.fork()); });
+    ADD_FAILURE() << "an unjoined branch was accepted";
+  } catch (const std::logic_error &e) {
+    EXPECT_NE(std::string(e.what()).find("not joined"), std::string::npos) << e.what();
+  }
+  poison();
+  EXPECT_TRUE(graph.run(1, [&] { step(graph); })) << "captured again after the failure";
+  EXPECT_FALSE(graph.run(1, [&] { step(graph); }));
+  graph.synchronize();
+  EXPECT_TRUE(result() == inOrder) << "after a refused step";
 }
 
 } // namespace

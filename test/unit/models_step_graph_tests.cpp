@@ -247,6 +247,47 @@ TEST(KernelProfiler, TimesOnlyTheLaunchesBetweenStartAndStop) {
   EXPECT_TRUE(p.times().empty()) << "start() forgets the last profile";
 }
 
+// Launches timed one by one must not overlap: while timing, the profiler (and a StepGraph in
+// front of it) has no branches.
+TEST(KernelProfiler, SerializesLaunchesOnlyWhileTiming) {
+  FakeLauncher fake;
+  KernelProfiler p(fake);
+  StepGraph g(p);
+  EXPECT_FALSE(p.serializesLaunches());
+  EXPECT_FALSE(g.serializesLaunches());
+  p.start();
+  EXPECT_TRUE(p.serializesLaunches());
+  EXPECT_TRUE(g.serializesLaunches());
+  EXPECT_EQ(g.fork(), nullptr);
+  p.stop();
+  EXPECT_FALSE(g.serializesLaunches());
+}
+
+// On the CPU executor (synchronous launches) a branch is the step's one line, recorded and
+// replayed in program order.
+TEST(StepGraph, BranchesAreTheOneLineOnTheCpuExecutor) {
+  FakeLauncher fake;
+  StepGraph g(fake);
+  Arena arena(MemoryKind::Host);
+  Tensor t = arena.add("t", {1});
+  arena.allocate();
+  t.fromVector(std::vector<float>{1.5f});
+  std::vector<float> to{0.f};
+  auto body = [&] {
+    launchAllKinds(g, {});
+    CUstream b = g.fork();
+    EXPECT_EQ(b, nullptr);
+    g.copyOut(to.data(), t, 4, b);
+    g.join(b);
+    launchAllKinds(g, {});
+  };
+  EXPECT_TRUE(g.run(1, body));
+  EXPECT_FALSE(g.run(1, body));
+  EXPECT_EQ(g.nodes(), 3u);
+  EXPECT_EQ(fake.calls.size(), 4u);
+  EXPECT_EQ(to[0], 1.5f);
+}
+
 TEST(KernelTimeTable, RowsInLaunchOrderThenTheSumThenByKernel) {
   std::vector<KernelTime> launches = {{"conv", {98, 1, 1}, 0.5}, {"pool", {16, 2, 1}, 0.25}, {"conv", {49, 2, 1}, 1.25}};
   std::string t = kernelTimeTable(launches, "profile of one step");

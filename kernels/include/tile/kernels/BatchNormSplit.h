@@ -358,10 +358,14 @@ struct BatchNorm2dBackwardSplit {
   /// BatchNorm2dBackward::launch / launchPooled (same arguments, pool picks which) with
   /// each channel split over programs; workspace: BatchNormSplit::workspaceElements()
   /// floats; dxSum (null: not wanted) [c].
+  /// dxSumBranch (only with stream == nullptr, the launcher's own line): the sum of dx, a last
+  /// reduction of the workspace, goes on a branch of its own (Launcher::fork) beside what follows;
+  /// *dxSumBranch receives the branch (nullptr without one), which the caller joins
+  /// (Launcher::join) before the workspace is used again.
   static void launch(Launcher &l, Address x, Address dy, Address argmax, Address gamma, Address beta, Address mean,
                      Address rstd, Address dx, Address dgamma, Address dbeta, Address dxSum, Address workspace,
                      int64_t workspaceFloats, int64_t n, int64_t c, int64_t h, int64_t w, bool relu, bool pool,
-                     CUstream stream = nullptr);
+                     CUstream stream = nullptr, CUstream *dxSumBranch = nullptr);
 };
 TILE_LIBRARY_KERNEL(BatchNorm2dBackwardSplit);
 
@@ -406,7 +410,9 @@ inline void BatchNorm2dBackwardSplit::launch(Launcher &l, Address x, Address dy,
                                              Address beta, Address mean, Address rstd, Address dx, Address dgamma,
                                              Address dbeta, Address dxSum, Address workspace, int64_t workspaceFloats,
                                              int64_t n, int64_t c, int64_t h, int64_t w, bool relu, bool pool,
-                                             CUstream stream) {
+                                             CUstream stream, CUstream *dxSumBranch) {
+  if (dxSumBranch) *dxSumBranch = nullptr;
+  if (dxSumBranch && stream) fail(name, "a branch for the sum of dx forks from the launcher's own line (stream nullptr)");
   // Even h and w: pooling windows cover every input once, and the kernels walk windows.
   const bool windows = pool && h % 2 == 0 && w % 2 == 0;
   const int poolMode = windows ? kBnPoolWindows : pool ? 1 : 0;
@@ -421,7 +427,10 @@ inline void BatchNorm2dBackwardSplit::launch(Launcher &l, Address x, Address dy,
                                          mean, rstd, dx, dgamma, dbeta, workspace, int32_t(n), int32_t(c), int32_t(h),
                                          int32_t(w), int32_t(per), BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits,
                                          relu ? 1 : 0, poolMode, sumDx ? 1 : 0);
-  if (sumDx) SumPartials::launch(l, workspace.plus<float>(2 * splits * c), dxSum, c, splits, stream);
+  if (!sumDx) return;
+  CUstream sumOn = stream;
+  if (dxSumBranch) sumOn = *dxSumBranch = l.fork();
+  SumPartials::launch(l, workspace.plus<float>(2 * splits * c), dxSum, c, splits, sumOn);
 }
 
 } // namespace tile::kernels

@@ -32,6 +32,19 @@ public:
   /// True when pointer arguments are host addresses (the CPU executor).
   virtual bool hostMemory() const = 0;
 
+  /// Branches of independent work. fork() returns a stream for launches that may run beside
+  /// the ones enqueued after it on this launcher's own line; they start after everything
+  /// enqueued so far. join(branch) orders everything enqueued afterwards after the branch's
+  /// work. Every fork must be joined (a captured step must end on its own line). The default
+  /// has no branches: fork() returns nullptr (this launcher's own line) and join does nothing,
+  /// which is always correct, only slower.
+  virtual CUstream fork() { return nullptr; }
+  virtual void join(CUstream branch) { (void)branch; }
+
+  /// True while every launch must start after the previous one ends: a launcher that times
+  /// launches one by one (KernelProfiler). A launcher in front of it then has no branches.
+  virtual bool serializesLaunches() const { return false; }
+
   /// Identifies the code `kernelName` runs through this launcher (the compiler build, or
   /// the precompiled PTX): the autotuner's disk entries are keyed by it, so new code is
   /// tuned again. "" when unknown.

@@ -23,6 +23,8 @@ class KernelProfiler : public kernels::Launcher {
               CUstream stream) override;
   bool hostMemory() const override { return inner_.hostMemory(); }
   std::string codeIdentity(const char *kernelName) const override { return inner_.codeIdentity(kernelName); }
+  /// While timing, launches run one after another: each one's events bracket it alone.
+  bool serializesLaunches() const override { return recording_ || inner_.serializesLaunches(); }
 
   /// Forgets what was recorded and times the launches from now on.
   void start();

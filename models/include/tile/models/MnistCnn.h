@@ -54,8 +54,8 @@ class MnistCnn {
   /// the labels must have been checked (checkLabels) — a replayed copy checks nothing.
   void enqueueBatch(StepGraph &step, const float *images, const int32_t *labels, int64_t n);
   /// Enqueues the copy of the last forward()'s mean loss to *dst (pinned on the GPU) on `step`'s
-  /// stream: read it after step.synchronize().
-  void enqueueLoss(StepGraph &step, float *dst) const;
+  /// stream, or on `branch` (one of step.fork()'s): read it after step.synchronize().
+  void enqueueLoss(StepGraph &step, float *dst, CUstream branch = nullptr) const;
   /// Throws std::invalid_argument naming the first label outside 0..9.
   static void checkLabels(const int32_t *labels, int64_t n);
   /// The launcher every kernel of the model goes through.
@@ -67,6 +67,9 @@ class MnistCnn {
   void forward();
   /// Backward of the last forward(): the parameter gradients forward() left (fc1's weight, the
   /// batchnorms', the convolutions').
+  /// Both put independent work on the launcher's branches (Launcher::fork: the weights' derived
+  /// copies, the weight gradients of fc1 and conv2, the convolutions' bias gradients) and join
+  /// them before they return.
   void backward();
   /// p -= lr * grad over every parameter (one launch).
   void sgdStep(float lr);
@@ -106,7 +109,9 @@ class MnistCnn {
   Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
   Tensor w3T_;  // fc1's weights transposed ([in, out]), refreshed by each forward()
   Tensor h3_, logits_, lossMean_, dlogits_;
-  Tensor dh3_, dh3T_, dp2_, dc2_, dp1_, dc1_, work_, bnWork_, fcWork_;
+  Tensor dh3_, dh3T_, dp2_, dc2_, dp1_, dc1_, fcWork_;
+  // Workspaces apart where their users run on branches side by side.
+  Tensor bn1Work_, bn2Work_, work1_, work2_, fc1WeightWork_;
   std::vector<Tensor> paramList() const;
   std::vector<Tensor> gradList() const;
 };

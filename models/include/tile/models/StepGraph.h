@@ -9,6 +9,9 @@
 //     and copies. Their arguments are copied at capture, exactly as a CUDA graph freezes them, so
 //     a step that would replay stale values (a batch size read on the host) is just as wrong on
 //     the CPU, where the tests run.
+// Independent work may go on branches (fork/join, streams of the step's own): captured, they become
+// parallel paths of the graph; run directly, they overlap on the GPU. The CPU executor, and a
+// profiler timing launches one by one, run them in order on the one line.
 // No LLVM/MLIR here (runtime-only executables link it).
 #pragma once
 
@@ -31,6 +34,7 @@ class StepGraph : public kernels::Launcher {
   /// On the GPU (inner.hostMemory() false) creates the step's stream: ordered with the legacy
   /// default stream (not CU_STREAM_NON_BLOCKING), so synchronous copies made elsewhere (loading
   /// parameters, reading results) stay ordered with the step without extra synchronisation.
+  /// It has the highest priority, the branches (fork) the lowest: the line is the critical path.
   explicit StepGraph(kernels::Launcher &inner);
 
   /// Sends the launch to the inner launcher on stream() (a launch naming a stream of its own keeps
@@ -38,6 +42,13 @@ class StepGraph : public kernels::Launcher {
   void launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **params,
               CUstream stream) override;
   bool hostMemory() const override { return host_; }
+  /// A branch stream of the step's own (reused: each fork takes one not in use), waiting for
+  /// everything enqueued so far on stream(); nullptr (stream() itself) on the CPU executor and
+  /// while the inner launcher serializes launches. join() makes stream() wait for the branch
+  /// and frees it. Captured, a branch must be joined before the step ends.
+  CUstream fork() override;
+  void join(CUstream branch) override;
+  bool serializesLaunches() const override { return inner_.serializesLaunches(); }
   std::string codeIdentity(const char *kernelName) const override { return inner_.codeIdentity(kernelName); }
 
   /// The step's stream (nullptr on the CPU executor).
@@ -47,8 +58,9 @@ class StepGraph : public kernels::Launcher {
   /// memory, on stream() (recorded while capturing). On the GPU the host memory must be pinned
   /// (rt::PinnedHostBuffer) and left alone until the step has run: the copy is asynchronous, and
   /// a graph replays it from the same address.
+  /// `on`: a branch from fork() (nullptr: stream()).
   void copyIn(const Tensor &dst, const void *src, size_t bytes);
-  void copyOut(void *dst, const Tensor &src, size_t bytes);
+  void copyOut(void *dst, const Tensor &src, size_t bytes, CUstream on = nullptr);
 
   /// Runs the step for `shape` (any key that changes whenever what body enqueues changes: batch
   /// size, learning rate, ...). The first run for a shape runs body directly — every kernel is then
@@ -81,12 +93,19 @@ class StepGraph : public kernels::Launcher {
     size_t bytes = 0;
   };
   void capture(const std::function<void()> &body);
+  void requireJoined(const char *when) const;
   void replay();
   void replayRecorded();
 
   kernels::Launcher &inner_;
   bool host_;
   std::optional<rt::Stream> stream_;  // GPU only
+  struct Branch {
+    rt::Stream stream;
+    bool open = false;
+  };
+  std::vector<Branch> branches_;          // GPU only, created on first use
+  std::optional<rt::Event> forkJoin_;     // recorded at each fork and join (a wait takes the last record)
   rt::GraphExec exec_;
   std::vector<Recorded> recorded_;
   bool recording_ = false;

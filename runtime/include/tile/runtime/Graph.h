@@ -72,7 +72,7 @@ bool isCapturing(CUstream stream);
 class GraphExec {
  public:
   GraphExec() = default;
-  explicit GraphExec(const Graph &g);  // cuGraphInstantiateWithFlags
+  explicit GraphExec(const Graph &g);  // cuGraphInstantiateWithFlags, with the nodes' priorities
   ~GraphExec();
   GraphExec(GraphExec &&other) noexcept;
   GraphExec &operator=(GraphExec &&other) noexcept;

@@ -5,10 +5,16 @@
 
 namespace tile::rt {
 
+class Event;
+
 class Stream {
  public:
   Stream();                        // CU_STREAM_DEFAULT: ordered with the legacy default stream
   explicit Stream(unsigned flags); // e.g. CU_STREAM_NON_BLOCKING
+  /// With a scheduling priority (cuStreamCreateWithPriority): where blocks of several streams'
+  /// kernels wait for room on the GPU, the higher priority's go first. A graph captured from the
+  /// stream keeps it on each kernel node (GraphExec instantiates with node priorities).
+  Stream(unsigned flags, int priority);
   ~Stream();
   Stream(Stream &&other) noexcept;
   Stream &operator=(Stream &&other) noexcept;
@@ -17,10 +23,21 @@ class Stream {
 
   CUstream handle() const { return s_; }
   void synchronize();
+  /// Work enqueued on this stream from now on starts after `e`'s last record completes
+  /// (cuStreamWaitEvent). Inside a capture this is how a second stream forks from, or joins,
+  /// the captured one.
+  void waitFor(const Event &e);
 
  private:
   CUstream s_ = nullptr;
 };
+
+/// The context's stream priorities (cuCtxGetStreamPriorityRange). Lower numbers run first:
+/// `highest` <= `lowest` (e.g. -5 and 0); both 0 where the device has none.
+struct StreamPriorities {
+  int lowest = 0, highest = 0;
+};
+StreamPriorities streamPriorities();
 
 class Event {
  public:
