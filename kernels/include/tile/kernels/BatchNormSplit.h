@@ -22,7 +22,8 @@
 
 namespace tile::kernels {
 
-/// POOL = 2 in the backward kernels: 2x2 pooling walked window by window (h and w even).
+/// POOL = 2: 2x2 pooling walked window by window, each window's rows as pairs of adjacent
+/// floats (w even; in the backward kernels h too, so every input is in one window).
 constexpr int kBnPoolWindows = 2;
 
 /// How a channel's `items` elements are split over programs, and the workspace needed.
@@ -150,22 +151,30 @@ struct BatchNorm2dForwardSplit {
         store(y + offs, normalise(load(x + offs, mask, 0.0f)), mask);
       });
     } else {
-      Value oh = h / 2, ow = w / 2;
+      // Each window's rows as [BLOCK, 2] pairs, a thread's two horizontal neighbours adjacent in
+      // memory. POOL = kBnPoolWindows (w even): w rebuilt as 2·(w / 2) makes every offset provably
+      // even, and the pairs load 8 bytes at a time.
+      Value oh = h / 2, ow = w / 2, rowStride = POOL == kBnPoolWindows ? ow * 2 : w;
       Value ohw = oh * ow;
+      Value column = row(arange(0, 2));
       auto [lo, hi] = detail::chunkRange(s, per, n * ohw);
       for_range(lo, hi, BLOCK, [&](Value j0) {
         Value j = j0 + arange(0, BLOCK);
-        Value mask = j < hi;
+        Value mask = j < hi, pairMask = broadcast_to(col(mask), {BLOCK, 2});
         Value img = j / ohw, q = j % ohw;
-        Value base = x + (img * channels + c) * hw + (q / ow) * (2 * w) + (q % ow) * 2;
-        Value best = normalise(load(base, mask, 0.0f));
+        Value base = (img * channels + c) * (h * rowStride) + (q / ow) * (2 * rowStride) + (q % ow) * 2;
+        Value rows[2] = {normalise(load(x + (col(base) + column), pairMask, 0.0f)),
+                         normalise(load(x + (col(base + rowStride) + column), pairMask, 0.0f))};
+        // Window position p = (row, column) = (p / 2, p % 2), taken out of its pair exactly
+        // (x + -0.0 is x for every x, NaN and ±0 included).
+        auto position = [&](int p) { return sum(where(column == p % 2, rows[p / 2], -0.0f), 1); };
+        Value best = position(0);
         Value idx = zeros({BLOCK}, DType::i32);
-        const int offsets[3][2] = {{0, 1}, {1, 0}, {1, 1}}; // (row, column) of window positions 1..3
-        for (int p = 0; p < 3; ++p) {
-          Value v = normalise(load(base + offsets[p][0] * w + offsets[p][1], mask, 0.0f));
+        for (int p = 1; p < 4; ++p) {
+          Value v = position(p);
           Value better = v > best;
           best = where(better, v, best);
-          idx = where(better, p + 1, idx);
+          idx = where(better, p, idx);
         }
         Value out = (img * channels + c) * ohw + q;
         store(y + out, best, mask);
@@ -179,7 +188,7 @@ struct BatchNorm2dForwardSplit {
                                      "BLOCK",       "SPLITS",     "RELU",      "POOL"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
-    for (int pool = 0; pool < 2; ++pool)
+    for (int pool = 0; pool <= kBnPoolWindows; ++pool)
       for (int relu = 0; relu < 2; ++relu)
         v.push_back({{BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu, pool}, BatchNormSplit::kWarps});
     return v;
@@ -198,7 +207,7 @@ namespace detail {
 /// pooled gradient to each window's argmax if POOL, masked by relu's if RELU) at elements
 /// i of channel c: BatchNorm2dBackward's per-element arithmetic.
 struct BnGradients {
-  Value offs, xhat, gy;
+  Value offs, xhat, gy, mask;
 };
 inline BnGradients bnGradients(Value i, Value mask, Value c, Value channels, Value h, Value w, Value x, Value dy,
                                Value argmax, Value mu, Value r, Value scale, Value shift, int RELU, int POOL) {
@@ -218,29 +227,35 @@ inline BnGradients bnGradients(Value i, Value mask, Value c, Value channels, Val
     gy = load(dy + offs, mask, 0.0f);
   }
   if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
-  return {offs, xc * r, gy};
+  return {offs, xc * r, gy, mask};
 }
 
-/// The same for the four inputs of pooling windows j of channel c (h and w even: every input
-/// in exactly one window). Index arithmetic once per window instead of per element, and the
-/// argmax and pooled gradient read once for four inputs.
-inline std::array<BnGradients, 4> bnWindowGradients(Value j, Value mask, Value c, Value channels, Value h, Value w,
+/// The same for the four inputs of pooling windows j ([W, 1]) of channel c (h and w even: every
+/// input in exactly one window), as two [W, 2] pairs: the window's top row, then its bottom
+/// row. Index arithmetic once per window instead of per element, the argmax and pooled
+/// gradient read once for four inputs, and each thread's two horizontal neighbours adjacent
+/// in memory: x is read and dx written 8 bytes at a time. (The offsets are provably even:
+/// w is rebuilt as 2·(w / 2), so every term is a multiple of 2.)
+inline std::array<BnGradients, 2> bnWindowGradients(Value j, Value mask, Value c, Value channels, Value h, Value w,
                                                     Value x, Value dy, Value argmax, Value mu, Value r, Value scale,
                                                     Value shift, int RELU) {
-  Value ow = w / 2, ohw = (h / 2) * ow;
+  Value ow = w / 2, ohw = (h / 2) * ow, wEven = ow * 2;
   Value img = j / ohw, q = j % ohw;
   Value plane = img * channels + c;
-  Value base = plane * (h * w) + (q / ow) * (2 * w) + (q % ow) * 2;
+  Value base = plane * (h * wEven) + (q / ow) * (2 * wEven) + (q % ow) * 2;
   Value o = plane * ohw + q;
+  // Every index and the per-window loads stay [W, 1], in the pairs' layout (no conversion).
   Value at = cast(load(argmax + o, mask, 0), DType::i32);
   Value pooled = load(dy + o, mask, 0.0f);
-  std::array<BnGradients, 4> out;
-  for (int k = 0; k < 4; ++k) {
-    Value offs = base + (k / 2) * w + k % 2;
-    Value xc = load(x + offs, mask, 0.0f) - mu;
-    Value gy = where(mask & (at == k), pooled, 0.0f);
+  const int64_t windows = j.shape()[0];
+  Value pairMask = broadcast_to(mask, {windows, 2}), column = row(arange(0, 2));
+  std::array<BnGradients, 2> out;
+  for (int top = 0; top < 2; ++top) {
+    Value offs = (base + top * wEven) + column; // [W, 2]
+    Value xc = load(x + offs, pairMask, 0.0f) - mu;
+    Value gy = where(pairMask & (at == column + 2 * top), pooled, 0.0f);
     if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
-    out[size_t(k)] = {offs, xc * r, gy};
+    out[size_t(top)] = {offs, xc * r, gy, pairMask};
   }
   return out;
 }
@@ -262,14 +277,15 @@ struct BatchNorm2dBackwardReduce {
     if (POOL == kBnPoolWindows) {
       const int windows = BLOCK / 4;
       auto [lo, hi] = detail::chunkRange(s, per, items);
-      sums = for_range(lo, hi, windows, {zeros({windows}, DType::f32), zeros({windows}, DType::f32)},
+      sums = for_range(lo, hi, windows, {zeros({windows, 2}, DType::f32), zeros({windows, 2}, DType::f32)},
                        [&](Value j0, std::vector<Value> acc) {
-                         Value j = j0 + arange(0, windows), mask = j < hi;
+                         Value j = col(j0 + arange(0, windows)), mask = j < hi;
                          for (const auto &g : detail::bnWindowGradients(j, mask, c, channels, h, w, x, dy, argmax, mu,
                                                                         r, scale, shift, RELU))
                            acc = {acc[0] + g.gy, acc[1] + g.gy * g.xhat};
                          return acc;
                        });
+      sums = {sum(sums[0], 1), sum(sums[1], 1)};
     } else {
       auto [lo, hi] = detail::chunkRange(s, per, count);
       sums = for_range(lo, hi, BLOCK, {zeros({BLOCK}, DType::f32), zeros({BLOCK}, DType::f32)},
@@ -317,28 +333,29 @@ struct BatchNorm2dBackwardSplit {
       store(dgamma + c, sumGX);
     });
     Value meanG = sumG / countF, meanGX = sumGX / countF;
-    auto dxOf = [&](const detail::BnGradients &g, Value mask, Value acc) {
+    auto dxOf = [&](const detail::BnGradients &g, Value acc) {
       Value d = scale * (g.gy - meanG - g.xhat * meanGX);
-      store(dx + g.offs, d, mask);
-      return DXSUM ? acc + where(mask, d, 0.0f) : acc;
+      store(dx + g.offs, d, g.mask);
+      return DXSUM ? acc + where(g.mask, d, 0.0f) : acc;
     };
     Value dxTotal;
     if (POOL == kBnPoolWindows) {
       const int windows = BLOCK / 4;
       auto [lo, hi] = detail::chunkRange(s, per, items);
-      dxTotal = for_range(lo, hi, windows, zeros({windows}, DType::f32), [&](Value j0, Value acc) {
-        Value j = j0 + arange(0, windows), mask = j < hi;
+      dxTotal = for_range(lo, hi, windows, zeros({windows, 2}, DType::f32), [&](Value j0, Value acc) {
+        Value j = col(j0 + arange(0, windows)), mask = j < hi;
         for (const auto &g :
              detail::bnWindowGradients(j, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU))
-          acc = dxOf(g, mask, acc);
+          acc = dxOf(g, acc);
         return acc;
       });
+      dxTotal = sum(dxTotal, 1);
     } else {
       auto [lo, hi] = detail::chunkRange(s, per, count);
       dxTotal = for_range(lo, hi, BLOCK, zeros({BLOCK}, DType::f32), [&](Value i0, Value acc) {
         Value i = i0 + arange(0, BLOCK), mask = i < hi;
         return dxOf(detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU, POOL),
-                    mask, acc);
+                    acc);
       });
     }
     if (DXSUM) store(part + (2 * splits + s) * channels + c, sum(dxTotal));
@@ -403,7 +420,7 @@ inline void BatchNorm2dForwardSplit::launch(Launcher &l, Address x, Address y, A
                                         int32_t(statSplits), int32_t(stats.tiles), int32_t(stats.rows),
                                         int32_t(tilesPer), int32_t(per), eps,
                                         BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu ? 1 : 0,
-                                        pool ? 1 : 0);
+                                        !pool ? 0 : w % 2 == 0 ? kBnPoolWindows : 1);
 }
 
 inline void BatchNorm2dBackwardSplit::launch(Launcher &l, Address x, Address dy, Address argmax, Address gamma,
