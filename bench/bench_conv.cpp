@@ -30,10 +30,7 @@ namespace {
 tk::AotLauncher gAot;
 std::string gFilter;  // run only the configurations whose line contains this
 
-std::string tileName(tk::ConvTile t) {
-  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" +
-         std::to_string(t.warps) + (t.taps == 2 ? "alltaps" : t.taps ? "taps" : "flat");
-}
+std::string tileName(tk::ConvTile t) { return tk::convTileName(t); }
 
 bool sameTile(tk::ConvTile a, tk::ConvTile b) {
   return a.bm == b.bm && a.bn == b.bn && a.bk == b.bk && a.warps == b.warps && a.taps == b.taps;

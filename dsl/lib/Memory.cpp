@@ -83,6 +83,24 @@ Value load(Value ptr, Value mask, Operand other, SrcLoc loc) {
   return wrap(mlir::tile::LoadOp::create(s.builder, l, rt, p, m, o));
 }
 
+Value lanes_along(Value ptr, int dim, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "lanes_along");
+  mlir::Value p = pointerOperand(s, ptr, loc, "lanes_along", "cannot direct accesses through");
+  const auto shape = shapeOf(p.getType());
+  if (shape.empty()) fail(loc, "tile::lanes_along: needs a tensor of pointers, got the scalar " + typeStr(p.getType()));
+  if (dim < 0 || dim >= int(shape.size()))
+    fail(loc, "tile::lanes_along: dimension " + std::to_string(dim) + " is outside the pointers' rank " +
+                  std::to_string(shape.size()));
+  // Carried by the op that computes the pointers (the accesses' pointer operand), as Triton's
+  // hints are. A loop-carried pointer has no such op in the loop.
+  mlir::Operation *def = p.getDefiningOp();
+  if (!def)
+    fail(loc, "tile::lanes_along: the pointers must be computed in the kernel (base + offsets), not a loop-carried "
+              "value");
+  def->setAttr(mlir::tile::kLanesAlongAttr, s.builder.getI32IntegerAttr(dim));
+  return ptr;
+}
+
 void store(Value ptr, Value value, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "store");
   mlir::Location l = toLoc(s.ctx, loc);

@@ -16,9 +16,7 @@ namespace tk = tile::kernels;
 namespace {
 
 std::string tileName(tk::ConvTile t, tk::ConvPrecision p) {
-  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + " w" +
-         std::to_string(t.warps) + (t.taps == 2 ? " all taps" : t.taps ? " tap-major" : " flat") +
-         (p == tk::ConvPrecision::Tf32 ? " tf32" : " exact");
+  return tk::convTileName(t) + (p == tk::ConvPrecision::Tf32 ? " tf32" : " exact");
 }
 
 class CpuConvTiles : public Seeded {

@@ -34,6 +34,7 @@ struct Node {
   int scope = -1;      ///< the loop (its id) whose body this node belongs to; -1: top level
   int loop = -1;       ///< Loop/Iter/Carried: the loop's id
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
+  int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
 };
 
 /// How the output is stored: in one masked store, or split at a column constant c into two
@@ -213,7 +214,12 @@ private:
     case 1: n.op = Op::Col; break;
     case 2: n.op = Op::Scalar; break;
     case 3: n.op = Op::Const; n.value = quantised(-2, 2); break;
-    default: n.op = Op::Input; n.input = pick(0, 2); n.value = chance(0.5) ? 0.f : quantised(-2, 2); break;
+    default:
+      n.op = Op::Input;
+      n.input = pick(0, 2);
+      n.value = chance(0.5) ? 0.f : quantised(-2, 2);
+      n.lanesAlong = chance(0.3) ? pick(0, p_.rank - 1) : -1;
+      break;
     }
     return add(n);
   }
@@ -371,7 +377,10 @@ struct Tracer {
     auto A = [&] { return build(n.a, at); };
     auto B = [&] { return build(n.b, at); };
     switch (n.op) {
-    case Op::Input: return load(in[n.input] + idx, mask, n.value);
+    case Op::Input: {
+      Value ptrs = in[n.input] + idx;
+      return load(n.lanesAlong >= 0 ? lanes_along(ptrs, n.lanesAlong) : ptrs, mask, n.value);
+    }
     case Op::Row: return broadcast_to(load(rowv + colIdx, cmask, 0.0f), shape);
     case Op::Col: return broadcast_to(load(colv + rowIdx, rmask, 0.0f), shape);
     case Op::Scalar: return broadcast_to(s, shape);
@@ -715,6 +724,7 @@ std::string RandomCase::describe() const {
     const Node &nd = program->nodes[i];
     os << "  %" << i << " = " << opName(nd.op);
     if (nd.op == Op::Input) os << nd.input << " (other " << nd.value << ")";
+    if (nd.op == Op::Input && nd.lanesAlong >= 0) os << " lanes along " << nd.lanesAlong;
     if (nd.op == Op::Const) os << " " << nd.value;
     if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;

@@ -271,9 +271,7 @@ TEST_F(CudnnReference, EveryDeclaredConvolutionTile) {
     tk::ConvWeightTaps::launch(gpu, w.ptr(), taps.ptr(), s.cin, s.cout);
     for (tk::ConvPrecision p : {tk::ConvPrecision::Exact, tk::ConvPrecision::Tf32}) {
       auto check = [&](const std::string &what, tk::ConvTile t, const Dev &ours, const Dev &ref) {
-        const std::string name = std::string(s.name) + " " + what + " " + std::to_string(t.bm) + "x" +
-                                 std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" + std::to_string(t.warps) +
-                                 (t.taps == 2 ? "alltaps" : t.taps ? "taps" : "flat");
+        const std::string name = std::string(s.name) + " " + what + " " + tk::convTileName(t);
         if (p == tk::ConvPrecision::Tf32) expectTf32Close(name + " tf32", ours, ref);
         else expectClose(name, ours, ref);
       };

@@ -333,3 +333,42 @@ TEST(DslOpErrors, IfConditionNotBoolean) {
   });
   expectError(traceError(k, k.specialize(4, kAligned, 3)), "if: the condition must be boolean (i1), got i32");
 }
+
+// ---- lanes_along ---------------------------------------------------------------------------
+
+TEST(DslOpErrors, LanesAlongAScalarPointer) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    gLine = __LINE__; Value q = lanes_along(p + 1, 0);
+    store(q, load(p));
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), "lanes_along: needs a tensor of pointers, got the scalar");
+}
+
+TEST(DslOpErrors, LanesAlongADimensionOutsideTheRank) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value ptrs = p + col(arange(0, 16)) * 16 + row(arange(0, 16));
+    gLine = __LINE__; Value q = lanes_along(ptrs, 2);
+    store(q, full({16, 16}, 1.0f, DType::f32));
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), "lanes_along: dimension 2 is outside the pointers' rank 2");
+}
+
+TEST(DslOpErrors, LanesAlongNumbers) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    gLine = __LINE__; Value q = lanes_along(arange(0, 16), 0);
+    store(p + q, full({16}, 1.0f, DType::f32));
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), "lanes_along: cannot direct accesses through a non-pointer");
+}
+
+TEST(DslOpErrors, LanesAlongALoopCarriedPointer) {
+  auto k = kernel("bad", [](Ptr<float> p) {
+    Value ptrs = p + col(arange(0, 16)) * 16 + row(arange(0, 16));
+    Value last = for_range(0, 4, 1, ptrs, [&](Value, Value q) {
+      gLine = __LINE__; Value along = lanes_along(q, 0);
+      return along + 1;
+    });
+    store(last, full({16, 16}, 1.0f, DType::f32));
+  });
+  expectError(traceError(k, k.specialize(4, kAligned)), "lanes_along: the pointers must be computed in the kernel");
+}

@@ -62,10 +62,18 @@ void orderByContiguity(func::FuncOp func) {
     auto runs = [&](int d) { return std::min<int64_t>(info.contiguity[d], type.getDimSize(d)); };
     unsigned bestWidth = memoryVectorWidth(axis, ptr, mask, maxVec, fastest);
     int best = fastest;
-    for (int d = 0; d < int(type.getRank()); ++d) {
-      unsigned w = memoryVectorWidth(axis, ptr, mask, maxVec, d);
-      if (w > bestWidth || (w == bestWidth && runs(d) >= kMinCoalescedRun && runs(d) > runs(best)))
-        best = d, bestWidth = w;
+    Operation *def = ptr.getDefiningOp();
+    if (auto along = def ? def->getAttrOfType<IntegerAttr>(kLanesAlongAttr) : IntegerAttr()) {
+      // The kernel's directive (DSL lanes_along): addresses run along it beyond what the
+      // analysis proves.
+      best = int(along.getInt());
+      bestWidth = memoryVectorWidth(axis, ptr, mask, maxVec, best);
+    } else {
+      for (int d = 0; d < int(type.getRank()); ++d) {
+        unsigned w = memoryVectorWidth(axis, ptr, mask, maxVec, d);
+        if (w > bestWidth || (w == bestWidth && runs(d) >= kMinCoalescedRun && runs(d) > runs(best)))
+          best = d, bestWidth = w;
+      }
     }
     if (best == fastest) continue;
     BlockedLayoutAttr layout = defaultBlockedLayout(op->getContext(), type.getShape(), warps, bestWidth, best);

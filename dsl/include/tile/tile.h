@@ -235,6 +235,13 @@ Value trans(Value x, SrcLoc loc = SrcLoc::current());
 Value trans(Value x, const std::vector<int> &order, SrcLoc loc = SrcLoc::current());
 /// The elements in row-major order with another shape (same count).
 Value reshape(Value x, const std::vector<int64_t> &shape, SrcLoc loc = SrcLoc::current());
+/// `ptr` (a pointer tensor) unchanged, with a directive for every load and store through it:
+/// consecutive lanes of a warp step along dimension `dim`. For gathers whose addresses run
+/// along `dim` in long stretches the compiler cannot prove (indices through `/` and `%`, like
+/// pixels that cross from one image into the next): without it such an access keeps the
+/// default order and may touch a cache line per lane. Only the order changes, never a result
+/// or the width of an access (that still needs proven contiguity and alignment).
+Value lanes_along(Value ptr, int dim, SrcLoc loc = SrcLoc::current());
 
 // Reductions along an axis; the result drops that axis (a scalar for 1-D input).
 Value sum(Value x, int axis = 0, SrcLoc loc = SrcLoc::current());

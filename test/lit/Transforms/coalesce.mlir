@@ -177,3 +177,40 @@ func.func @unaligned_runs(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %sh
   tile.store %q, %v : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
   return
 }
+
+// -----
+
+// The same gather with pixels that cross from one image into the next (rows % hw: nothing
+// provable along dimension 0). Without a directive the load keeps the default order (lanes
+// along the rows, hw apart); `tile.lanes_along = 0` on the op computing the pointers (the
+// DSL's lanes_along) steps lanes down the columns, still scalar (no proven alignment). The
+// store through pointers without it keeps the default.
+// CHECK-DAG: #[[DEFAULT:blocked[0-9]*]] = #tile.blocked<{{.*}}order = [1, 0]>
+// CHECK-DAG: #[[ALONG:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [{{.*}}], order = [0, 1]>
+// CHECK-LABEL: func.func @lanes_along
+// CHECK: tile.load {{.*}} {tile.vec = 1 : i32} : tensor<64x32x!tile.ptr<f32>, #[[ALONG]]>
+// CHECK: tile.load {{.*}} : tensor<64x32x!tile.ptr<f32>, #[[DEFAULT]]>
+// CHECK: tile.store {{.*}} : tensor<64x32x!tile.ptr<f32>, #[[DEFAULT]]>
+func.func @lanes_along(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %shift: i32, %hw: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %c = tile.make_range {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %rows = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %cols = tile.expand_dims %c {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %ss = tile.splat %shift : tensor<64x1xi32>
+  %shifted = arith.addi %rows, %ss : tensor<64x1xi32>
+  %hwr = tile.splat %hw : tensor<64x1xi32>
+  %pix = arith.remsi %shifted, %hwr : tensor<64x1xi32>
+  %hws = tile.splat %hw : tensor<1x32xi32>
+  %chw = arith.muli %cols, %hws : tensor<1x32xi32>
+  %rb = tile.broadcast %pix : tensor<64x1xi32> -> tensor<64x32xi32>
+  %cb = tile.broadcast %chw : tensor<1x32xi32> -> tensor<64x32xi32>
+  %off = arith.addi %rb, %cb : tensor<64x32xi32>
+  %xs = tile.splat %x : tensor<64x32x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %off {tile.lanes_along = 0 : i32} : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+  %v = tile.load %p : tensor<64x32x!tile.ptr<f32>> -> tensor<64x32xf32>
+  %q = tile.addptr %xs, %off : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xi32>
+  %w = tile.load %q : tensor<64x32x!tile.ptr<f32>> -> tensor<64x32xf32>
+  %s = arith.addf %v, %w : tensor<64x32xf32>
+  tile.store %q, %s : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  return
+}

@@ -65,6 +65,11 @@ inline bool targetHasWgmma(Operation *op) {
 }
 /// On a kernel argument: the value (pointer address or integer) is a multiple of this.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
+/// On the op defining a pointer tensor (the DSL's `lanes_along`): the dimension consecutive
+/// lanes step along in every load and store through it (tile-coalesce), where the addresses
+/// run along it but the axis analysis cannot prove it. A performance directive: no result
+/// depends on it.
+inline constexpr llvm::StringLiteral kLanesAlongAttr = "tile.lanes_along";
 /// On the module after lowering: dynamic shared memory the kernel needs at launch, in bytes.
 inline constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared_bytes";
 

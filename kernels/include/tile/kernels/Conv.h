@@ -64,6 +64,12 @@ inline void checkConv(const char *kernel, int64_t n, int64_t cin, int64_t h, int
 struct ConvTile {
   int bm, bn, bk, warps, taps;
 };
+/// "128x64x16w8taps": a tile's name in benchmarks and test messages.
+inline std::string convTileName(ConvTile t) {
+  static const char *const order[] = {"flat", "taps", "alltaps"};
+  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" +
+         std::to_string(t.warps) + (t.taps >= 0 && t.taps <= 2 ? order[t.taps] : "?");
+}
 /// Pixels (n·h·w) from which the TF32 policies take their large-batch tiles (MNIST's conv2: batch
 /// 1024 above, 64 below).
 constexpr int64_t kConvLargePixels = 65536;
@@ -94,16 +100,16 @@ struct ConvWeightTaps {
 TILE_LIBRARY_KERNEL(ConvWeightTaps);
 
 namespace detail {
-/// Σ over K = 9 taps × channels of src[c, p + shift·((kh - 1)·w + (kw - 1))] · W(c, tap, n) for a
-/// [BM, BN] tile of one image's pixels p, tap-major (TAPS = 1): `src` points at the image,
-/// `shift` is +1 for the forward and -1 for the data gradient. `weightOffsets(c, tap)` gives W's
-/// [BK, BN] offsets for channels c ([BK, 1]) and one tap (a scalar). p, oh, ow, pMask: [BM, 1];
-/// nMask: [1, BN]. The pixels of a K block are one shifted run of the image, so the gather is
-/// contiguous along M (coalesced) and its padding mask is per pixel.
+/// Σ over K = 9 taps × channels of src[c, pixel + shift·((kh - 1)·w + (kw - 1))] · W(c, tap, n)
+/// for a [BM, BN] tile of pixels, tap-major (TAPS = 1): `pixels` ([BM, 1] pointers) points at
+/// each row's pixel in channel 0 of its image, `shift` is +1 for the forward and -1 for the
+/// data gradient. `weightOffsets(c, tap)` gives W's [BK, BN] offsets for channels c ([BK, 1])
+/// and one tap (a scalar). oh, ow, pMask: [BM, 1]; nMask: [1, BN]. A K block's pixels are
+/// shifted runs of their images, so the gather runs along M (lanes step along it: coalesced)
+/// and its padding mask is per pixel.
 template <class WeightOffsets>
-Value tapMajorGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value pMask, Value nMask,
-                   Value channels, Value h, Value w, int shift, int bm, int bn, int bk, int tf32,
-                   WeightOffsets weightOffsets) {
+Value tapMajorGemm(Value pixels, Ptr<float> weight, Value oh, Value ow, Value pMask, Value nMask, Value channels,
+                   Value h, Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
   Value hw = h * w;
   Value blocks = (channels + (bk - 1)) / bk;
   return for_range(0, blocks * 9, 1, zeros({bm, bn}, DType::f32), [&](Value it, Value acc) {
@@ -113,7 +119,7 @@ Value tapMajorGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Va
     Value sh = oh + dh, sw = ow + dw; // [BM, 1]
     Value inside = pMask & (sh >= 0) & (sh < h) & (sw >= 0) & (sw < w);
     Value cMask = c < channels;
-    Value a = load(src + (p + (dh * w + dw)) + row(c) * hw, inside & row(cMask), 0.0f); // [BM, BK]
+    Value a = load(lanes_along(pixels + (dh * w + dw) + row(c) * hw, 0), inside & row(cMask), 0.0f); // [BM, BK]
     Value b = load(weight + weightOffsets(col(c), tap), col(cMask) & nMask, 0.0f);     // [BK, BN]
     return dot(a, b, acc, convPrecision(tf32));
   });
@@ -122,8 +128,8 @@ Value tapMajorGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Va
 /// The same product in the flat order (TAPS = 0): K = channel·9 + tap in BK-wide blocks, the
 /// shift per K column. `weightOffsets(ks)` gives W's [BK, BN] offsets for the K indices ks ([BK, 1]).
 template <class WeightOffsets>
-Value flatGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value pMask, Value nMask, Value channels,
-               Value h, Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
+Value flatGemm(Value pixels, Ptr<float> weight, Value oh, Value ow, Value pMask, Value nMask, Value channels, Value h,
+               Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
   Value hw = h * w, k = channels * 9;
   return for_range(0, k, bk, zeros({bm, bn}, DType::f32), [&](Value k0, Value acc) {
     Value ks = k0 + arange(0, bk);
@@ -131,7 +137,7 @@ Value flatGemm(Value src, Ptr<float> weight, Value p, Value oh, Value ow, Value 
     Value dh = (tap / 3 - 1) * shift, dw = (tap % 3 - 1) * shift; // [1, BK]
     Value sh = oh + dh, sw = ow + dw;                               // [BM, BK]
     Value inside = pMask & row(ks < k) & (sh >= 0) & (sh < h) & (sw >= 0) & (sw < w);
-    Value a = load(src + p + (c * hw + dh * w + dw), inside, 0.0f);
+    Value a = load(lanes_along(pixels + (c * hw + dh * w + dw), 0), inside, 0.0f);
     Value b = load(weight + weightOffsets(col(ks)), col(ks < k) & nMask, 0.0f); // [BK, BN]
     return dot(a, b, acc, convPrecision(tf32));
   });
@@ -176,10 +182,10 @@ struct Conv2dForward {
     Value p = col(p0 + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
     Value oh = p / w, ow = p % w;
     Value pMask = p < hw, nMask = row(rn < cout);
-    Value src = x + img * cin * hw;
-    Value acc = TAPS ? detail::tapMajorGemm(src, weight, p, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
+    Value pixels = x + img * cin * hw + p;
+    Value acc = TAPS ? detail::tapMajorGemm(pixels, weight, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
                                             [&](Value c, Value tap) { return (tap * cout + row(rn)) * cin + c; })
-                     : detail::flatGemm(src, weight, p, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
+                     : detail::flatGemm(pixels, weight, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
                                         [&](Value ks) { return row(rn) * k + ks; });
     acc = acc + row(load(bias + rn, rn < cout, 0.0f));
     store(y + img * cout * hw + row(rn) * hw + p, acc, pMask & nMask);
@@ -264,25 +270,26 @@ struct Conv2dForward {
 TILE_LIBRARY_KERNEL(Conv2dForward);
 
 /// dx[n, ci, ih, iw] = Σ_{co, kh, kw} dy[n, co, ih + 1 - kh, iw + 1 - kw] · W[co, ci, kh, kw].
-/// Programs as Conv2dForward's, over dx's pixels and input channels; `weight` as its.
+/// Program (i, j): pixels [i·BM, (i+1)·BM) of all n·h·w, in image order (a tile may end one
+/// image and start the next: no tile is padding past an image's end), and input channels
+/// [j·BN, (j+1)·BN). `weight` as Conv2dForward's.
 struct Conv2dBackwardData {
   static constexpr const char *name = "conv3x3_bwd_data";
-  static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, [[maybe_unused]] I32 n, I32 cin,
+  static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, I32 n, I32 cin,
                                   I32 h, I32 w, I32 cout, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> TF32,
                                   Const<int> TAPS) {
     Value hw = h * w;
-    Value blocks = (hw + (BM - 1)) / BM, pid = program_id(0);
-    Value img = pid / blocks;
-    Value p = col((pid % blocks) * BM + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
+    Value q = col(program_id(0) * BM + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
+    Value img = q / hw, p = q % hw;
     Value ih = p / w, iw = p % w;
-    Value pMask = p < hw, nMask = row(rn < cin);
-    Value src = dy + img * cout * hw;
+    Value pMask = q < n * hw, nMask = row(rn < cin);
+    Value pixels = dy + img * cout * hw + p;
     Value acc =
-        TAPS ? detail::tapMajorGemm(src, weight, p, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
+        TAPS ? detail::tapMajorGemm(pixels, weight, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
                                     [&](Value c, Value tap) { return (tap * cout + c) * cin + row(rn); })
-             : detail::flatGemm(src, weight, p, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
+             : detail::flatGemm(pixels, weight, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
                                 [&](Value ks) { return ((ks / 9) * cin + row(rn)) * 9 + ks % 9; });
-    store(dx + img * cin * hw + row(rn) * hw + p, acc, pMask & nMask);
+    store(lanes_along(dx + img * cin * hw + row(rn) * hw + p, 0), acc, pMask & nMask);
   };
   static constexpr std::array params{"dy", "weight", "dx", "n",  "cin",  "h",   "w",
                                      "cout", "BM",   "BN", "BK", "TF32", "TAPS"};
@@ -315,7 +322,7 @@ struct Conv2dBackwardData {
                          Address weightTaps = nullptr) {
     detail::checkConv(name, n, cin, h, w, cout);
     weight = detail::tileWeights(name, t, weight, weightTaps);
-    launchKernel<Conv2dBackwardData>(l, {detail::imageBlocks(n, h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
+    launchKernel<Conv2dBackwardData>(l, {ceilDiv(n * h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
                                      dy, weight, dx, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
                                      t.bm, t.bn, t.bk, int(precision), t.taps);
   }
