@@ -19,9 +19,9 @@ namespace tile::kernels {
 
 constexpr int kBatchNormBlock = 1024, kBatchNormWarps = 8; // 4 elements per thread: no spills (ptxas sm_90)
 
-/// Per-channel partial statistics of an NCHW tensor, written by its producer: each image's
-/// h·w elements of a channel fall into ceil(h·w / rows) tiles of `rows` elements (the last
-/// of each image ragged), tile t = image · ceil(h·w / rows) + block, `tiles` in all; data holds
+/// Per-channel partial statistics of an NCHW tensor, written by its producer: a channel's
+/// n·h·w elements, in image order, fall into ceil(n·h·w / rows) tiles of `rows` elements (the
+/// last ragged; a tile may end one image and start the next), `tiles` in all; data holds
 /// [tiles, c] sums, then [tiles, c] sums of squared deviations from each tile's own mean.
 struct ChannelStats {
   Address data;
@@ -29,18 +29,16 @@ struct ChannelStats {
 };
 
 namespace detail {
-/// Elements in the first t tiles of ChannelStats (t a scalar or a tensor).
-inline Value statsRowsBefore(Value t, Value hw, Value rows) {
-  Value perImage = (hw + (rows - 1)) / rows;
-  return (t / perImage) * hw + minimum((t % perImage) * rows, hw);
-}
+/// Elements in the first t tiles of ChannelStats over `count` (n·h·w) elements per channel (t a
+/// scalar or a tensor).
+inline Value statsRowsBefore(Value t, Value count, Value rows) { return minimum(t * rows, count); }
 /// Elements in tile t of ChannelStats (at least 1: a weight for empty tiles, whose sums are 0).
-inline Value statsRowsOf(Value t, Value hw, Value rows) {
-  return cast(maximum(statsRowsBefore(t + 1, hw, rows) - statsRowsBefore(t, hw, rows), 1), DType::f32);
+inline Value statsRowsOf(Value t, Value count, Value rows) {
+  return cast(maximum(statsRowsBefore(t + 1, count, rows) - statsRowsBefore(t, count, rows), 1), DType::f32);
 }
-/// Blocks of `rows` elements per image over n images of hw elements (the last of each image
-/// ragged): the tiles of ChannelStats, and the programs of the convolutions (Conv.h).
-inline int64_t imageBlocks(int64_t n, int64_t hw, int64_t rows) { return n * ceilDiv(hw, rows); }
+/// Blocks of `rows` of a channel's count (n·h·w) elements, the last ragged: the tiles of
+/// ChannelStats, and the pixel tiles of the convolutions (Conv.h).
+inline int64_t pixelBlocks(int64_t count, int64_t rows) { return ceilDiv(count, rows); }
 
 /// Element i of channel c's (N, H, W) elements, i = n * hw + p, in an NCHW tensor.
 inline Value channelOffsets(Value i, Value c, Value channels, Value hw) {
@@ -84,7 +82,7 @@ struct BatchNorm2dForward {
       mu = sum(total) / countF;
       Value squares = for_range(0, statTiles, BLOCK, zeros({BLOCK}, DType::f32), [&](Value t0, Value acc) {
         auto [t, mask] = tiles(t0);
-        Value rows = detail::statsRowsOf(t, hw, statRows);
+        Value rows = detail::statsRowsOf(t, count, statRows);
         Value d = load(stats + t * channels + c, mask, 0.0f) / rows - mu;
         return acc + where(mask, load(stats + (statTiles + t) * channels + c, mask, 0.0f) + rows * d * d, 0.0f);
       });
@@ -177,7 +175,7 @@ private:
     detail::checkNchw(name, n, c, h * w);
     if (!(eps > 0.0f)) fail(name, "eps must be > 0");
     if (pool && (h < 2 || w < 2)) fail(name, "pooling needs h, w >= 2 (got " + num(h) + ", " + num(w) + ")");
-    if (stats && (stats->rows < 1 || stats->tiles != detail::imageBlocks(n, h * w, stats->rows) ||
+    if (stats && (stats->rows < 1 || stats->tiles != detail::pixelBlocks(n * h * w, stats->rows) ||
                   2 * stats->tiles * c > kMaxI32))
       fail(name, "the partial statistics (" + num(stats->tiles) + " tiles of " + num(stats->rows) +
                      " rows) do not cover " + num(n) + " images of h x w = " + num(h * w));

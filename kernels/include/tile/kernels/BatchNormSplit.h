@@ -54,7 +54,7 @@ struct BatchNormSplit {
   /// Floats of the workspace the forward and backward of an [n, c, h, w] batchnorm need
   /// (statsRows: ChannelStats::rows of the forward's statistics), and of any smaller n.
   static int64_t workspaceElements(int64_t n, int64_t c, int64_t h, int64_t w, int64_t statsRows) {
-    int64_t fwd = 2 * splitsBound(detail::imageBlocks(n, h * w, statsRows), c) * c;
+    int64_t fwd = 2 * splitsBound(detail::pixelBlocks(n * h * w, statsRows), c) * c;
     int64_t bwd = 3 * splitsBound(n * h * w, c) * c;
     return std::max(fwd, bwd);
   }
@@ -80,7 +80,7 @@ inline Value sumChunks(Value part, Value c, Value channels, Value splits, int SP
 /// part: [splits, c] sums, then [splits, c] centred sums of squares.
 struct BatchNorm2dStatsPartial {
   static constexpr const char *name = "batchnorm2d_stats_partial";
-  static constexpr auto body = [](Ptr<float> stats, Ptr<float> part, I32 hw, I32 channels, I32 statTiles,
+  static constexpr auto body = [](Ptr<float> stats, Ptr<float> part, I32 count, I32 channels, I32 statTiles,
                                   I32 statRows, I32 tilesPer, Const<int> BLOCK) {
     Value c = program_id(0), s = program_id(1), splits = (statTiles + tilesPer - 1) / tilesPer;
     auto [lo, hi] = detail::chunkRange(s, tilesPer, statTiles);
@@ -93,18 +93,18 @@ struct BatchNorm2dStatsPartial {
       return acc + load(stats + t * channels + c, mask, 0.0f);
     });
     Value chunkSum = sum(total);
-    Value chunkRows = detail::statsRowsBefore(hi, hw, statRows) - detail::statsRowsBefore(lo, hw, statRows);
+    Value chunkRows = detail::statsRowsBefore(hi, count, statRows) - detail::statsRowsBefore(lo, count, statRows);
     Value mu = chunkSum / cast(maximum(chunkRows, 1), DType::f32);
     Value squares = for_range(lo, hi, BLOCK, zeros({BLOCK}, DType::f32), [&](Value t0, Value acc) {
       auto [t, mask] = tiles(t0);
-      Value rows = detail::statsRowsOf(t, hw, statRows);
+      Value rows = detail::statsRowsOf(t, count, statRows);
       Value d = load(stats + t * channels + c, mask, 0.0f) / rows - mu;
       return acc + where(mask, load(stats + (statTiles + t) * channels + c, mask, 0.0f) + rows * d * d, 0.0f);
     });
     store(part + s * channels + c, chunkSum);
     store(part + (splits + s) * channels + c, sum(squares));
   };
-  static constexpr std::array params{"stats", "part", "hw", "channels", "stat_tiles", "stat_rows", "tiles_per",
+  static constexpr std::array params{"stats", "part", "count", "channels", "stat_tiles", "stat_rows", "tiles_per",
                                      "BLOCK"};
   static std::vector<Variant> variants() { return {{{BatchNormSplit::kBlock}, BatchNormSplit::kWarps}}; }
 };
@@ -127,8 +127,8 @@ struct BatchNorm2dForwardSplit {
     Value k = arange(0, SPLITS), kMask = k < statSplits;
     Value sums = load(part + k * channels + c, kMask, 0.0f);
     Value mu = sum(sums) / countF;
-    Value rows = cast(maximum(detail::statsRowsBefore(minimum((k + 1) * tilesPer, statTiles), hw, statRows) -
-                                  detail::statsRowsBefore(k * tilesPer, hw, statRows),
+    Value rows = cast(maximum(detail::statsRowsBefore(minimum((k + 1) * tilesPer, statTiles), count, statRows) -
+                                  detail::statsRowsBefore(k * tilesPer, count, statRows),
                               1),
                       DType::f32);
     Value d = sums / rows - mu;
@@ -404,7 +404,7 @@ inline void BatchNorm2dForwardSplit::launch(Launcher &l, Address x, Address y, A
                                             Address workspace, int64_t workspaceFloats, int64_t n, int64_t c,
                                             int64_t h, int64_t w, float eps, bool relu, bool pool, CUstream stream) {
   const int64_t count = n * h * w;
-  if (stats.rows < 1 || stats.tiles != detail::imageBlocks(n, h * w, stats.rows) || 2 * stats.tiles * c > kMaxI32)
+  if (stats.rows < 1 || stats.tiles != detail::pixelBlocks(n * h * w, stats.rows) || 2 * stats.tiles * c > kMaxI32)
     fail(name, "the partial statistics (" + num(stats.tiles) + " tiles of " + num(stats.rows) +
                    " rows) do not cover " + num(n) + " images of h x w = " + num(h * w));
   auto [tilesPer, statSplits] = BatchNormSplit::statsSplitting(stats.tiles, c);
@@ -412,7 +412,7 @@ inline void BatchNorm2dForwardSplit::launch(Launcher &l, Address x, Address y, A
   if (!(eps > 0.0f)) fail(name, "eps must be > 0");
   if (c == 0) return;
   launchKernel<BatchNorm2dStatsPartial>(l, {c, statSplits}, BatchNormSplit::kWarps, stream, stats.data, workspace,
-                                        int32_t(h * w), int32_t(c), int32_t(stats.tiles), int32_t(stats.rows),
+                                        int32_t(count), int32_t(c), int32_t(stats.tiles), int32_t(stats.rows),
                                         int32_t(tilesPer), BatchNormSplit::kBlock);
   auto [per, splits] = BatchNormSplit::splitting(pool ? n * (h / 2) * (w / 2) : count, c);
   launchKernel<BatchNorm2dForwardSplit>(l, {c, splits}, BatchNormSplit::kWarps, stream, x, y, argmax, gamma, beta,

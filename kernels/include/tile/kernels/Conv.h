@@ -166,34 +166,35 @@ inline Address tileWeights(const char *kernel, ConvTile t, Address weight, Addre
 } // namespace detail
 
 /// y[n, co, oh, ow] = bias[co] + Σ_{ci, kh, kw} x[n, ci, oh + kh - 1, ow + kw - 1] · W[co, ci, kh, kw].
-/// Program (i, j): pixels [b·BM, (b+1)·BM) of image i / ceil(h·w / BM), b = i % that, and
-/// output channels [j·BN, (j+1)·BN). STATS = 1 also writes, per program i (a ChannelStats
-/// tile) and channel, the sum of y and the sum of squared deviations from the tile's mean,
-/// for BatchNorm2dForward: the batchnorm then needs no pass over y for its statistics.
+/// Program (i, j): pixels [i·BM, (i+1)·BM) of all n·h·w, in image order (a tile may end one
+/// image and start the next: no tile is padding past an image's end), and output channels
+/// [j·BN, (j+1)·BN). STATS = 1 also writes, per program i (a ChannelStats tile) and channel,
+/// the sum of y and the sum of squared deviations from the tile's mean, for
+/// BatchNorm2dForward: the batchnorm then needs no pass over y for its statistics.
 /// `weight` is [cout, cin, 3, 3], or [9, cout, cin] for TAPS = 1 (ConvWeightTaps).
 struct Conv2dForward {
   static constexpr const char *name = "conv3x3_fwd";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<float> y, Ptr<float> stats,
                                   I32 n, I32 cin, I32 h, I32 w, I32 cout, Const<int> BM, Const<int> BN, Const<int> BK,
                                   Const<int> STATS, Const<int> TF32, Const<int> TAPS) {
-    Value hw = h * w, k = cin * 9;
-    Value blocks = (hw + (BM - 1)) / BM, pid = program_id(0);
-    Value img = pid / blocks, p0 = (pid % blocks) * BM;
-    Value p = col(p0 + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
+    Value hw = h * w, k = cin * 9, count = n * hw;
+    Value pid = program_id(0), q0 = pid * BM;
+    Value q = col(q0 + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
+    Value img = q / hw, p = q % hw;
     Value oh = p / w, ow = p % w;
-    Value pMask = p < hw, nMask = row(rn < cout);
+    Value pMask = q < count, nMask = row(rn < cout);
     Value pixels = x + img * cin * hw + p;
     Value acc = TAPS ? detail::tapMajorGemm(pixels, weight, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
                                             [&](Value c, Value tap) { return (tap * cout + row(rn)) * cin + c; })
                      : detail::flatGemm(pixels, weight, oh, ow, pMask, nMask, cin, h, w, 1, BM, BN, BK, TF32,
                                         [&](Value ks) { return row(rn) * k + ks; });
     acc = acc + row(load(bias + rn, rn < cout, 0.0f));
-    store(y + img * cout * hw + row(rn) * hw + p, acc, pMask & nMask);
+    store(lanes_along(y + img * cout * hw + row(rn) * hw + p, 0), acc, pMask & nMask);
     if (STATS) {
-      Value rows = cast(minimum(hw - p0, BM), DType::f32);
+      Value rows = cast(minimum(count - q0, BM), DType::f32);
       Value tileSum = sum(where(pMask, acc, 0.0f), 0);
       Value d = where(pMask, acc - row(tileSum / rows), 0.0f);
-      Value tiles = n * blocks;
+      Value tiles = (count + (BM - 1)) / BM;
       store(stats + pid * cout + rn, tileSum, rn < cout);
       store(stats + (tiles + pid) * cout + rn, sum(d * d, 0), rn < cout);
     }
@@ -227,11 +228,11 @@ struct Conv2dForward {
   }
   /// The layout of the statistics tile t writes: a ChannelStats tile per program.
   static ChannelStats statsOfTile(Address data, int64_t n, int64_t h, int64_t w, ConvTile t) {
-    return {data, detail::imageBlocks(n, h * w, t.bm), t.bm};
+    return {data, detail::pixelBlocks(n * h * w, t.bm), t.bm};
   }
   /// Enough for every tile (the fewest rows per tile: the most tiles).
   static int64_t statsElements(int64_t n, int64_t h, int64_t w, int64_t cout) {
-    return 2 * detail::imageBlocks(n, h * w, kMinTileRows) * cout;
+    return 2 * detail::pixelBlocks(n * h * w, kMinTileRows) * cout;
   }
   static constexpr int kMinTileRows = 32;
 
@@ -260,7 +261,7 @@ struct Conv2dForward {
                          CUstream stream, ConvPrecision precision, Address weightTaps = nullptr) {
     detail::checkConv(name, n, cin, h, w, cout);
     weight = detail::tileWeights(name, t, weight, weightTaps);
-    const int64_t programs = detail::imageBlocks(n, h * w, t.bm);
+    const int64_t programs = detail::pixelBlocks(n * h * w, t.bm);
     if (stats && statsElements(n, h, w, cout) > kMaxI32) fail(name, "the partial statistics exceed int32 indexing");
     launchKernel<Conv2dForward>(l, {programs, ceilDiv(cout, t.bn)}, t.warps, stream, x, weight, bias, y,
                                 stats ? *stats : Address(nullptr), int32_t(n), int32_t(cin), int32_t(h), int32_t(w),
