@@ -332,9 +332,9 @@ TILE_LIBRARY_KERNEL(Conv2dBackwardData);
 
 /// partial[s, co, ci·9 + kh·3 + kw] = Σ over the pixels (i, oh, ow) of split s of
 /// dy[i, co, oh, ow] · x[i, ci, oh + kh - 1, ow + kw - 1]. The reduction runs over items: BK-pixel
-/// blocks of one image (image i has ceil(h·w / BK) of them, item = i · that + block), split s
-/// taking items [s·itemsPerSplit, (s+1)·itemsPerSplit); within an item the pixels are one run of
-/// the image, so both gathers are contiguous along K.
+/// blocks of all n·h·w pixels in image order (an item may end one image and start the next: none
+/// is padding past an image's end), split s taking items [s·itemsPerSplit, (s+1)·itemsPerSplit);
+/// both gathers run along the item's pixels (lanes along K, `lanes_along`).
 /// TAPS = 0: N = (ci, tap) flat, grid (cdiv(cout, BM) · cdiv(cin·9, BN), splits).
 /// TAPS = 1: one tap per program, N = ci, grid (9 · cdiv(cout, BM) · cdiv(cin, BN), splits):
 /// the gather's shift is a scalar and its padding mask per pixel.
@@ -346,16 +346,16 @@ struct Conv2dBackwardWeight {
   static constexpr auto body = [](Ptr<float> x, Ptr<float> dy, Ptr<float> partial, I32 n, I32 cin, I32 h, I32 w,
                                   I32 cout, I32 itemsPerSplit, Const<int> BM, Const<int> BN, Const<int> BK,
                                   Const<int> TF32, Const<int> TAPS) {
-    Value hw = h * w, nTotal = cin * 9;
-    Value blocks = (hw + (BK - 1)) / BK;
+    Value hw = h * w, nTotal = cin * 9, count = n * hw;
     Value split = program_id(1);
-    Value lo = split * itemsPerSplit, hi = minimum(lo + itemsPerSplit, n * blocks);
+    Value lo = split * itemsPerSplit, hi = minimum(lo + itemsPerSplit, (count + (BK - 1)) / BK);
     Value out = partial + split * (cout * nTotal);
-    // dy's [BM, BK] tile of item `it` for output channels rm ([BM, 1]), and the item's pixels.
+    // dy's [BM, BK] tile of item `it` for output channels rm ([BM, 1]), and the item's pixels:
+    // their images and the pixels within them ([BK]).
     auto dyTile = [&](Value it, Value rm, Value mMask) {
-      Value img = it / blocks, p = (it % blocks) * BK + arange(0, BK);
-      Value pMask = p < hw;
-      Value a = load(dy + img * cout * hw + rm * hw + row(p), mMask & row(pMask), 0.0f);
+      Value q = it * BK + arange(0, BK);
+      Value img = q / hw, p = q % hw, pMask = q < count;
+      Value a = load(lanes_along(dy + row(img * cout * hw + p) + rm * hw, 1), mMask & row(pMask), 0.0f);
       return std::tuple{a, img, p, pMask};
     };
     // x's [BK, BN] tile of the item's pixels p shifted by one tap, for input channels ci ([1, BN]).
@@ -363,7 +363,7 @@ struct Conv2dBackwardWeight {
       Value dh = tap / 3 - 1, dw = tap % 3 - 1;
       Value ih = col(p / w + dh), iw = col(p % w + dw); // [BK, 1]
       Value inside = col(pMask) & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
-      return load(x + img * cin * hw + (col(p) + (dh * w + dw)) + ci * hw, inside & nMask, 0.0f);
+      return load(lanes_along(x + col(img * cin * hw + p + (dh * w + dw)) + ci * hw, 0), inside & nMask, 0.0f);
     };
     if (TAPS == 2) {
       Value tilesN = (cin + (BN - 1)) / BN;
@@ -399,7 +399,7 @@ struct Conv2dBackwardWeight {
         auto [a, img, p, pMask] = dyTile(it, rm, mMask);
         Value ih = col(p / w) + dh, iw = col(p % w) + dw; // [BK, BN]
         Value inside = col(pMask) & nMask & (ih >= 0) & (ih < h) & (iw >= 0) & (iw < w);
-        Value b = load(x + img * cin * hw + col(p) + (ci * hw + dh * w + dw), inside, 0.0f);
+        Value b = load(lanes_along(x + col(img * cin * hw + p) + (ci * hw + dh * w + dw), 0), inside, 0.0f);
         return dot(a, b, acc, detail::convPrecision(TF32));
       });
       store(out + rm * nTotal + row(rn), acc, mMask & nMask);
@@ -440,9 +440,9 @@ struct Conv2dBackwardWeight {
     if (t.taps == 2) return ceilDiv(cout, t.bm) * ceilDiv(cin, t.bn);
     return t.taps ? 9 * ceilDiv(cout, t.bm) * ceilDiv(cin, t.bn) : ceilDiv(cout, t.bm) * ceilDiv(cin * 9, t.bn);
   }
-  /// Items (BK-pixel blocks of one image) per split, and the splits, for n images of hw pixels.
+  /// Items (BK-pixel blocks of the n·hw pixels) per split, and the splits, for n images of hw pixels.
   static std::pair<int64_t, int64_t> splitting(int64_t n, int64_t hw, int64_t cin, int64_t cout, ConvTile t) {
-    const int64_t items = n * ceilDiv(hw, t.bk);
+    const int64_t items = ceilDiv(n * hw, t.bk);
     const int64_t wanted = std::min(ceilDiv(n * hw, kMinPerSplit), ceilDiv(kTargetPrograms, tilesPerSplit(t, cin, cout)));
     const int64_t per = ceilDiv(items, std::clamp<int64_t>(wanted, 1, maxSplits(cin, cout)));
     return {per, ceilDiv(items, per)};
