@@ -205,7 +205,7 @@ struct Conv2dForward {
   /// The tile launch() uses: exact f32 on 32×32×8 FMA tiles (no spills on sm_90); TF32 on
   /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
   /// bench/NOTES.md): tap-major when the caller has the tap-major weights (`tapMajor`; conv2 at
-  /// batch 1024: 190 µs against the flat order's 276), else flat (each output channel's
+  /// batch 1024: 149 µs against the flat order's 210), else flat (each output channel's
   /// weights one contiguous run).
   static ConvTile tile(int64_t cin, ConvPrecision precision, bool tapMajor = false) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
@@ -296,16 +296,18 @@ struct Conv2dBackwardData {
                                      "cout", "BM",   "BN", "BK", "TF32", "TAPS"};
 
   /// Tap-major where the caller has the tap-major weights and cout fills K blocks (conv2 at
-  /// batch 1024 in TF32: 206 µs against the flat order's 558; 32-wide K blocks below
-  /// kConvLargePixels: 19.0 against 20.8 µs at batch 64), else flat.
+  /// batch 1024 in TF32: 166 µs against the flat order's 422), else flat. From
+  /// kConvLargePixels on, 256-pixel tiles (conv2 at batch 1024: 155 against 166 µs for 128);
+  /// below, 128 pixels and 32-wide K blocks (batch 64: 19.6 against 31 µs for 256).
   static ConvTile tile(int64_t cout, ConvPrecision precision, bool tapMajor = false, int64_t pixels = 0) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, tapMajor && cout >= 8 ? 1 : 0};
     if (!tapMajor || cout < 16) return {64, 32, 8, 4, 0};
-    return {128, 32, pixels >= kConvLargePixels ? 16 : 32, 4, 1};
+    return pixels >= kConvLargePixels ? ConvTile{256, 32, 16, 8, 1} : ConvTile{128, 32, 32, 4, 1};
   }
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
-    return {{64, 32, 8, 4, 0}, {64, 32, 16, 4, 1}, {128, 32, 16, 4, 1}, {128, 32, 16, 8, 1}, {128, 32, 32, 4, 1}};
+    return {{64, 32, 8, 4, 0},   {64, 32, 16, 4, 1},  {128, 32, 16, 4, 1},
+            {128, 32, 16, 8, 1}, {128, 32, 32, 4, 1}, {256, 32, 16, 8, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/false); }
 
@@ -419,8 +421,8 @@ struct Conv2dBackwardWeight {
   }
 
   /// Exact f32 on 32×32×8 FMA tiles. TF32 where cin fills a tile: all 9 taps per program once
-  /// the pixels give programs enough (conv2 at batch 1024: 205 µs against one tap per
-  /// program's 305), else one tap per program (batch 64: 36 µs against 50, 9x the programs).
+  /// the pixels give programs enough (conv2 at batch 1024: 185 µs against one tap per
+  /// program's 269), else one tap per program (batch 64: 32 µs against 43, 9x the programs).
   /// A first layer's (cin·9 = 9 columns) in 16 columns (conv1 at batch 1024: 84 µs against
   /// 32 columns' 116).
   static ConvTile tile(int64_t cin, ConvPrecision precision, int64_t pixels) {
