@@ -155,6 +155,15 @@ TEST_F(CpuLibrary, WrongShapesGiveOneLineErrors) {
     EXPECT_TRUE(oneLine(head(40, 4, 1), "linear_cross_entropy: the workspace holds 1 floats; 75 needed"));
     EXPECT_TRUE(oneLine(head(0, 4, 0), "linear_cross_entropy: batch = 0 is outside"));
   }
+  {
+    // The sum of dx on a branch forks from the launcher's own line only.
+    CUstream branch = nullptr;
+    EXPECT_TRUE(oneLine(invalidArgument([&] {
+                          tk::BatchNorm2dBackwardSplit::launch(cpu, p, p, p, p, p, p, p, p, p, p, p, p, 64, 1, 1, 2, 2,
+                                                               true, true, reinterpret_cast<CUstream>(p), &branch);
+                        }),
+                        "batchnorm2d_bwd_split: a branch for the sum of dx forks from the launcher's own line"));
+  }
   EXPECT_TRUE(oneLine(invalidArgument([&] {
                         tk::Conv2dBackwardData::launchTile(cpu, {32, 32, 8, 4, 1}, p, p, p, 1, 8, 2, 2, 8, nullptr,
                                                            tk::ConvPrecision::Exact);

@@ -67,9 +67,9 @@ class MnistCnn {
   void forward();
   /// Backward of the last forward(): the parameter gradients forward() left (fc1's weight, the
   /// batchnorms', the convolutions').
-  /// Both put independent work on the launcher's branches (Launcher::fork: the weights' derived
-  /// copies, the weight gradients of fc1 and conv2, the convolutions' bias gradients) and join
-  /// them before they return.
+  /// forward() and backward() put independent work on the launcher's branches (Launcher::fork:
+  /// the weights' derived copies, the weight gradients of fc1 and conv2, the convolutions' bias
+  /// gradients) and join them before they return.
   void backward();
   /// p -= lr * grad over every parameter (one launch).
   void sgdStep(float lr);
