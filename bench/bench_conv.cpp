@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
         const double products = 2.0 * double(n * hw * hw) * double(L.cout) * double(L.cin * 9);
         tk::Address st = stats.ptr();
         sweep(L, n, "fwd", products, tk::Conv2dForward::tiles,
-              [&](tk::ConvPrecision p) { return tk::Conv2dForward::tile(L.cin, p, /*tapMajor=*/true); },
+              [&](tk::ConvPrecision p) { return tk::Conv2dForward::tile(L.cin, p, /*tapMajor=*/true, n * hw * hw); },
               [&](tk::ConvTile t, tk::ConvPrecision p) {
                 tk::Conv2dForward::launchTile(gAot, t, x.ptr(), wgt.ptr(), bias.ptr(), y.ptr(), &st, n, L.cin, hw, hw,
                                               L.cout, nullptr, p, taps.ptr());

@@ -206,17 +206,19 @@ struct Conv2dForward {
   /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
   /// bench/NOTES.md): tap-major when the caller has the tap-major weights (`tapMajor`; conv2 at
   /// batch 1024: 149 µs against the flat order's 210), else flat (each output channel's
-  /// weights one contiguous run).
-  static ConvTile tile(int64_t cin, ConvPrecision precision, bool tapMajor = false) {
+  /// weights one contiguous run); tap-major 256-pixel tiles from kConvLargePixels (n·h·w) on
+  /// (conv2 at batch 1024: 141 against 149 µs; at batch 64 26 against 19).
+  static ConvTile tile(int64_t cin, ConvPrecision precision, bool tapMajor = false, int64_t pixels = 0) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, 0};
     if (cin < 16) return {128, 32, 8, 4, 0};
+    if (tapMajor && pixels >= kConvLargePixels) return {256, 64, 16, 8, 1};
     return {128, 64, 16, 8, tapMajor ? 1 : 0};
   }
   /// Every tile a launch can ask for in `precision`: the policy's and the bench's sweep (bench_conv).
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
     return {{64, 32, 8, 4, 0},  {128, 32, 8, 4, 0},  {128, 64, 16, 8, 0}, {64, 64, 16, 4, 1},
-            {128, 64, 16, 8, 1}, {128, 64, 32, 8, 1}};
+            {128, 64, 16, 8, 1}, {128, 64, 32, 8, 1}, {256, 64, 16, 8, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/true); }
 
@@ -224,7 +226,7 @@ struct Conv2dForward {
   /// the same precision and tap-major weights or not (launchWithStats returns them too).
   static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w,
                                    ConvPrecision precision, bool tapMajor = false) {
-    return statsOfTile(data, n, h, w, tile(cin, precision, tapMajor));
+    return statsOfTile(data, n, h, w, tile(cin, precision, tapMajor, n * h * w));
   }
   /// The layout of the statistics tile t writes: a ChannelStats tile per program.
   static ChannelStats statsOfTile(Address data, int64_t n, int64_t h, int64_t w, ConvTile t) {
@@ -241,8 +243,8 @@ struct Conv2dForward {
   static void launch(Launcher &l, Address x, Address weight, Address bias, Address y, int64_t n, int64_t cin,
                      int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
                      ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
-    launchTile(l, tile(cin, precision, weightTaps.ptr() != 0), x, weight, bias, y, nullptr, n, cin, h, w, cout, stream,
-               precision, weightTaps);
+    launchTile(l, tile(cin, precision, weightTaps.ptr() != 0, n * h * w), x, weight, bias, y, nullptr, n, cin, h, w,
+               cout, stream, precision, weightTaps);
   }
   /// As launch(), also writing y's per-channel partial statistics into `stats`
   /// (statsElements() floats); returns their layout, for BatchNorm2dForward.
@@ -250,7 +252,7 @@ struct Conv2dForward {
                                       int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
                                       CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact,
                                       Address weightTaps = nullptr) {
-    const ConvTile t = tile(cin, precision, weightTaps.ptr() != 0);
+    const ConvTile t = tile(cin, precision, weightTaps.ptr() != 0, n * h * w);
     launchTile(l, t, x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision, weightTaps);
     return statsOfTile(stats, n, h, w, t);
   }
@@ -297,17 +299,18 @@ struct Conv2dBackwardData {
 
   /// Tap-major where the caller has the tap-major weights and cout fills K blocks (conv2 at
   /// batch 1024 in TF32: 166 µs against the flat order's 422), else flat. From
-  /// kConvLargePixels on, 256-pixel tiles (conv2 at batch 1024: 155 against 166 µs for 128);
-  /// below, 128 pixels and 32-wide K blocks (batch 64: 19.6 against 31 µs for 256).
+  /// kConvLargePixels on, 256-pixel tiles on 4 warps (conv2 at batch 1024: 149 against 155 µs
+  /// on 8 warps, 166 for 128 pixels); below, 128 pixels and 32-wide K blocks (batch 64: 19.4
+  /// against 31 µs for 256).
   static ConvTile tile(int64_t cout, ConvPrecision precision, bool tapMajor = false, int64_t pixels = 0) {
     if (precision == ConvPrecision::Exact) return {32, 32, 8, 4, tapMajor && cout >= 8 ? 1 : 0};
     if (!tapMajor || cout < 16) return {64, 32, 8, 4, 0};
-    return pixels >= kConvLargePixels ? ConvTile{256, 32, 16, 8, 1} : ConvTile{128, 32, 32, 4, 1};
+    return pixels >= kConvLargePixels ? ConvTile{256, 32, 16, 4, 1} : ConvTile{128, 32, 32, 4, 1};
   }
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
     return {{64, 32, 8, 4, 0},   {64, 32, 16, 4, 1},  {128, 32, 16, 4, 1},
-            {128, 32, 16, 8, 1}, {128, 32, 32, 4, 1}, {256, 32, 16, 8, 1}};
+            {128, 32, 16, 8, 1}, {128, 32, 32, 4, 1}, {256, 32, 16, 4, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/false); }
 
