@@ -67,6 +67,13 @@ inline std::pair<Value, Value> chunkRange(Value s, Value per, Value items) {
   return {lo, minimum(lo + per, items)};
 }
 
+/// The offset of the top-left input of 2x2 pooling windows j (any shape) of channel c in an
+/// NCHW tensor of h rows of `rowStride` elements (w, or 2·(w / 2) where w is even: then every
+/// term is provably a multiple of 2), ow windows per row, ohw per image.
+inline Value windowCorner(Value j, Value c, Value channels, Value h, Value rowStride, Value ow, Value ohw) {
+  Value q = j % ohw;
+  return ((j / ohw) * channels + c) * (h * rowStride) + (q / ow) * (2 * rowStride) + (q % ow) * 2;
+}
 /// Σ over chunks of one channel's partials part[s * channels + c], s < splits, read as one
 /// SPLITS-wide tile (a fixed order: the same on every program and run).
 inline Value sumChunks(Value part, Value c, Value channels, Value splits, int SPLITS) {
@@ -161,8 +168,7 @@ struct BatchNorm2dForwardSplit {
       for_range(lo, hi, BLOCK, [&](Value j0) {
         Value j = j0 + arange(0, BLOCK);
         Value mask = j < hi, pairMask = broadcast_to(col(mask), {BLOCK, 2});
-        Value img = j / ohw, q = j % ohw;
-        Value base = (img * channels + c) * (h * rowStride) + (q / ow) * (2 * rowStride) + (q % ow) * 2;
+        Value base = detail::windowCorner(j, c, channels, h, rowStride, ow, ohw);
         Value rows[2] = {normalise(load(x + (col(base) + column), pairMask, 0.0f)),
                          normalise(load(x + (col(base + rowStride) + column), pairMask, 0.0f))};
         // Window position p = (row, column) = (p / 2, p % 2), taken out of its pair exactly
@@ -176,7 +182,7 @@ struct BatchNorm2dForwardSplit {
           best = where(better, v, best);
           idx = where(better, p, idx);
         }
-        Value out = (img * channels + c) * ohw + q;
+        Value out = detail::channelOffsets(j, c, channels, ohw);
         store(y + out, best, mask);
         store(argmax + out, cast(idx, DType::i8), mask);
       });
@@ -240,10 +246,7 @@ inline std::array<BnGradients, 2> bnWindowGradients(Value j, Value mask, Value c
                                                     Value x, Value dy, Value argmax, Value mu, Value r, Value scale,
                                                     Value shift, int RELU) {
   Value ow = w / 2, ohw = (h / 2) * ow, wEven = ow * 2;
-  Value img = j / ohw, q = j % ohw;
-  Value plane = img * channels + c;
-  Value base = plane * (h * wEven) + (q / ow) * (2 * wEven) + (q % ow) * 2;
-  Value o = plane * ohw + q;
+  Value base = windowCorner(j, c, channels, h, wEven, ow, ohw), o = channelOffsets(j, c, channels, ohw);
   // Every index and the per-window loads stay [W, 1], in the pairs' layout (no conversion).
   Value at = cast(load(argmax + o, mask, 0), DType::i32);
   Value pooled = load(dy + o, mask, 0.0f);
