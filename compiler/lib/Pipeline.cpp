@@ -212,6 +212,18 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
   kernel.target = opts.target.str();
   if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kSharedBytesAttr)) kernel.meta.sharedBytes = a.getInt();
   if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kNumWarpsAttr)) kernel.meta.numWarps = a.getInt();
+  if (auto params = module->getAttrOfType<mlir::ArrayAttr>(mlir::tile::kTmaParamsAttr))
+    for (auto [slot, a] : llvm::enumerate(params)) {
+      llvm::ArrayRef<int32_t> e = mlir::cast<mlir::DenseI32ArrayAttr>(a).asArrayRef();
+      rt::TmaParam &p = kernel.meta.tma.at(slot);
+      p.param = e[0];
+      p.elemBytes = unsigned(e[1]);
+      p.isFloat = e[2];
+      p.isBf16 = e[3];
+      p.swizzleBytes = unsigned(e[4]);
+      p.rank = unsigned(e[5]);
+      for (unsigned d = 0; d < p.rank; ++d) p.box[d] = unsigned(e[6 + d]);
+    }
 
   PTXOutput ptx = emitPTX(module, opts.target, opts.keepStages || std::getenv("TILE_DUMP_DIR"));
   dumpStage(name, "ll", ptx.llvmIR);

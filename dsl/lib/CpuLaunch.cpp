@@ -135,6 +135,19 @@ void KernelBase::launchCpu(Grid grid, const LaunchOptions &opts, const Specializ
   if (total == 0) return;
   size_t numParams = 0;
   for (const ParamDesc &p : k.params) numParams += p.kind != ArgKind::Const;
+  // A descriptor parameter is the address of its TensorDescParam on the CPU (an i64 the code
+  // reads base, shape and strides through), where the GPU takes the struct by value.
+  std::vector<void *> cpuParams(params, params + numParams);
+  std::vector<uint64_t> descAddresses(numParams);
+  for (size_t i = 0, a = 0; i < k.params.size(); ++i) {
+    if (k.params[i].kind == ArgKind::Const) continue;
+    if (k.params[i].kind == ArgKind::Desc) {
+      descAddresses[a] = reinterpret_cast<uint64_t>(params[a]);
+      cpuParams[a] = &descAddresses[a];
+    }
+    ++a;
+  }
+  params = cpuParams.data();
 
   // Threads other than the caller get the buffers' stack plus room for the runtime.
   size_t stack = std::max<size_t>(8u << 20, variant->code->stackBytes() + (4u << 20));

@@ -70,6 +70,7 @@ static const char *kindName(ArgKind k) {
   case ArgKind::BF16: return "a BF16";
   case ArgKind::I1: return "an I1";
   case ArgKind::Const: return "a Const<T>";
+  case ArgKind::Desc: return "a TensorDesc<T, R>";
   }
   return "an unknown kind";
 }
@@ -83,6 +84,7 @@ static mlir::Type paramType(mlir::MLIRContext *ctx, const ParamDesc &p) {
   case ArgKind::F16: return mlir::Float16Type::get(ctx);
   case ArgKind::BF16: return mlir::BFloat16Type::get(ctx);
   case ArgKind::I1: return mlir::IntegerType::get(ctx, 1);
+  case ArgKind::Desc: return mlir::tile::TensorDescType::get(ctx, toMlir(ctx, p.dtype), unsigned(p.rank));
   case ArgKind::Const: break;
   }
   return {};
@@ -123,7 +125,7 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
   for (size_t i = 0, k = 0; i < params.size(); ++i) {
     if (params[i].kind == ArgKind::Const) continue;
     // Divisibility by 16 (Triton's specialisation) lets the compiler vectorise accesses.
-    if (spec.args[i].div16 && !isFloatOrBoolScalar(params[i].kind))
+    if (spec.args[i].div16 && !carriesNoFacts(params[i].kind))
       func.setArgAttr(k, mlir::tile::kDivisibilityAttr, b.getI32IntegerAttr(16));
     args[i] = wrap(entry->getArgument(k++));
   }

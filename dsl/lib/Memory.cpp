@@ -101,6 +101,86 @@ Value lanes_along(Value ptr, int dim, SrcLoc loc) {
   return ptr;
 }
 
+namespace {
+
+/// A descriptor block's element pointers and in-bounds mask, built from the descriptor's base,
+/// extents and strides with the DSL's own operations (so the CPU executor and targets without
+/// TMA run it as any masked load, and the analyses see through it). `offsets` are the block's
+/// first coordinates as i32 scalars.
+struct DescriptorBlock {
+  mlir::Value desc;
+  std::vector<mlir::Value> offsets;
+  Value ptrs, mask;
+};
+
+DescriptorBlock descriptorBlock(TraceState &s, const Value &descValue, const std::vector<Operand> &offsets,
+                                const std::vector<int64_t> &block, const SrcLoc &loc, const char *op) {
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value desc = use(s, descValue, loc, op);
+  auto type = mlir::dyn_cast<mlir::tile::TensorDescType>(desc.getType());
+  if (!type)
+    fail(loc, std::string("tile::") + op + ": expected a TensorDesc parameter, got " + typeStr(desc.getType()));
+  const size_t rank = type.getRank();
+  if (offsets.size() != rank || block.size() != rank)
+    fail(loc, std::string("tile::") + op + ": a rank-" + std::to_string(rank) + " descriptor takes " +
+                  std::to_string(rank) + " offsets and block extents, got " + std::to_string(offsets.size()) + " and " +
+                  std::to_string(block.size()));
+  for (int64_t b : block)
+    if (b < 1 || (b & (b - 1)) || b > (int64_t(1) << 20))
+      fail(loc, std::string("tile::") + op + ": block extents must be powers of two (up to 2^20), got " +
+                    std::to_string(b));
+  DescriptorBlock r{desc, {}, {}, {}};
+  mlir::Type i32 = s.builder.getI32Type();
+  Value ptrs = wrap(mlir::tile::DescriptorBaseOp::create(s.builder, l, mlir::tile::PtrType::get(s.ctx, type.getElementType()), desc));
+  Value mask;
+  for (size_t d = 0; d < rank; ++d) {
+    const Operand &o = offsets[d];
+    mlir::Type given = o.kind == Operand::Kind::V ? use(s, o.value, o.loc, op).getType() : mlir::Type();
+    if (o.kind == Operand::Kind::Float || (given && (!given.isInteger(32) || !shapeOf(given).empty())))
+      fail(o.loc, std::string("tile::") + op + ": offset " + std::to_string(d) + " must be an integer (an i32 scalar), got " +
+                      (given ? typeStr(given) : std::string("a float number")));
+    mlir::Value off = materialize(s, l, o, i32, {}, op);
+    r.offsets.push_back(off);
+    // Coordinates along d, shaped [1, ..., block[d], ..., 1] so that the sums broadcast.
+    Value idx = wrap(off) + arange(0, block[d], loc);
+    for (size_t e = 0; e < rank; ++e)
+      if (e != d) idx = expand_dims(idx, int(e), loc);
+    Value extent = wrap(mlir::tile::DescriptorDimOp::create(s.builder, l, i32, desc, s.builder.getI32IntegerAttr(d),
+                                                           s.builder.getBoolAttr(false)));
+    Value inside = (idx >= 0) & (idx < extent);
+    mask = mask.valid() ? (mask & inside) : inside;
+    // The innermost stride is 1 (the launch checks it): contiguous addresses along it.
+    if (d + 1 < rank)
+      idx = idx * wrap(mlir::tile::DescriptorDimOp::create(s.builder, l, i32, desc, s.builder.getI32IntegerAttr(d),
+                                                            s.builder.getBoolAttr(true)));
+    ptrs = ptrs + idx;
+  }
+  r.ptrs = ptrs;
+  r.mask = mask;
+  return r;
+}
+
+} // namespace
+
+Value load(Value desc, const std::vector<Operand> &offsets, const std::vector<int64_t> &block, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "load");
+  mlir::Location l = toLoc(s.ctx, loc);
+  DescriptorBlock b = descriptorBlock(s, desc, offsets, block, loc, "load");
+  mlir::Value p = use(s, b.ptrs, loc, "load"), m = use(s, b.mask, loc, "load");
+  mlir::Type rt = withElem(p.getType(), pointeeOf(p));
+  mlir::Value zero = materialize(s, l, Operand(0, loc), pointeeOf(p), shapeOf(p.getType()), "load");
+  return wrap(mlir::tile::LoadOp::create(s.builder, l, rt, p, m, zero, b.desc, b.offsets));
+}
+
+void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "store");
+  mlir::Value v = use(s, value, loc, "store");
+  std::vector<int64_t> block = shapeOf(v.getType());
+  if (block.empty()) fail(loc, "tile::store: a descriptor store writes a block (a tensor), got a scalar");
+  DescriptorBlock b = descriptorBlock(s, desc, offsets, block, loc, "store");
+  store(b.ptrs, value, b.mask, loc);
+}
+
 void store(Value ptr, Value value, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "store");
   mlir::Location l = toLoc(s.ctx, loc);

@@ -51,7 +51,7 @@ int main(int argc, char **argv) {
           s.numStages = v.numStages;
           bool fastest = std::all_of(units.begin(), units.end(), [&](size_t i) { return s.args[i].one; }) &&
                          std::all_of(s.args.begin(), s.args.end(), [](const ArgSpec &a) {
-                           return a.one || a.div16 || a.kind == ArgKind::Const || isFloatOrBoolScalar(a.kind);
+                           return a.one || a.div16 || a.kind == ArgKind::Const || carriesNoFacts(a.kind);
                          });
           if (!v.unitOnly || fastest) specs.push_back(s);
         }

@@ -1,6 +1,7 @@
 // A step captured once and replayed (see StepGraph.h).
 #include "tile/models/StepGraph.h"
 
+#include "tile/TensorDescAbi.h"
 #include "tile/runtime/Memory.h"
 
 #include <algorithm>
@@ -19,10 +20,13 @@ size_t argBytes(ArgKind k) {
     case ArgKind::F16: case ArgKind::BF16: return 2;
     case ArgKind::I1: return 1;
     case ArgKind::Const: return 0;
+    case ArgKind::Desc: return sizeof(TensorDescParam);
   }
   return 0;
 }
-constexpr size_t kSlot = 8;  // each recorded argument in a slot of its own, aligned for any kind
+// Each recorded argument in a slot of its own, large enough for any kind (a descriptor is the
+// largest). Slots are only read back on the CPU executor, which needs no alignment beyond 8.
+constexpr size_t kSlot = sizeof(TensorDescParam);
 
 void checkCopy(const Tensor &t, size_t bytes, const char *what) {
   if (t.empty()) throw std::logic_error(std::string("StepGraph::") + what + ": an empty tensor");

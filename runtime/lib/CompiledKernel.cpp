@@ -62,6 +62,40 @@ class Reader {
   size_t pos_ = 0;
 };
 
+// "<param> <elemBytes> <f|b|i> <swizzle> <box0>x<box1>...", as formatTmaParam writes it.
+bool parseTmaParam(std::string_view text, TmaParam &p) {
+  auto next = [&](std::string_view &tok) {
+    size_t end = text.find(' ');
+    tok = text.substr(0, end);
+    text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
+    return !tok.empty();
+  };
+  auto num = [](std::string_view tok, auto &out) {
+    auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out);
+    return ec == std::errc() && end == tok.data() + tok.size();
+  };
+  std::string_view param, elem, kind, swizzle, box;
+  if (!next(param) || !next(elem) || !next(kind) || !next(swizzle) || !next(box) || !text.empty()) return false;
+  if (!num(param, p.param) || !num(elem, p.elemBytes) || !num(swizzle, p.swizzleBytes)) return false;
+  if (kind != "f" && kind != "b" && kind != "i") return false;
+  p.isFloat = kind != "i";
+  p.isBf16 = kind == "b";
+  p.rank = 0;
+  while (!box.empty()) {
+    size_t x = box.find('x');
+    if (p.rank == p.box.size() || !num(box.substr(0, x), p.box[p.rank++])) return false;
+    box = x == std::string_view::npos ? std::string_view() : box.substr(x + 1);
+  }
+  return true;
+}
+
+std::string formatTmaParam(const TmaParam &p) {
+  std::string s = std::to_string(p.param) + " " + std::to_string(p.elemBytes) + " " +
+                  (p.isBf16 ? "b" : p.isFloat ? "f" : "i") + " " + std::to_string(p.swizzleBytes) + " ";
+  for (unsigned d = 0; d < p.rank; ++d) s += (d ? "x" : "") + std::to_string(p.box[d]);
+  return s;
+}
+
 std::optional<CompiledKernel> read(Reader &r) {
   // The format line first, so that an older or newer format is named as such, not as garbage.
   if (!r.rest().starts_with(std::string(kMagic) + " v")) return r.fail("not a kernel record");
@@ -74,8 +108,16 @@ std::optional<CompiledKernel> read(Reader &r) {
   auto t = r.field("target");
   auto shared = r.number<unsigned>("shared");
   auto warps = r.number<unsigned>("warps");
+  auto tmaCount = r.number<unsigned>("tma");
+  if (!n || !t || !shared || !warps || !tmaCount) return std::nullopt;
+  if (*tmaCount > unsigned(kMaxTmaParams)) return r.fail("more than " + std::to_string(kMaxTmaParams) + " TMA parameters");
+  std::array<TmaParam, kMaxTmaParams> tmaParams{};
+  for (unsigned i = 0; i < *tmaCount; ++i) {
+    auto line = r.field("tmaparam");
+    if (!line || !parseTmaParam(*line, tmaParams[i])) return r.fail("bad 'tmaparam' line");
+  }
   auto ptxBytes = r.number<size_t>("ptx");
-  if (!n || !t || !shared || !warps || !ptxBytes) return std::nullopt;
+  if (!ptxBytes) return std::nullopt;
   std::string_view body = r.rest();
   if (body.size() < *ptxBytes)
     return r.fail("truncated PTX (" + std::to_string(body.size()) + " of " + std::to_string(*ptxBytes) + " bytes)");
@@ -84,12 +126,13 @@ std::optional<CompiledKernel> read(Reader &r) {
   CompiledKernel k;
   // Structured bindings: a new field fails to compile here until it is decoded (and encoded).
   auto &[name, target, ptx, meta] = k;
-  auto &[sharedBytes, numWarps] = meta;
+  auto &[sharedBytes, numWarps, tma] = meta;
   name = *n;
   target = *t;
   ptx = body;
   sharedBytes = *shared;
   numWarps = *warps;
+  tma = tmaParams;
   if (std::string why = checkCompiledKernel(k); !why.empty()) return r.fail(why);
   return k;
 }
@@ -104,6 +147,19 @@ std::string checkCompiledKernel(const CompiledKernel &k) {
   if (k.ptx.empty()) return "empty PTX";
   unsigned w = k.meta.numWarps;
   if (w < 1 || w > 32 || (w & (w - 1))) return "warps must be a power of two from 1 to 32, not " + std::to_string(w);
+  bool unused = false;
+  for (const TmaParam &p : k.meta.tma) {
+    if (p.param < 0) {
+      unused = true;
+      continue;
+    }
+    const bool elemOk = p.isFloat ? (p.elemBytes == 2 || (p.elemBytes == 4 && !p.isBf16)) : (p.elemBytes == 1 || p.elemBytes == 4);
+    if (unused || !elemOk || p.rank < 1 || p.rank > p.box.size() ||
+        (p.swizzleBytes != 0 && p.swizzleBytes != 32 && p.swizzleBytes != 64 && p.swizzleBytes != 128))
+      return "malformed TMA parameter " + std::to_string(p.param);
+    for (unsigned d = 0; d < p.rank; ++d)
+      if (p.box[d] < 1 || p.box[d] > 256) return "TMA box dimension out of 1..256 for parameter " + std::to_string(p.param);
+  }
   return "";
 }
 
@@ -112,10 +168,15 @@ std::string encodeCompiledKernel(const CompiledKernel &k) {
     throw Error("tile: cannot encode the compiled kernel '" + k.name.substr(0, 40) + "': " + why + " (this is a bug)");
   // Structured bindings: a new field fails to compile here until it is encoded (and decoded).
   const auto &[name, target, ptx, meta] = k;
-  const auto &[sharedBytes, numWarps] = meta;
+  const auto &[sharedBytes, numWarps, tma] = meta;
   std::string out = std::string(kMagic) + " v" + std::to_string(kCompiledKernelFormatVersion) + "\nname " + name +
                     "\ntarget " + target + "\nshared " + std::to_string(sharedBytes) + "\nwarps " +
-                    std::to_string(numWarps) + "\nptx " + std::to_string(ptx.size()) + "\n";
+                    std::to_string(numWarps) + "\n";
+  std::string tmaLines;
+  unsigned tmaCount = 0;
+  for (const TmaParam &p : tma)
+    if (p.param >= 0) tmaLines += "tmaparam " + formatTmaParam(p) + "\n", ++tmaCount;
+  out += "tma " + std::to_string(tmaCount) + "\n" + tmaLines + "ptx " + std::to_string(ptx.size()) + "\n";
   out += ptx;
   return out;
 }

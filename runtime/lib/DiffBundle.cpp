@@ -18,7 +18,7 @@ namespace tile::rt {
 namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'D', 'I', 'F', 'F'};
-constexpr uint32_t kVersion = 3; // 3: the kernel as an encoded CompiledKernel
+constexpr uint32_t kVersion = 4; // 3: the kernel as an encoded CompiledKernel; 4: descriptor arguments
 
 class Writer {
 public:
@@ -112,6 +112,9 @@ void writeDiffBundle(const std::string &path, const std::vector<DiffCase> &cases
       w.vec(a.input);
       w.vec(a.expected);
       w.bytes(a.errorScale.data(), a.errorScale.size() * sizeof(double));
+      w.pod<int32_t>(a.descBase);
+      w.bytes(a.descShape.data(), a.descShape.size() * sizeof(int64_t));
+      w.bytes(a.descStrides.data(), a.descStrides.size() * sizeof(int64_t));
     }
   }
   w.pod<uint64_t>(fnv1a64(w.out));
@@ -161,6 +164,12 @@ std::vector<DiffCase> readDiffBundle(const std::string &path) {
       a.errorScale.resize(scale.size() / sizeof(double));
       // Guarded: memcpy from an empty vector's null data() is undefined even for 0 bytes (UBSan).
       if (!a.errorScale.empty()) std::memcpy(a.errorScale.data(), scale.data(), a.errorScale.size() * sizeof(double));
+      a.descBase = r.pod<int32_t>();
+      for (std::vector<int64_t> *dims : {&a.descShape, &a.descStrides}) {
+        std::vector<uint8_t> raw = r.vec();
+        dims->resize(raw.size() / sizeof(int64_t));
+        if (!dims->empty()) std::memcpy(dims->data(), raw.data(), dims->size() * sizeof(int64_t));
+      }
     }
   }
   return cases;

@@ -3,6 +3,11 @@
 
 #include "tile/runtime/Launch.h"
 
+#include "tile/TensorDescAbi.h"
+#include "tile/runtime/TensorMap.h"
+
+#include <cstring>
+
 #include <string>
 
 namespace tile::rt {
@@ -22,8 +27,39 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedBytes, CUstream 
                     " block=" + d3(block) + " shared=" + std::to_string(sharedBytes));
 }
 
+namespace {
+
+TensorMapType tensorMapType(const TmaParam &p) {
+  if (p.isFloat) return p.elemBytes == 4 ? TensorMapType::F32 : p.isBf16 ? TensorMapType::BF16 : TensorMapType::F16;
+  return p.elemBytes == 1 ? TensorMapType::U8 : TensorMapType::I32;
+}
+
+/// Writes the TMA map of each descriptor parameter the code copies through TMA into the parameter
+/// (the launch checked its base, shape and strides; encodeTensorMap caches the map per request).
+void encodeTensorMaps(const LaunchMetadata &meta, void **params, const char *kernelName) {
+  for (const TmaParam &p : meta.tma) {
+    if (p.param < 0) break;
+    auto &desc = *static_cast<TensorDescParam *>(params[p.param]);
+    TensorMapRequest r;
+    r.param = std::string(kernelName ? kernelName : "<unnamed>") + ", parameter " + std::to_string(p.param);
+    r.base = desc.base;
+    r.type = tensorMapType(p);
+    r.swizzleBytes = int(p.swizzleBytes);
+    for (unsigned d = 0; d < p.rank; ++d) {
+      r.shape.push_back(desc.shape[d]);
+      r.strides.push_back(desc.strides[d]);
+      r.box.push_back(int32_t(p.box[d]));
+    }
+    const TensorMap &map = encodeTensorMap(r);
+    std::memcpy(desc.map, map.bytes, sizeof desc.map);
+  }
+}
+
+} // namespace
+
 void launch(CUfunction f, Dim3 grid, const LaunchMetadata &meta, CUstream stream, void **params,
             const char *kernelName) {
+  encodeTensorMaps(meta, params, kernelName);
   launch(f, grid, Dim3{32 * meta.numWarps, 1, 1}, meta.sharedBytes, stream, params, kernelName);
 }
 

@@ -2,6 +2,7 @@
 // random programs, run on the CPU executor on the build machine, which wrote their PTX,
 // inputs and outputs) on the GPU with the runtime alone, and compares the outputs.
 // Bundle: $TILE_DIFF_BUNDLE, else diff.bundle next to this executable.
+#include "tile/TensorDescAbi.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/DiffBundle.h"
 #include "tile/runtime/Driver.h"
@@ -39,6 +40,7 @@ std::string replay(const DiffCase &c) {
   std::vector<float> f32(c.args.size());
   std::vector<uint16_t> bits16(c.args.size());
   std::vector<uint8_t> bools(c.args.size());
+  std::vector<TensorDescParam> descs(c.args.size());
   std::vector<void *> params;
   for (size_t i = 0; i < c.args.size(); ++i) {
     const DiffArg &a = c.args[i];
@@ -56,6 +58,19 @@ std::string replay(const DiffCase &c) {
     case ArgKind::BF16: bits16[i] = static_cast<uint16_t>(a.scalar), params.push_back(&bits16[i]); break;
     case ArgKind::I1: bools[i] = static_cast<uint8_t>(a.scalar), params.push_back(&bools[i]); break;
     case ArgKind::Const: break;
+    case ArgKind::Desc: {
+      // Over the device copy of an earlier buffer argument; the launch encodes its TMA map.
+      if (a.descBase < 0 || size_t(a.descBase) >= i || c.args[a.descBase].kind != ArgKind::Ptr)
+        return "arg " + std::to_string(i) + ": a descriptor without an earlier buffer";
+      TensorDescArg d;
+      d.base = addresses[a.descBase];
+      d.rank = int(a.descShape.size());
+      for (size_t k2 = 0; k2 < a.descShape.size() && k2 < size_t(kMaxDescRank); ++k2) d.shape[k2] = a.descShape[k2];
+      for (size_t k2 = 0; k2 < a.descStrides.size() && k2 < size_t(kMaxDescRank); ++k2) d.strides[k2] = a.descStrides[k2];
+      descs[i] = toTensorDescParam(d);
+      params.push_back(&descs[i]);
+      break;
+    }
     }
   }
   launch(fn, c.grid, k.meta, nullptr, params.data(), k.name.c_str());

@@ -47,6 +47,12 @@ int main(int argc, char **argv) {
            aot::standardVariants(halfScaleKernel(), {{1024}}, {4})});
     w.add({&loopBranchKernel(), "loop_branch", {"x", "out", "n", "reps", "BLOCK"},
            aot::standardVariants(loopBranchKernel(), {{256}, {32}}, {4, 4})});
+    // Tensor descriptors: blocks at any offset (f32: masked loads and stores), and the
+    // descriptor matmul (f16: TMA copies into the wgmma rings on sm_90a).
+    w.add({&descriptorBlocksKernel(), "descriptor_blocks", {"src", "dst", "out", "ldo", "dm", "dn", "BM", "BN"},
+           aot::standardVariants(descriptorBlocksKernel(), {{16, 32}, {64, 64}}, {4, 4})});
+    w.add({&descriptorMatmulKernel(), "descriptor_matmul", {"a", "b", "c", "m", "n", "kk", "BM", "BN", "BK"},
+           aot::standardVariants(descriptorMatmulKernel(), {{64, 64, 32}, {128, 128, 64}, {128, 256, 64}}, {4, 8, 8})});
     // For planted_oob_store (compute-sanitizer must name its DSL line), not for the gtests.
     w.add({&plantedOutOfBoundsStoreKernel(), "planted_oob_store", {"y", "n", "BLOCK"},
            aot::standardVariants(plantedOutOfBoundsStoreKernel(), {{256}}, {4})});

@@ -8,6 +8,27 @@
 
 namespace tile::testing {
 
+/// What descriptorBlocksKernel must produce on a gridM x gridN grid: `out` (gridM * BM rows of
+/// gridN * BN, the blocks read, zeros outside the tensor) and `dst` (row stride ld, starting
+/// from `dstBefore`: twice the source where a block covered an element of the tensor).
+struct DescriptorBlocks {
+  std::vector<float> out, dst;
+};
+inline DescriptorBlocks descriptorBlocksReference(const std::vector<float> &src, const std::vector<float> &dstBefore,
+                                                  int m, int n, int ld, int dm, int dn, int bm, int bn, int gridM,
+                                                  int gridN) {
+  DescriptorBlocks r{std::vector<float>(size_t(gridM) * bm * gridN * bn), dstBefore};
+  const int outCols = gridN * bn;
+  for (int i = 0; i < gridM * bm; ++i)
+    for (int j = 0; j < outCols; ++j) {
+      const int sr = i + dm, sc = j + dn;
+      const bool inside = sr >= 0 && sr < m && sc >= 0 && sc < n;
+      r.out[size_t(i) * outCols + j] = inside ? src[size_t(sr) * ld + sc] : 0.f;
+      if (inside) r.dst[size_t(sr) * ld + sc] = 2.f * src[size_t(sr) * ld + sc];
+    }
+  return r;
+}
+
 /// Float64 reference of rowStatsKernel: per row the sum, the max and its first index.
 struct RowStats {
   std::vector<double> sums, maxima;

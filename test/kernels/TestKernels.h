@@ -23,6 +23,39 @@ inline const auto &transposeKernel() {
   return k;
 }
 
+/// Tensor descriptors: program (i, j) loads the BM x BN block of `src` at (i * BM + dm,
+/// j * BN + dn) (elements outside the tensor read 0), writes it densely to out (row stride
+/// ldo) at (i * BM, j * BN), and twice it through `dst` at the block's own coordinates (only
+/// the elements inside the tensor).
+inline const auto &descriptorBlocksKernel() {
+  static const auto k = tile::kernel("descriptor_blocks", [](TensorDesc<float, 2> src, TensorDesc<float, 2> dst,
+                                                             Ptr<float> out, I32 ldo, I32 dm, I32 dn, Const<int> BM,
+                                                             Const<int> BN) {
+    Value r0 = program_id(0) * BM + dm, c0 = program_id(1) * BN + dn;
+    Value block = load(src, {r0, c0}, {BM, BN});
+    Value rows = program_id(0) * BM + arange(0, BM), cols = program_id(1) * BN + arange(0, BN);
+    store(out + col(rows) * ldo + row(cols), block);
+    store(dst, {r0, c0}, block * 2.0f);
+  });
+  return k;
+}
+
+/// C[M, N] (f32, row stride n) = A[M, K] · B[K, N] (f16 descriptors), one BM x BN tile per
+/// program (grid x: tile rows, y: tile columns): on sm_90a its K loop copies through TMA.
+inline const auto &descriptorMatmulKernel() {
+  static const auto k = tile::kernel("descriptor_matmul", [](TensorDesc<f16, 2> a, TensorDesc<f16, 2> b,
+                                                             Ptr<float> c, I32 m, I32 n, I32 kk, Const<int> BM,
+                                                             Const<int> BN, Const<int> BK) {
+    Value m0 = program_id(0) * BM, n0 = program_id(1) * BN;
+    Value acc = for_range(0, kk, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
+      return dot(load(a, {m0, k0}, {BM, BK}), load(b, {k0, n0}, {BK, BN}), acc);
+    });
+    Value rows = m0 + arange(0, BM), cols = n0 + arange(0, BN);
+    store(c + col(rows) * n + row(cols), acc, (col(rows) < m) & (row(cols) < n));
+  });
+  return k;
+}
+
 /// Per row of an M x N matrix (BN >= N): the sum, the max and the index of the max.
 inline const auto &rowStatsKernel() {
   static const auto k = tile::kernel("row_stats", [](Ptr<float> in, Ptr<float> sums, Ptr<float> maxima,

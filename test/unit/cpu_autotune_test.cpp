@@ -143,10 +143,14 @@ TEST(CpuAutotuneArgs, MatmulCandidatesComeFromTheDeclaration) {
     EXPECT_FALSE(general.empty());
     for (const TuneConfig &c : general) EXPECT_NE(std::find(fast.begin(), fast.end(), c), fast.end()) << c.str();
     for (const TuneConfig &c : fast) {
+      // Declared by Matmul, or by MatmulTma (which Matmul::launch runs for row-major operands).
       bool declared = false;
       for (const tk::Variant &v : tk::MatmulF16::variants())
         declared |= v.consts[0] == c["BM"] && v.consts[1] == c["BN"] && v.consts[2] == c["BK"] && v.consts[4] == e &&
                     v.numWarps == c.numWarps;
+      for (const tk::Variant &v : tk::MatmulTmaF16::variants())
+        declared |= v.consts[0] == c["BM"] && v.consts[1] == c["BN"] && v.consts[2] == c["BK"] && v.consts[4] == e &&
+                    v.numWarps == c.numWarps && v.numStages == c.numStages;
       EXPECT_TRUE(declared) << c.str();
     }
   }

@@ -35,6 +35,7 @@ struct Node {
   int loop = -1;       ///< Loop/Iter/Carried: the loop's id
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
+  bool descriptor = false; ///< Input 0: read as a block of the tensor descriptor of in0 (the program's rank)
 };
 
 /// How the output is stored: in one masked store, or split at a column constant c into two
@@ -45,6 +46,9 @@ enum class Split { None, Lt, Le, Gt, Ge, Eq, Ne };
 
 struct Program {
   int rank = 2;
+  bool usesDescriptors() const {
+    return std::any_of(nodes.begin(), nodes.end(), [](const Node &n) { return n.op == Op::Input && n.descriptor; });
+  }
   std::vector<Node> nodes;
   int output = 0;
   std::vector<int> loopParent; ///< loop id -> enclosing loop id (or -1)
@@ -218,7 +222,10 @@ private:
       n.op = Op::Input;
       n.input = pick(0, 2);
       n.value = chance(0.5) ? 0.f : quantised(-2, 2);
-      n.lanesAlong = chance(0.3) ? pick(0, p_.rank - 1) : -1;
+      // in0 through its tensor descriptor in a third of the cases (out-of-bounds elements read
+      // 0 there, not `other`: what the masks hide never reaches an output).
+      n.descriptor = n.input == 0 && chance(0.33);
+      n.lanesAlong = !n.descriptor && chance(0.3) ? pick(0, p_.rank - 1) : -1;
       break;
     }
     return add(n);
@@ -349,6 +356,8 @@ struct Tracer {
   std::vector<int64_t> shape;
   Value rowIdx, colIdx, rmask, cmask, mask, idx; ///< row/column indices expanded to the rank
   Value in[3];
+  Value desc;                        ///< in0's descriptor of the program's rank
+  std::vector<Operand> descOffsets;  ///< the program's block in it
   Value rowv, colv, s, flag;
 
   const Scope &owner(int scope, const Scope &at) const {
@@ -378,6 +387,7 @@ struct Tracer {
     auto B = [&] { return build(n.b, at); };
     switch (n.op) {
     case Op::Input: {
+      if (n.descriptor) return load(desc, descOffsets, shape);
       Value ptrs = in[n.input] + idx;
       return load(n.lanesAlong >= 0 ? lanes_along(ptrs, n.lanesAlong) : ptrs, mask, n.value);
     }
@@ -453,8 +463,8 @@ struct Tracer {
 
 auto makeBody(std::shared_ptr<const Program> prog) {
   return [prog](Ptr<float> in0, Ptr<float> in1, Ptr<float> in2, Ptr<float> rowv, Ptr<float> colv, Ptr<float> out,
-                Ptr<float> out2, I32 m, I32 n, I32 p, I32 trips, I32 flag, F32 s, Const<int> BM, Const<int> BN,
-                Const<int> BP) {
+                Ptr<float> out2, I32 m, I32 n, I32 p, I32 trips, I32 flag, F32 s, TensorDesc<float, 2> d2,
+                TensorDesc<float, 3> d3, Const<int> BM, Const<int> BN, Const<int> BP) {
     const bool rank3 = prog->rank == 3;
     Tracer t{*prog, rank3 ? std::vector<int64_t>{BP.value(), BM.value(), BN.value()}
                           : std::vector<int64_t>{BM.value(), BN.value()}};
@@ -473,6 +483,9 @@ auto makeBody(std::shared_ptr<const Program> prog) {
       t.idx = t.idx + planeIdx * (m * n);
     }
     t.in[0] = in0;
+    t.desc = rank3 ? Value(d3) : Value(d2);
+    t.descOffsets = {program_id(0) * BM, program_id(1) * BN};
+    if (rank3) t.descOffsets.insert(t.descOffsets.begin(), program_id(2) * BP);
     t.in[1] = in1;
     t.in[2] = in2;
     t.rowv = rowv;
@@ -725,6 +738,7 @@ std::string RandomCase::describe() const {
     os << "  %" << i << " = " << opName(nd.op);
     if (nd.op == Op::Input) os << nd.input << " (other " << nd.value << ")";
     if (nd.op == Op::Input && nd.lanesAlong >= 0) os << " lanes along " << nd.lanesAlong;
+    if (nd.op == Op::Input && nd.descriptor) os << " through its descriptor";
     if (nd.op == Op::Const) os << " " << nd.value;
     if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
@@ -749,13 +763,30 @@ std::string RandomCase::describe() const {
 void RandomCase::launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *rowv,
                         const void *colv, void *out, void *out2) const {
   static_cast<const RandomKernel &>(*kernel).launch(grid, opts, in0, in1, in2, rowv, colv, out, out2, m, n, p, trips,
-                                                    flag, scalar, bm, bn, bp);
+                                                    flag, scalar, descriptor(in0, 2), descriptor(in0, 3), bm, bn, bp);
+}
+
+TensorDescArg RandomCase::descriptor(const void *in0, int rank) const {
+  const bool used = program->usesDescriptors() && rank == program->rank;
+  TensorDescArg d;
+  d.base = reinterpret_cast<uint64_t>(in0);
+  d.rank = rank;
+  for (int i = 0; i < rank; ++i) {
+    const std::vector<int64_t> shape = rank == 3 ? std::vector<int64_t>{p, m, n} : std::vector<int64_t>{m, n};
+    const std::vector<int64_t> strides = rank == 3 ? std::vector<int64_t>{int64_t(m) * n, n, 1} : std::vector<int64_t>{n, 1};
+    // Unused: a valid one-element descriptor (16-byte rows), so that every launch passes the checks.
+    d.shape[i] = used ? shape[i] : 1;
+    d.strides[i] = used ? strides[i] : i + 1 < rank ? 4 : 1;
+  }
+  return d;
 }
 
 Specialization RandomCase::specialization(int numWarps, bool alignedPointers) const {
   const void *a = reinterpret_cast<const void *>(uintptr_t(alignedPointers ? 256 : 260));
+  const void *aligned = reinterpret_cast<const void *>(uintptr_t(256)); // descriptors are always aligned
   return static_cast<const RandomKernel &>(*kernel).specialize(numWarps, a, a, a, a, a, a, a, m, n, this->p, trips, flag,
-                                                                scalar, bm, bn, bp);
+                                                                scalar, descriptor(aligned, 2), descriptor(aligned, 3),
+                                                                bm, bn, bp);
 }
 
 RandomCase makeRandomCase(uint64_t seed) {
@@ -791,6 +822,11 @@ RandomCase makeRandomCase(uint64_t seed) {
     program->splitAt = choice == 0 ? 0 : choice == 1 ? unit * pick(0, (c.n + unit - 1) / unit) : pick(0, c.n);
   }
   c.program = program;
+  // A descriptor needs rows of a multiple of 16 bytes: n a multiple of 4.
+  if (program->usesDescriptors()) {
+    c.n = (c.n + 3) / 4 * 4;
+    c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
+  }
 
   // Inputs: in0 continuous, in1 and in2 on a coarse grid (ties for argmax and where).
   std::uniform_real_distribution<float> uni(-2, 2);

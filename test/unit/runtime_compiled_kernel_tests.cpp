@@ -50,8 +50,8 @@ TEST(CompiledKernel, RejectsForeignAndOtherVersions) {
   EXPECT_EQ(rejection(""), "not a kernel record");
   EXPECT_EQ(rejection("tile-cache v1 abc 3 0\nabc"), "not a kernel record");
   EXPECT_EQ(rejection("tile-ptx v1\nshared 0\nwarps 4\ntarget sm_90 ptx80\n\n.version 8.0"),
-            "format v1, this build reads v2");
-  EXPECT_EQ(rejection(edited("tile-ptx v2\n", "tile-ptx v3\n")), "format v3, this build reads v2");
+            "format v1, this build reads v3");
+  EXPECT_EQ(rejection(edited("tile-ptx v3\n", "tile-ptx v4\n")), "format v4, this build reads v3");
 }
 
 TEST(CompiledKernel, RejectsTruncatedOrExtendedPayloads) {
@@ -95,4 +95,27 @@ TEST(CompiledKernel, ViewIsConstantInitialised) {
                                            .meta = {.sharedBytes = 0, .numWarps = 4}};
   static_assert(view.ptx.size() == 6 && view.meta.numWarps == 4);
   EXPECT_EQ(view.name, "softmax");
+}
+
+// The descriptor parameters a launch must encode TMA maps for travel with the record.
+TEST(CompiledKernel, TmaParametersRoundTripAndMalformedOnesAreRejected) {
+  CompiledKernel k = sample();
+  k.meta.tma[0] = TmaParam{.param = 0, .elemBytes = 2, .isFloat = true, .isBf16 = false, .swizzleBytes = 64, .rank = 2,
+                           .box = {128, 32, 0, 0}};
+  k.meta.tma[1] = TmaParam{.param = 1, .elemBytes = 2, .isFloat = true, .isBf16 = true, .swizzleBytes = 128, .rank = 2,
+                           .box = {32, 64, 0, 0}};
+  std::string s = encodeCompiledKernel(k);
+  EXPECT_NE(s.find("tma 2\ntmaparam 0 2 f 64 128x32\ntmaparam 1 2 b 128 32x64\n"), std::string::npos) << s;
+  EXPECT_EQ(decodeCompiledKernel(s), k);
+  auto replaced = [&](const std::string &from, const std::string &to) {
+    std::string t = s;
+    return t.replace(t.find(from), from.size(), to);
+  };
+  EXPECT_EQ(rejection(replaced("128x32", "128y32")), "bad 'tmaparam' line");
+  EXPECT_EQ(rejection(replaced("tma 2\n", "tma 3\n")), "expected a 'tmaparam' line");
+  EXPECT_EQ(rejection(replaced("tma 2\n", "tma 9\n")), "more than 4 TMA parameters");
+  EXPECT_EQ(rejection(replaced("128x32", "512x32")), "TMA box dimension out of 1..256 for parameter 0");
+  EXPECT_EQ(rejection(replaced("f 64", "f 48")), "malformed TMA parameter 0");
+  k.meta.tma[0].param = -1; // a used slot after an unused one
+  EXPECT_THROW(encodeCompiledKernel(k), Error);
 }

@@ -3,10 +3,20 @@
 
 #include "tile/Pipeline.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 
 namespace tile::diff {
+
+TensorDescArg descriptorArg(uint64_t base, const Descriptor &d) {
+  TensorDescArg a;
+  a.base = base;
+  a.rank = d.shape.size() == d.strides.size() && d.shape.size() <= size_t(kMaxDescRank) ? int(d.shape.size()) : -1;
+  for (size_t k = 0; k < d.shape.size() && k < size_t(kMaxDescRank); ++k) a.shape[k] = d.shape[k];
+  for (size_t k = 0; k < d.strides.size() && k < size_t(kMaxDescRank); ++k) a.strides[k] = d.strides[k];
+  return a;
+}
 
 rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed, Grid grid, int numWarps,
                       std::vector<Arg> args, double tolerance) {
@@ -26,6 +36,7 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
   std::vector<float> f32(args.size());
   std::vector<uint16_t> bits16(args.size()); // f16 / bf16 scalars
   std::vector<uint8_t> bools(args.size());
+  std::vector<TensorDescParam> descs(args.size());
   std::vector<void *> launchParams;
   std::vector<std::unique_ptr<cpu::ScopedBuffer>> registered;
   Specialization spec;
@@ -71,6 +82,20 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
       launchParams.push_back(&bools[i]);
       break;
     case ArgKind::Const: a.constValue = std::get<Constant>(args[i]).value; break;
+    case ArgKind::Desc: {
+      const Descriptor &d = std::get<Descriptor>(args[i]);
+      if (d.baseArg >= i || params[d.baseArg].kind != ArgKind::Ptr)
+        throw std::invalid_argument(c.name + ": a descriptor's base is an earlier pointer argument");
+      TensorDescArg host = descriptorArg(addresses[d.baseArg], d);
+      if (std::string why = checkTensorDesc(c.name + ", argument " + std::to_string(i), host, params[i].rank,
+                                            int(dtypeBytes(params[i].dtype)));
+          !why.empty())
+        throw std::invalid_argument(why);
+      descs[i] = toTensorDescParam(host);
+      a.div16 = std::all_of(d.shape.begin(), d.shape.end(), [](int64_t e) { return e % 16 == 0; });
+      launchParams.push_back(&descs[i]);
+      break;
+    }
     }
     spec.args.push_back(a);
   }
@@ -101,6 +126,11 @@ rt::DiffCase makeCase(const KernelBase &kernel, std::string name, uint64_t seed,
       d.scalar = bits16[i];
     } else if (d.kind == ArgKind::I1) {
       d.scalar = bools[i];
+    } else if (d.kind == ArgKind::Desc) {
+      const Descriptor &desc = std::get<Descriptor>(args[i]);
+      d.descBase = int(desc.baseArg);
+      d.descShape = desc.shape;
+      d.descStrides = desc.strides;
     } else {
       d.scalar = d.kind == ArgKind::I32 ? i32[i] : i64[i];
     }

@@ -49,7 +49,15 @@ struct Float {
 struct Constant {
   int64_t value;
 };
-using Arg = std::variant<Buffer, Scalar, Float, Constant>;
+/// A TensorDesc argument over the buffer of argument `baseArg` (an earlier Ptr argument).
+struct Descriptor {
+  size_t baseArg;
+  std::vector<int64_t> shape, strides;
+};
+using Arg = std::variant<Buffer, Scalar, Float, Constant, Descriptor>;
+
+/// The launch argument of `d` over the buffer at `base`.
+TensorDescArg descriptorArg(uint64_t base, const Descriptor &d);
 
 /// Runs `kernel` on the CPU executor (checking mode on) and returns the case the GPU
 /// replays. `args` follow the kernel's parameters.

@@ -107,6 +107,17 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     return info;
   }
   if (isa<ProgramIdOp, NumProgramsOp>(op)) return uniform(type, 1);
+  // A descriptor's base is 16-byte aligned and its outer strides are multiples of 16 bytes
+  // (every launch checks both); its extents are multiples of 16 where the specialisation
+  // says so (the argument's divisibility).
+  if (isa<DescriptorBaseOp>(op)) return uniform(type, 16);
+  if (auto dim = dyn_cast<DescriptorDimOp>(op)) {
+    if (dim.getStride()) {
+      const int64_t bytes = std::max<int64_t>(1, dim.getDesc().getType().getElementType().getIntOrFloatBitWidth() / 8);
+      return uniform(type, std::max<int64_t>(1, 16 / bytes));
+    }
+    return uniform(type, get(dim.getDesc()).divisibility.empty() ? 1 : get(dim.getDesc()).divisibility[0]);
+  }
   if (auto splat = dyn_cast<SplatOp>(op)) return uniform(type, get(splat.getSrc()).divisibility[0]);
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
     AxisInfo in = get(expand.getSrc());

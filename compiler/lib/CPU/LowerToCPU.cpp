@@ -31,7 +31,8 @@ KernelLowering::KernelLowering(func::FuncOp kernel, int chunk, bool check)
 //===----------------------------------------------------------------------===//
 
 Type KernelLowering::valueElem(Type elem) {
-  if (isa<PtrType>(elem)) return b.getI64Type();
+  // Pointers, and descriptors (the address of their tile::TensorDescParam), are addresses.
+  if (isa<PtrType, TensorDescType>(elem)) return b.getI64Type();
   return elem;
 }
 
@@ -378,6 +379,7 @@ void KernelLowering::emitOp(Operation &op) {
   Value r = op.getResult(0);
   if (!tensorType(r)) {
     if (auto l = dyn_cast<LoadOp>(op)) return scalars.map(r, emitScalarLoad(l));
+    if (isa<DescriptorBaseOp, DescriptorDimOp>(op)) return scalars.map(r, emitDescriptorField(&op));
     if (auto a = dyn_cast<AddPtrOp>(op)) {
       int64_t bytes = std::max<int64_t>(1, cast<PtrType>(a.getType()).getPointeeType().getIntOrFloatBitWidth() / 8);
       Value off = scalar(a.getOffset());

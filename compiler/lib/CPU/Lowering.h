@@ -85,6 +85,8 @@ public:
   void emitStore(StoreOp op);
   void emitAtomic(AtomicAddOp op);
   Value emitScalarLoad(LoadOp op);
+  /// tile.descriptor_base / tile.descriptor_dim: a field of the descriptor's TensorDescParam.
+  Value emitDescriptorField(Operation *op);
   /// In checking mode: the mask with every lane the runtime refuses switched off.
   Value checkedMask(Operation *op, AccessKind kind, Value addrs, Value mask, ArrayRef<Value> idx, int64_t w,
                     unsigned bytes);

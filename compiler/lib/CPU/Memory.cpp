@@ -8,6 +8,10 @@
 // lane it refuses, so a bad access is reported and never performed.
 #include "Lowering.h"
 
+#include "tile/TensorDescAbi.h"
+
+#include <cstddef>
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -124,6 +128,18 @@ static Value checkScalar(KernelLowering &k, Operation *op, AccessKind kind, Valu
   Value mask = active ? Value(vector::BroadcastOp::create(b, k.loc, VectorType::get({1}, b.getI1Type()), active)) : Value();
   Value ok = k.checkedMask(op, kind, addrs, mask, idx, 1, bytes);
   return vector::ExtractOp::create(b, k.loc, ok, ArrayRef<int64_t>{0});
+}
+
+Value KernelLowering::emitDescriptorField(Operation *op) {
+  int64_t offset = offsetof(::tile::TensorDescParam, base);
+  Type type = b.getI64Type();
+  if (auto dim = dyn_cast<DescriptorDimOp>(op)) {
+    offset = (dim.getStride() ? offsetof(::tile::TensorDescParam, strides) : offsetof(::tile::TensorDescParam, shape)) +
+             4 * int64_t(dim.getDim());
+    type = b.getI32Type();
+  }
+  Value addr = arith::AddIOp::create(b, loc, scalar(op->getOperand(0)), cInt(b.getI64Type(), offset));
+  return LLVM::LoadOp::create(b, loc, type, toPtr(b, loc, addr), /*alignment=*/4);
 }
 
 Value KernelLowering::emitScalarLoad(LoadOp op) {

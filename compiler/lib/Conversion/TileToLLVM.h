@@ -62,6 +62,7 @@ void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &pat
 /// tile.dot on CUDA cores and tile.trans (a permutation of the layout).
 void populateDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 void populateWarpGroupDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
+void populateDescriptorPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 /// Buffers (tile.local_*), cp.async copies and barriers.
 void populateSharedMemoryPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 

@@ -5,6 +5,7 @@
 //  2. scf → cf;
 //  3. func/arith/math/cf → llvm, math functions as libdevice calls.
 #include "TileToLLVM.h"
+#include "tile/TensorDescAbi.h"
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -32,6 +33,8 @@ using namespace mlir::tile;
 TileTypeConverter::TileTypeConverter(MLIRContext *ctx) {
   addConversion([](Type t) { return t; });
   addConversion([ctx](PtrType) -> Type { return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/1); });
+  // A tensor descriptor is the address of its parameter (a byval struct, Descriptors.cpp).
+  addConversion([ctx](TensorDescType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   // A shared-memory buffer is its base address.
   addConversion([ctx](MemDescType) -> Type { return LLVM::LLVMPointerType::get(ctx, /*addressSpace=*/3); });
   addConversion([this](RankedTensorType t, SmallVectorImpl<Type> &out) -> std::optional<LogicalResult> {
@@ -100,6 +103,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
                                          LLVM::Linkage::External, kSharedGlobalName, Attribute(),
                                          /*alignment=*/1024, /*addrSpace=*/3);
     SharedMemory smem(global);
+    passDescriptorsByValue(module);
 
     TileTypeConverter converter(ctx);
     ConversionTarget target(*ctx);
@@ -117,6 +121,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateReducePatterns(converter, patterns, smem);
     populateDotPatterns(converter, patterns);
     populateWarpGroupDotPatterns(converter, patterns);
+    populateDescriptorPatterns(converter, patterns);
     populateSharedMemoryPatterns(converter, patterns, smem);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
@@ -126,6 +131,25 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     if (smem.bytes() == 0) global.erase();
     else module->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(ctx, 32), smem.bytes()));
     return success();
+  }
+
+  /// A descriptor parameter is a tile::TensorDescParam passed by value (`byval`, 64-byte
+  /// aligned) and read in place (`nvvm.grid_constant`: no local copy, so its address is the
+  /// parameter's, which cp.async.bulk.tensor needs for the TMA map).
+  static void passDescriptorsByValue(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    auto i8 = IntegerType::get(ctx, 8), i32 = IntegerType::get(ctx, 32), i64 = IntegerType::get(ctx, 64);
+    auto dims = LLVM::LLVMArrayType::get(i32, ::tile::kMaxDescRank);
+    auto param = LLVM::LLVMStructType::getLiteral(ctx, {LLVM::LLVMArrayType::get(i8, 128), i64, dims, dims});
+    module.walk([&](func::FuncOp func) {
+      for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+        if (!isa<TensorDescType>(func.getArgument(i).getType())) continue;
+        func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(param));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), IntegerAttr::get(i64, alignof(::tile::TensorDescParam)));
+        func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(ctx));
+        func.removeArgAttr(i, kDivisibilityAttr);
+      }
+    });
   }
 
   /// Step 2.

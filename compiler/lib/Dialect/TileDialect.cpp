@@ -96,6 +96,12 @@ LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type
   return success();
 }
 
+LogicalResult TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError, Type elem, unsigned rank) {
+  if (!elem.isIntOrFloat()) return emitError() << "descriptor elements must be integers or floats, got " << elem;
+  if (rank < 1 || rank > 4) return emitError() << "a tensor descriptor has 1 to 4 dimensions, got " << rank;
+  return success();
+}
+
 static bool isPowerOf2(unsigned v) { return v && !(v & (v - 1)); }
 
 LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> warpsPerCTA) {

@@ -88,7 +88,36 @@ static LogicalResult verifyMemOp(Operation *op, Type ptrType, Type valueType, Va
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask()) return emitOpError("'other' needs a mask");
   if (getOther() && getOther().getType() != getType()) return emitOpError("'other' must have the result type");
+  if (TypedValue<TensorDescType> desc = getDesc()) {
+    auto t = dyn_cast<RankedTensorType>(getType());
+    if (!t || t.getRank() != desc.getType().getRank() || t.getElementType() != desc.getType().getElementType() ||
+        getDescOffsets().size() != desc.getType().getRank() || !getMask())
+      return emitOpError("a descriptor box needs a masked tensor load of the descriptor's rank and element type, "
+                         "one offset per dimension");
+  } else if (!getDescOffsets().empty()) {
+    return emitOpError("box offsets without a descriptor");
+  }
   return verifyMemOp(*this, getPtr().getType(), getType(), getMask());
+}
+
+LogicalResult DescriptorBaseOp::verify() {
+  if (getType().getPointeeType() != getDesc().getType().getElementType())
+    return emitOpError("the base points at the descriptor's element type");
+  return success();
+}
+
+LogicalResult DescriptorDimOp::verify() {
+  if (unsigned(getDim()) >= getDesc().getType().getRank()) return emitOpError("dimension out of range");
+  return success();
+}
+
+LogicalResult AsyncTmaLoadOp::verify() {
+  if (getCoords().size() != getDesc().getType().getRank()) return emitOpError("needs one coordinate per dimension");
+  if (getDst().getType().getElementType() != getDesc().getType().getElementType())
+    return emitOpError("the buffer holds the descriptor's element type");
+  if (!isa<NvmmaSharedLayoutAttr>(getDst().getType().getEncoding()))
+    return emitOpError("copies into an #tile.nvmma_shared buffer");
+  return success();
 }
 
 LogicalResult StoreOp::verify() {

@@ -8,6 +8,8 @@
 // wgmma reads #tile.nvmma_shared buffers through the async proxy: a barrier that follows
 // writes to such a buffer gets a proxy fence (tile.fence_async_shared) before it, so each
 // writer orders its writes before the barrier publishes them.
+// TMA copies (tile.async_tma_load) land on mbarriers that every reader waits on itself: they
+// need a barrier only before them (against the slot's earlier readers), never after.
 #include "../Conversion/SharedAccess.h"
 #include "tile/Transforms/Passes.h"
 
@@ -146,8 +148,18 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       state.openGroup.push_back(w);
       return;
     }
+    if (auto copy = dyn_cast<AsyncTmaLoadOp>(op)) {
+      // Like cp.async, it overwrites bytes other threads may still be reading. Its data is
+      // published by the mbarrier each reader waits on, not by a barrier: never a write here.
+      Range w = whole(op, copy.getDst());
+      if (state.conflicts({}, {w})) barrierBefore(op, state, insert);
+      return;
+    }
     SmallVector<Range> reads, writes;
-    if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
+    if (isa<InitBarriersOp, InvalidateBarriersOp>(op)) {
+      // Thread 0 writes the mbarriers: before their memory serves anything else, a barrier.
+      writes.push_back(whole(op, op->getOperand(0)));
+    } else if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
       if (alloc.getSrc()) writes.push_back(whole(op, alloc.getResult()));
     } else if (auto store = dyn_cast<LocalStoreOp>(op)) {
       writes.push_back(whole(op, store.getDst()));

@@ -4,8 +4,10 @@
 #ifndef TILE_KERNEL_H
 #define TILE_KERNEL_H
 
+#include "tile/Error.h"
 #include "tile/HalfBits.h"
 #include "tile/Spec.h"
+#include "tile/TensorDescAbi.h"
 #include "tile/runtime/CompiledKernel.h"
 
 #include <array>
@@ -76,7 +78,8 @@ private:
 /// One kernel parameter as the launch ABI and the tracer see it.
 struct ParamDesc {
   ArgKind kind;
-  DType dtype; ///< pointee for Ptr, value type for scalars, i64 for Const
+  DType dtype;  ///< pointee for Ptr and Desc, value type for scalars, i64 for Const
+  int rank = 0; ///< Desc: its dimensions
 };
 
 /// One specialisation compiled: the record the launch paths, the disk cache and the AOT writer
@@ -123,6 +126,16 @@ private:
 
 namespace detail {
 template <class P> struct ParamTraits;
+template <class T, int R> struct ParamTraits<TensorDesc<T, R>> {
+  static constexpr ArgKind kind = ArgKind::Desc;
+  static constexpr DType dtype = DTypeOf<T>::value;
+  static constexpr int rank = R;
+  using Storage = TensorDescParam;
+};
+template <class P> constexpr int paramRank() {
+  if constexpr (requires { ParamTraits<P>::rank; }) return ParamTraits<P>::rank;
+  else return 0;
+}
 template <class T> struct ParamTraits<Ptr<T>> {
   static constexpr ArgKind kind = ArgKind::Ptr;
   static constexpr DType dtype = DTypeOf<T>::value;
@@ -185,7 +198,8 @@ template <class A> uint64_t deviceAddress(const A &a) {
 /// so that, say, a float passed for a Ptr<T> is an error at the launch line, not an address.
 template <class P, class A> constexpr bool bindable() {
   constexpr ArgKind k = ParamTraits<P>::kind;
-  if constexpr (k == ArgKind::Ptr) return requires(const A &a) { a.ptr(); } || std::is_pointer_v<A> || std::is_integral_v<A>;
+  if constexpr (k == ArgKind::Desc) return std::is_same_v<A, TensorDescArg>;
+  else if constexpr (k == ArgKind::Ptr) return requires(const A &a) { a.ptr(); } || std::is_pointer_v<A> || std::is_integral_v<A>;
   else if constexpr (k == ArgKind::F32) return std::is_arithmetic_v<A>;
   else if constexpr (k == ArgKind::F16 || k == ArgKind::BF16)
     return std::is_arithmetic_v<A> || std::is_same_v<A, f16> || std::is_same_v<A, bf16>;
@@ -193,12 +207,23 @@ template <class P, class A> constexpr bool bindable() {
   else return std::is_arithmetic_v<A> || std::is_enum_v<A>; // I32, I64, I1 (as tile::kernels::argFits)
 }
 
-template <class P, class A> void bindArg(const A &a, ArgSpec &spec, typename ParamTraits<P>::Storage &out) {
+template <class P, class A>
+void bindArg(const A &a, ArgSpec &spec, typename ParamTraits<P>::Storage &out, size_t index = 0) {
   static_assert(bindable<P, A>(), "launch argument of the wrong kind: a Ptr<T> parameter takes a device address "
-                                  "(an integer, a pointer or a buffer with ptr()), Const<T> an integer, the scalars a "
-                                  "number");
+                                  "(an integer, a pointer or a buffer with ptr()), TensorDesc<T, R> a "
+                                  "tile::TensorDescArg, Const<T> an integer, the scalars a number");
   spec.kind = ParamTraits<P>::kind;
-  if constexpr (ParamTraits<P>::kind == ArgKind::Ptr) {
+  if constexpr (ParamTraits<P>::kind == ArgKind::Desc) {
+    constexpr DType t = ParamTraits<P>::dtype;
+    const int bytes = t == DType::f64 || t == DType::i64 ? 8 : t == DType::f32 || t == DType::i32 ? 4
+                      : t == DType::f16 || t == DType::bf16 || t == DType::i16 ? 2 : 1;
+    const std::string who = "argument " + std::to_string(index) + " (a TensorDesc)";
+    if (std::string why = checkTensorDesc(who, a, ParamTraits<P>::rank, bytes); !why.empty())
+      throw ArgumentError(why);
+    out = toTensorDescParam(a);
+    spec.div16 = true; // every extent a multiple of 16: masks along any dimension hold in runs of 16
+    for (int d = 0; d < a.rank; ++d) spec.div16 = spec.div16 && a.shape[d] % 16 == 0;
+  } else if constexpr (ParamTraits<P>::kind == ArgKind::Ptr) {
     out = deviceAddress(a);
     spec.div16 = isDiv16(out);
   } else if constexpr (ParamTraits<P>::kind == ArgKind::Const) {
@@ -232,7 +257,8 @@ template <class F> class Kernel : public KernelBase {
 
   template <size_t... I> static std::vector<ParamDesc> describe(std::index_sequence<I...>) {
     return {ParamDesc{detail::ParamTraits<std::tuple_element_t<I, Params>>::kind,
-                      detail::ParamTraits<std::tuple_element_t<I, Params>>::dtype}...};
+                      detail::ParamTraits<std::tuple_element_t<I, Params>>::dtype,
+                      detail::paramRank<std::tuple_element_t<I, Params>>()}...};
   }
   template <size_t... I> static Body wrap(F fn, std::index_sequence<I...>) {
     return [fn](const std::vector<Value> &args, const Specialization &spec) {
@@ -282,7 +308,7 @@ private:
   static void bindAll(Storage &storage, Specialization &spec, std::array<void *, N + 1> &ptrs,
                       std::index_sequence<I...>, const A &...args) {
     spec.args.resize(N);
-    (detail::bindArg<std::tuple_element_t<I, Params>>(args, spec.args[I], std::get<I>(storage)), ...);
+    (detail::bindArg<std::tuple_element_t<I, Params>>(args, spec.args[I], std::get<I>(storage), I), ...);
     size_t k = 0;
     ((detail::ParamTraits<std::tuple_element_t<I, Params>>::kind != ArgKind::Const
           ? (void)(ptrs[k++] = &std::get<I>(storage))

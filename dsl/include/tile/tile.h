@@ -125,6 +125,23 @@ class F16 : public Value { public: F16() = default; explicit F16(Value v) : Valu
 class BF16 : public Value { public: BF16() = default; explicit BF16(Value v) : Value(v) {} };
 class I1 : public Value { public: I1() = default; explicit I1(Value v) : Value(v) {} };
 
+/// A tensor in global memory described by base, shape and strides (Triton's tensor
+/// descriptor): blocks are read and written by coordinates, out-of-bounds elements of a
+/// block read as zero and are not written. R dimensions (1..4), outermost first. At launch:
+/// a tile::TensorDescArg{address, {shape...}, {strides...}} (strides in elements), checked
+/// as TMA requires on every executor: base 16-byte aligned, innermost stride 1, the other
+/// strides multiples of 16 bytes. On sm_90a, blocks of a descriptor that feed a K loop's
+/// `dot` move by the tensor memory accelerator (cp.async.bulk.tensor on mbarriers); elsewhere,
+/// and on the CPU executor, by ordinary masked loads.
+template <class T, int R> class TensorDesc : public Value {
+  static_assert(R >= 1 && R <= 4, "TensorDesc has 1 to 4 dimensions");
+public:
+  using element_type = T;
+  static constexpr int rank = R;
+  TensorDesc() = default;
+  explicit TensorDesc(Value v) : Value(v) {}
+};
+
 /// A compile-time constant: each distinct value compiles its own kernel variant. Usable
 /// wherever a C++ number is (shapes, loop bounds) and as a DSL operand.
 template <class T> class Const {
@@ -217,6 +234,12 @@ Value load(Value ptr, Value mask, SrcLoc loc = SrcLoc::current());
 Value load(Value ptr, Value mask, Operand other, SrcLoc loc = SrcLoc::current());
 void store(Value ptr, Value value, SrcLoc loc = SrcLoc::current());
 void store(Value ptr, Value value, Value mask, SrcLoc loc = SrcLoc::current());
+/// The block of `desc` with shape `block` (powers of two) whose first element is at
+/// `offsets` (one per dimension, may be negative or past the end: those elements read 0).
+Value load(Value desc, const std::vector<Operand> &offsets, const std::vector<int64_t> &block,
+           SrcLoc loc = SrcLoc::current());
+/// Writes `value` as the block of `desc` at `offsets`; elements outside the tensor are not written.
+void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc = SrcLoc::current());
 /// Atomic fetch-add; returns the old values.
 Value atomic_add(Value ptr, Operand value, SrcLoc loc = SrcLoc::current());
 Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc = SrcLoc::current());

@@ -13,10 +13,13 @@
 namespace tile {
 
 /// What a kernel parameter is, as seen by the launch ABI.
-enum class ArgKind : uint8_t { Ptr, I32, I64, F32, Const, F16, BF16, I1 };
+/// Desc: a tensor descriptor (tile::TensorDesc<T, R>), passed as one TensorDescParam (tile/TensorDescAbi.h).
+enum class ArgKind : uint8_t { Ptr, I32, I64, F32, Const, F16, BF16, I1, Desc };
 
-/// Scalar kinds that never carry a divisibility fact.
-inline bool isFloatOrBoolScalar(ArgKind k) {
+/// Kinds that never carry a divisibility or unit fact: the float and boolean scalars.
+/// (A descriptor's div16 says that all its extents are multiples of 16; its alignment and
+/// strides every launch checks, so the code assumes them always.)
+inline bool carriesNoFacts(ArgKind k) {
   return k == ArgKind::F32 || k == ArgKind::F16 || k == ArgKind::BF16 || k == ArgKind::I1;
 }
 
@@ -57,6 +60,7 @@ struct Specialization {
       case ArgKind::F16: s += ",h"; break;
       case ArgKind::BF16: s += ",b"; break;
       case ArgKind::I1: s += ",t"; break;
+      case ArgKind::Desc: s += a.div16 ? ",d16" : ",d"; break;
       }
     }
     return s;
@@ -104,10 +108,10 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
       a.kind = k == 'f' ? ArgKind::F32 : k == 'h' ? ArgKind::F16 : k == 'b' ? ArgKind::BF16 : ArgKind::I1;
       if (!rest.empty()) return false;
       break;
-    case 'p': case 'i': case 'l':
-      a.kind = k == 'p' ? ArgKind::Ptr : k == 'i' ? ArgKind::I32 : ArgKind::I64;
+    case 'p': case 'i': case 'l': case 'd':
+      a.kind = k == 'p' ? ArgKind::Ptr : k == 'i' ? ArgKind::I32 : k == 'd' ? ArgKind::Desc : ArgKind::I64;
       if (rest == "16") a.div16 = true;
-      else if (rest == "=1" && k != 'p') a.one = true;
+      else if (rest == "=1" && k != 'p' && k != 'd') a.one = true;
       else if (!rest.empty()) return false;
       break;
     default: return false;

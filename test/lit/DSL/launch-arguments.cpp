@@ -6,6 +6,7 @@
 // RUN: not %tile-cxx-syntax -DCASE=3 %s 2>&1 | FileCheck %s --check-prefix=PTR
 // RUN: not %tile-cxx-syntax -DCASE=4 %s 2>&1 | FileCheck %s --check-prefix=CONST
 // RUN: not %tile-cxx-syntax -DCASE=5 %s 2>&1 | FileCheck %s --check-prefix=INT
+// RUN: not %tile-cxx-syntax -DCASE=6 %s 2>&1 | FileCheck %s --check-prefix=DESC
 // RUN: %tile-cxx-syntax -DCASE=0 %s
 #include "tile/tile.h"
 
@@ -17,9 +18,11 @@ void launches(uint64_t x, float f) {
     (void)n;
     (void)B;
   });
+  auto d = kernel("d", [](TensorDesc<float, 2> t) { (void)t; });
 #if CASE == 0
   k.launch({1}, x, 64, 128);                       // the right arguments compile
   k.launch({1}, LaunchOptions{}, (float *)nullptr, 64L, 128u);
+  d.launch({1}, TensorDescArg{x, {16, 16}, {16, 1}});
 #elif CASE == 1
   // FEW: launch-arguments.cpp:[[@LINE+2]]:{{[0-9]+}}:   required from here
   // FEW: error: static assertion failed: launch() needs one argument per kernel parameter
@@ -36,6 +39,10 @@ void launches(uint64_t x, float f) {
   // CONST: launch-arguments.cpp:[[@LINE+2]]:{{[0-9]+}}:   required from here
   // CONST: error: static assertion failed: launch argument of the wrong kind: {{.*}} Const<T> an integer
   k.launch({1}, x, 64, 0.5);
+#elif CASE == 6
+  // DESC: launch-arguments.cpp:[[@LINE+2]]:{{[0-9]+}}:   required from here
+  // DESC: error: static assertion failed: launch argument of the wrong kind: {{.*}} TensorDesc<T, R> a tile::TensorDescArg
+  d.launch({1}, x);
 #elif CASE == 5
   // INT: launch-arguments.cpp:[[@LINE+2]]:{{[0-9]+}}:   required from here
   // INT: error: static assertion failed: launch argument of the wrong kind

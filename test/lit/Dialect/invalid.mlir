@@ -75,7 +75,7 @@ func.func @expand_bad(%x: tensor<4xf32>) {
 
 func.func @other_without_mask(%p: !tile.ptr<f32>, %o: f32) {
   // expected-error @+1 {{'other' needs a mask}}
-  %v = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1>} : (!tile.ptr<f32>, f32) -> f32
+  %v = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1, 0, 0>} : (!tile.ptr<f32>, f32) -> f32
   return
 }
 
@@ -425,4 +425,44 @@ func.func @endless_stages() attributes {tile.kernel, tile.num_stages = 214748364
 
 // expected-error @+1 {{'tile.kernel' marks a func.func}}
 module attributes {tile.kernel} {
+}
+
+// -----
+
+// A descriptor box is a masked tensor load of the descriptor's rank: one offset per dimension.
+func.func @box_offsets(%d: !tile.tensordesc<f16, 2>, %p: tensor<16x16x!tile.ptr<f16>>, %m: tensor<16x16xi1>, %o: i32) {
+  // expected-error @+1 {{a descriptor box needs a masked tensor load of the descriptor's rank and element type, one offset per dimension}}
+  %v = tile.load %p, %m box %d[%o] of !tile.tensordesc<f16, 2> : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @box_element_type(%d: !tile.tensordesc<f32, 2>, %p: tensor<16x16x!tile.ptr<f16>>, %m: tensor<16x16xi1>, %o: i32) {
+  // expected-error @+1 {{a descriptor box needs a masked tensor load}}
+  %v = tile.load %p, %m box %d[%o, %o] of !tile.tensordesc<f32, 2> : tensor<16x16x!tile.ptr<f16>>, tensor<16x16xi1> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_dim(%d: !tile.tensordesc<f16, 2>) {
+  // expected-error @+1 {{dimension out of range}}
+  %n = tile.descriptor_dim %d {dim = 2 : i32, stride = false} : !tile.tensordesc<f16, 2>
+  return
+}
+
+// -----
+
+func.func @descriptor_base(%d: !tile.tensordesc<f16, 2>) {
+  // expected-error @+1 {{the base points at the descriptor's element type}}
+  %p = tile.descriptor_base %d : !tile.tensordesc<f16, 2> -> !tile.ptr<f32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a tensor descriptor has 1 to 4 dimensions, got 5}}
+func.func @descriptor_rank(%d: !tile.tensordesc<f16, 5>) {
+  return
 }

@@ -121,3 +121,31 @@ func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 
                          %b: !tile.memdesc<2x16x16xf32, #tile.swizzled_shared<vec = 4, perPhase = 2, maxPhase = 4, order = [1, 0]>>) {
   return
 }
+
+// Tensor descriptors: the accessors, a descriptor box on a masked load, and the TMA and
+// mbarrier ops tile-pipeline creates on sm_90a.
+// CHECK-LABEL: func.func @descriptors
+// CHECK: tile.descriptor_base %{{.*}} : <f16, 2> -> <f16>
+// CHECK: tile.descriptor_dim %{{.*}} {dim = 1 : i32, stride = true} : <f16, 2>
+// CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
+// CHECK: tile.init_barriers %{{.*}} : <4x1x1xi64
+// CHECK: tile.barrier_expect %{{.*}}, %{{.*}} {bytes = 4096 : i32}
+// CHECK: tile.async_tma_load %{{.*}}[%{{.*}}, %{{.*}}] -> %{{.*}}, %{{.*}}, %{{.*}} : <f16, 2>
+// CHECK: tile.barrier_wait %{{.*}}, %{{.*}} : <1x1xi64
+// CHECK: tile.invalidate_barriers
+func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %m: tensor<64x32xi1>,
+                       %z: tensor<64x32xf16>, %o: i32, %pred: i1) {
+  %base = tile.descriptor_base %d : !tile.tensordesc<f16, 2> -> !tile.ptr<f16>
+  %s = tile.descriptor_dim %d {dim = 1 : i32, stride = true} : !tile.tensordesc<f16, 2>
+  %v = tile.load %p, %m, %z box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xi1>, tensor<64x32xf16> -> tensor<64x32xf16>
+  %bars = tile.local_alloc : () -> !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.init_barriers %bars : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  %i = arith.constant 0 : i32
+  %bar = tile.memdesc_index %bars[%i] : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>> -> !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  %buf = tile.local_alloc : () -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+  tile.barrier_expect %bar, %pred {bytes = 4096 : i32} : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.async_tma_load %d[%o, %o] -> %buf, %bar, %pred : !tile.tensordesc<f16, 2>, !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.barrier_wait %bar, %i : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.invalidate_barriers %bars : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}

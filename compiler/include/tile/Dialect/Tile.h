@@ -63,6 +63,10 @@ inline bool targetHasWgmma(Operation *op) {
   auto attr = module ? module->getAttrOfType<StringAttr>(kTargetAttr) : StringAttr();
   return attr && attr.getValue() == "sm_90a";
 }
+/// On the module: the descriptor parameters copied through TMA, one DenseI32ArrayAttr each:
+/// [argument, element bytes, is float, is bf16, swizzle bytes, rank, box...] (tile-pipeline;
+/// runPipeline turns them into rt::LaunchMetadata::tma).
+inline constexpr llvm::StringLiteral kTmaParamsAttr = "tile.tma_params";
 /// On a kernel argument: the value (pointer address or integer) is a multiple of this.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 /// On the op defining a pointer tensor (the DSL's `lanes_along`): the dimension consecutive

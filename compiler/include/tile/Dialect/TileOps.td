@@ -107,13 +107,53 @@ def Tile_LoadOp : Tile_Op<"load", [AttrSizedOperandSegments,
   let summary = "load from global memory, with an optional mask and fill value";
   let description = [{
     Elements whose mask is false are not read; they take `other` (0 when absent).
+    A load the DSL made from a tensor descriptor block also carries the descriptor and the
+    block's first coordinates (`box %desc[%offsets]`): its pointers and mask are that block's
+    elements and bounds, so any executor may run it as the masked load it is, and
+    tile-pipeline may copy it with TMA instead (sm_90a).
     ```mlir
     %v = tile.load %p, %m, %zero : tensor<128x!tile.ptr<f32>>, tensor<128xi1>, tensor<128xf32> -> tensor<128xf32>
     ```
   }];
-  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask, Optional<Tile_Any>:$other);
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask, Optional<Tile_Any>:$other,
+                       Optional<Tile_TensorDescType>:$desc, Variadic<I32>:$descOffsets);
   let results = (outs Tile_Any:$result);
-  let assemblyFormat = "$ptr (`,` $mask^)? (`,` $other^)? attr-dict `:` type($ptr) (`,` type($mask)^)? (`,` type($other)^)? `->` type($result)";
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? (`,` $other^)? (`box` $desc^ `[` $descOffsets `]` `of` type($desc))? attr-dict `:` type($ptr) (`,` type($mask)^)? (`,` type($other)^)? `->` type($result)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr, "::mlir::Value":$mask, "::mlir::Value":$other), [{
+      build($_builder, $_state, result, ptr, mask, other, ::mlir::Value(), ::mlir::ValueRange());
+    }]>
+  ];
+}
+
+def Tile_DescriptorBaseOp : Tile_Op<"descriptor_base", [Pure]> {
+  let summary = "the base address of a tensor descriptor";
+  let description = [{
+    ```mlir
+    %p = tile.descriptor_base %desc : !tile.tensordesc<f16, 2> -> !tile.ptr<f16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc);
+  let results = (outs Tile_PtrType:$result);
+  let assemblyFormat = "$desc attr-dict `:` type($desc) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorDimOp : Tile_Op<"descriptor_dim", [Pure]> {
+  let summary = "one extent or stride (elements) of a tensor descriptor";
+  let description = [{
+    `stride = false`: the extent of dimension `dim`; `stride = true`: its stride. Strides
+    of all but the innermost dimension are multiples of 16 bytes (the launch checks it).
+    ```mlir
+    %n = tile.descriptor_dim %desc {dim = 0 : i32, stride = false} : !tile.tensordesc<f16, 2>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, ConfinedAttr<I32Attr, [IntNonNegative]>:$dim, BoolAttr:$stride);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$desc attr-dict `:` type($desc)";
   let hasVerifier = 1;
 }
 
@@ -387,6 +427,72 @@ def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared", [MemoryEffects<[MemR
     ```
   }];
   let assemblyFormat = "attr-dict";
+}
+
+// TMA copies on mbarriers (tile-pipeline, sm_90a). A ring of mbarriers is a
+// !tile.memdesc<Sx1x1xi64> (one 8-byte barrier per stage); `bar` operands are one stage of it.
+def Tile_InitBarriersOp : Tile_Op<"init_barriers", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "thread 0 initialises every mbarrier of a ring to expect one arrival";
+  let description = [{
+    Followed by a `tile.barrier` before any thread waits on them.
+    ```mlir
+    tile.init_barriers %bars : !tile.memdesc<4x1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$bars);
+  let assemblyFormat = "$bars attr-dict `:` type($bars)";
+}
+
+def Tile_InvalidateBarriersOp : Tile_Op<"invalidate_barriers", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "thread 0 invalidates every mbarrier of a ring, so its memory may be reused";
+  let description = [{
+    ```mlir
+    tile.invalidate_barriers %bars : !tile.memdesc<4x1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$bars);
+  let assemblyFormat = "$bars attr-dict `:` type($bars)";
+}
+
+def Tile_AsyncTmaLoadOp : Tile_Op<"async_tma_load", [MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "start copying a block of a tensor descriptor into shared memory (cp.async.bulk.tensor)";
+  let description = [{
+    Where `pred` holds, thread 0 announces the block's bytes to mbarrier `bar`
+    (`mbarrier.arrive.expect_tx`) and the tensor memory accelerator copies the block at
+    `coords` (outermost first) of `desc` into `dst`, an `#tile.nvmma_shared` buffer: one box
+    per column group of the layout's swizzle width. Elements outside the tensor arrive as
+    zeros. The data may be read once `tile.barrier_wait` on `bar` returns.
+    ```mlir
+    tile.async_tma_load %desc[%m, %k] -> %buf, %bar, %pred : !tile.tensordesc<f16, 2>, !tile.memdesc<128x64xf16, #nvmma>, !tile.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords, Tile_MemDescType:$dst,
+                       Tile_MemDescType:$bar, I1:$pred);
+  let assemblyFormat = "$desc `[` $coords `]` `->` $dst `,` $bar `,` $pred attr-dict `:` type($desc) `,` type($dst) `,` type($bar)";
+  let hasVerifier = 1;
+}
+
+def Tile_BarrierExpectOp : Tile_Op<"barrier_expect", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "where `pred` holds, thread 0 arrives on mbarrier `bar` expecting `bytes` of copies";
+  let description = [{
+    ```mlir
+    tile.barrier_expect %bar, %pred {bytes = 24576 : i32} : !tile.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$bar, I1:$pred, ConfinedAttr<I32Attr, [IntPositive]>:$bytes);
+  let assemblyFormat = "$bar `,` $pred attr-dict `:` type($bar)";
+}
+
+def Tile_BarrierWaitOp : Tile_Op<"barrier_wait", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "every thread waits until phase `phase` (0 or 1) of mbarrier `bar` completed";
+  let description = [{
+    The copies that phase counted are then visible to the waiting thread.
+    ```mlir
+    tile.barrier_wait %bar, %phase : !tile.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$bar, I32:$phase);
+  let assemblyFormat = "$bar `,` $phase attr-dict `:` type($bar)";
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {

@@ -41,6 +41,21 @@ def Tile_MemDescType : TypeDef<Tile_Dialect, "MemDesc"> {
   }];
 }
 
+def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "a tensor in global memory: base, shape and strides (a kernel parameter)";
+  let description = [{
+    A kernel parameter describing a rank-`rank` tensor of `elementType` in global memory,
+    passed as one `tile::TensorDescParam` (tile/TensorDescAbi.h): a 128-byte TMA map, the
+    base address, then the shape and the strides (int32, outermost first). The launch
+    checks what TMA requires (base 16-byte aligned, innermost stride 1, other strides
+    multiples of 16 bytes), so the code may assume it. `!tile.tensordesc<f16, 2>`
+  }];
+  let parameters = (ins "::mlir::Type":$elementType, "unsigned":$rank);
+  let assemblyFormat = "`<` $elementType `,` $rank `>`";
+  let genVerifyDecl = 1;
+}
+
 // Element types the DSL supports.
 def Tile_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;

@@ -25,6 +25,9 @@ LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, i
 /// starting at a 1024-byte boundary. Needs cols a multiple of W and rows of 8.
 LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes);
 
+/// TMA's largest box extent: a #tile.nvmma_shared buffer with more rows is copied in chunks.
+inline constexpr int64_t kMaxTmaBoxRows = 256;
+
 /// The widest swizzle (128, 64 or 32 bytes) whose rows a tile with `cols` elements of
 /// `elemBytes` fills exactly; 0 when none does.
 int nvmmaSwizzleFor(int64_t cols, int elemBytes);

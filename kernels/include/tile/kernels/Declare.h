@@ -83,7 +83,8 @@ template <class... P> struct StorageOf<std::tuple<P...>> {
 template <class P, class A> constexpr bool argFits() {
   using R = std::remove_cvref_t<A>;
   constexpr ArgKind k = tile::detail::ParamTraits<P>::kind;
-  if constexpr (k == ArgKind::Ptr)
+  if constexpr (k == ArgKind::Desc) return std::is_same_v<R, TensorDescArg>;
+  else if constexpr (k == ArgKind::Ptr)
     return std::is_pointer_v<R> || std::is_integral_v<R> || requires(const R &r) { r.ptr(); };
   else if constexpr (k == ArgKind::Const) return std::is_integral_v<R> || std::is_enum_v<R>;
   else if constexpr (k == ArgKind::F16 || k == ArgKind::BF16)
@@ -118,7 +119,7 @@ void launchKernel(Launcher &launcher, Grid grid, KernelWarps warps, CUstream str
   spec.args.resize(N);
   std::array<void *, N + 1> ptrs{};
   [&]<size_t... I>(std::index_sequence<I...>) {
-    (tile::detail::bindArg<std::tuple_element_t<I, Params>>(args, spec.args[I], std::get<I>(storage)), ...);
+    (tile::detail::bindArg<std::tuple_element_t<I, Params>>(args, spec.args[I], std::get<I>(storage), I), ...);
     size_t k = 0;
     ((tile::detail::ParamTraits<std::tuple_element_t<I, Params>>::kind != ArgKind::Const
           ? (void)(ptrs[k++] = &std::get<I>(storage))

@@ -20,9 +20,10 @@ struct MatmulConfig {
 // per-element addresses would spill).
 constexpr MatmulConfig kMatmulTensorCore{128, 128, 32, 4}; // best of bench/'s sweep on an H200 (bench/NOTES.md)
 // Grids of a wave or more of 128 x 256 tiles: on sm_90a two warpgroups of m64n256k16 wgmma,
-// rings 6 deep (144 KB); 542 TFLOP/s at 4096^3 f16 against the tile above's 509 on an H200
-// (bench/NOTES.md).
-constexpr MatmulConfig kMatmulTensorCoreLarge{128, 256, 32, 8, 6};
+// rings 4 deep (192 KB), filled by TMA where the operands are descriptors (MatmulTma): 641.6
+// TFLOP/s at 4096^3 f16 on an H200, against 518.6 for 128 x 256 x 32 with 6 stages, the
+// previous choice (bench/NOTES.md).
+constexpr MatmulConfig kMatmulTensorCoreLarge{128, 256, 64, 8, 4};
 // For grids smaller than a wave of 128 x 128 tiles: more programs from smaller tiles.
 constexpr MatmulConfig kMatmulTensorCoreSmall{64, 64, 64, 4};
 constexpr int64_t kMatmulWaveTiles = 132; // an H100/H200's SMs: one 128 x 128 tile each
@@ -42,20 +43,37 @@ constexpr MatmulConfig kMatmulTf32{128, 128, 32, 8};
 constexpr int kMatmulGroupM = 8;
 
 namespace detail {
+/// Grouped ordering (Triton tutorial 03): program `pid` -> (tile row, tile column), programs
+/// ordered in groups of GROUP_M tile rows so that neighbours share A and B tiles in L2.
+inline std::pair<Value, Value> groupedTile(Value pid, Value m, Value n, int BM, int BN, int GROUP_M) {
+  Value tilesM = (m + (BM - 1)) / BM, tilesN = (n + (BN - 1)) / BN;
+  Value perGroup = tilesN * GROUP_M;
+  Value firstM = (pid / perGroup) * GROUP_M;
+  Value groupRows = minimum(tilesM - firstM, GROUP_M);
+  return {firstM + (pid % perGroup) % groupRows, (pid % perGroup) / groupRows};
+}
+
+/// The fused epilogue of a C tile (rows rm, columns rn): + bias[rn], relu, stored masked.
+inline void matmulEpilogue(Value acc, Value c, Value bias, Value rm, Value rn, Value m, Value n, Operand strideCm,
+                           Operand strideCn, int EPILOGUE) {
+  if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
+  if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
+  store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
+}
+
+/// Whether a rows x cols half-precision operand at `base` with row stride `ld` (inner stride 1)
+/// is a valid tensor descriptor (checkTensorDesc: 16-byte aligned base and rows).
+inline bool describable(Address base, int64_t rows, int64_t cols, int64_t ld) {
+  return checkTensorDesc("", TensorDescArg{base.ptr(), {rows, cols}, {ld, 1}}, 2, 2).empty();
+}
+
 /// The program of Matmul and BatchedMatmul: one BM x BN tile of C = A·B (+ bias) (relu)
 /// for program `pid`, programs ordered in groups of GROUP_M tile rows; a, b, c and bias
 /// point at one problem's matrices. Traced where a kernel body calls it.
 inline void matmulProgram(Value pid, Value a, Value b, Value c, Value bias, Value m, Value n, Value k, Value strideAm,
                           Value strideAk, Value strideBk, Value strideBn, Value strideCm, Value strideCn, int BM,
                           int BN, int BK, int GROUP_M, int EPILOGUE, int TF32) {
-  // Grouped ordering: program id -> (tile row, tile column).
-  Value tilesM = (m + (BM - 1)) / BM, tilesN = (n + (BN - 1)) / BN;
-  Value perGroup = tilesN * GROUP_M;
-  Value firstM = (pid / perGroup) * GROUP_M;
-  Value groupRows = minimum(tilesM - firstM, GROUP_M);
-  Value pidM = firstM + (pid % perGroup) % groupRows;
-  Value pidN = (pid % perGroup) / groupRows;
-
+  auto [pidM, pidN] = groupedTile(pid, m, n, BM, BN, GROUP_M);
   Value rm = pidM * BM + arange(0, BM), rn = pidN * BN + arange(0, BN), rk = arange(0, BK);
   Precision precision = TF32 ? Precision::TF32 : Precision::IEEE;
   Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
@@ -64,9 +82,7 @@ inline void matmulProgram(Value pid, Value a, Value b, Value c, Value bias, Valu
     Value tileB = load(b + col(ks) * strideBk + row(rn) * strideBn, (col(ks) < k) & (row(rn) < n), 0.0f);
     return dot(tileA, tileB, acc, precision);
   });
-  if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
-  if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
-  store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
+  matmulEpilogue(acc, c, bias, rm, rn, m, n, strideCm, strideCn, EPILOGUE);
 }
 
 /// The library tiles of Matmul and BatchedMatmul for every epilogue: f16/bf16
@@ -149,6 +165,8 @@ inline void checkMatmulArgs(const char *name, bool tensorCores, int64_t m, int64
 }
 } // namespace detail
 
+template <class T> struct MatmulTma;
+
 /// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu), f32 C, any strides (a transposed
 /// operand is a stride swap), ragged M, N, K masked. One BM x BN tile of C per program,
 /// programs ordered in groups of GROUP_M tile rows so that neighbouring programs share
@@ -196,9 +214,75 @@ template <class T> struct Matmul {
         detail::matmulConfig(name, detail::matmulPath(kTensorCores, tf32), a, b, c, bias, m, n, k, strideAm, strideAk,
                              strideBk, strideBn, strideCm, strideCn, 1, true, config);
     int64_t grid = ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn);
+    if constexpr (kTensorCores) {
+      // Row-major operands that TMA can describe: the descriptor kernel (TMA copies on sm_90a).
+      if (strideAk == 1 && strideBn == 1 && strideCn == 1 && MatmulTma<T>::hasTile(cfg) &&
+          detail::describable(a, m, k, strideAm) && detail::describable(b, k, n, strideBk)) {
+        MatmulTma<T>::launchTile(l, cfg, a, b, c, bias, m, n, k, strideCm, epilogue, stream, strideAm, strideBk);
+        return;
+      }
+    }
     launchKernel<Matmul>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream, a, b, c, bias, int32_t(m), int32_t(n), int32_t(k),
                          int32_t(strideAm), int32_t(strideAk), int32_t(strideBk), int32_t(strideBn), int32_t(strideCm),
                          int32_t(strideCn), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM, int(epilogue), tf32 ? 1 : 0);
+  }
+};
+
+/// Matmul<f16/bf16> for row-major A and B that tensor descriptors describe: the same program
+/// with its K loop reading both operands through TensorDesc blocks. On sm_90a the blocks move by
+/// TMA into the wgmma rings (cp.async.bulk.tensor on mbarriers: no thread computes an address);
+/// elsewhere, and on the CPU executor, by masked loads like Matmul's. Matmul::launch picks it.
+template <class T> struct MatmulTma {
+  static_assert(!std::is_same_v<T, float>, "MatmulTma is for f16/bf16 inputs");
+  static constexpr const char *name = std::is_same_v<T, f16> ? "matmul_tma_f16" : "matmul_tma_bf16";
+  static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, Ptr<float> c, Ptr<float> bias, I32 m,
+                                  I32 n, I32 k, I32 strideCm, Const<int> BM, Const<int> BN, Const<int> BK,
+                                  Const<int> GROUP_M, Const<int> EPILOGUE) {
+    auto [pidM, pidN] = detail::groupedTile(program_id(0), m, n, BM, BN, GROUP_M);
+    Value m0 = pidM * BM, n0 = pidN * BN;
+    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
+      return dot(load(a, {m0, k0}, {BM, BK}), load(b, {k0, n0}, {BK, BN}), acc);
+    });
+    detail::matmulEpilogue(acc, c, bias, m0 + arange(0, BM), n0 + arange(0, BN), m, n, strideCm, 1, EPILOGUE);
+  };
+  static constexpr std::array params{"a", "b", "c", "bias", "m", "n", "k", "strideCm",
+                                     "BM", "BN", "BK", "GROUP_M", "EPILOGUE"};
+
+  /// The library's two wgmma tiles for every epilogue, and bench/'s sweep (epilogue None).
+  static constexpr MatmulConfig kSweep[] = {{128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {128, 128, 64, 4, 4},
+                                            {128, 128, 64, 8, 4}, {256, 128, 64, 8, 4}, {128, 256, 32, 8, 4},
+                                            {128, 128, 64, 4, 3}, {64, 128, 64, 4, 4},  {64, 256, 64, 4, 4}};
+  static std::vector<MatmulConfig> tiles() { return {kMatmulTensorCoreLarge, kMatmulTensorCore}; }
+  static bool hasTile(const MatmulConfig &c) {
+    auto same = [&](const MatmulConfig &t) {
+      return t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.numWarps == c.numWarps && t.numStages == c.numStages;
+    };
+    for (const MatmulConfig &t : tiles())
+      if (same(t)) return true;
+    for (const MatmulConfig &t : kSweep)
+      if (same(t)) return true;
+    return false;
+  }
+
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    for (int epilogue = 0; epilogue < 3; ++epilogue)
+      for (const MatmulConfig &t : tiles())
+        v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, epilogue}, t.numWarps, /*unitOnly=*/true, t.numStages});
+    for (const MatmulConfig &t : kSweep)
+      v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, 0}, t.numWarps, /*unitOnly=*/true, t.numStages});
+    return v;
+  }
+
+  /// Matmul::launch's checks and tile choice done; A [m, k] and B [k, n] row-major with row
+  /// strides strideAm and strideBk, C row stride strideCm.
+  static void launchTile(Launcher &l, const MatmulConfig &cfg, Address a, Address b, Address c, Address bias,
+                         int64_t m, int64_t n, int64_t k, int64_t strideCm, MatmulEpilogue epilogue, CUstream stream,
+                         int64_t strideAm, int64_t strideBk) {
+    launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream,
+                            TensorDescArg{a.ptr(), {m, k}, {strideAm, 1}}, TensorDescArg{b.ptr(), {k, n}, {strideBk, 1}},
+                            c, bias, int32_t(m), int32_t(n), int32_t(k), int32_t(strideCm), cfg.bm, cfg.bn, cfg.bk,
+                            kMatmulGroupM, int(epilogue));
   }
 };
 
@@ -208,6 +292,10 @@ using MatmulBF16 = Matmul<bf16>;
 TILE_LIBRARY_KERNEL(MatmulF32);
 TILE_LIBRARY_KERNEL(MatmulF16);
 TILE_LIBRARY_KERNEL(MatmulBF16);
+using MatmulTmaF16 = MatmulTma<f16>;
+using MatmulTmaBF16 = MatmulTma<bf16>;
+TILE_LIBRARY_KERNEL(MatmulTmaF16);
+TILE_LIBRARY_KERNEL(MatmulTmaBF16);
 
 template <class T> const DslKernel<Matmul<T>> &matmulKernel() { return dslKernel<Matmul<T>>(); }
 

@@ -58,6 +58,15 @@ template <class T> std::vector<rt::TuneConfig> matmulTuneConfigs(MatmulEpilogue 
         matmulTuneConfig({int(v.consts[0]), int(v.consts[1]), int(v.consts[2]), v.numWarps, v.numStages});
     if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
   }
+  // The descriptor kernel's tiles (Matmul::launch runs MatmulTma for them): row-major only.
+  if constexpr (!std::is_same_v<T, float>)
+    if (fastest)
+      for (const Variant &v : MatmulTma<T>::variants()) {
+        if (v.consts[4] != int(epilogue)) continue;
+        rt::TuneConfig c =
+            matmulTuneConfig({int(v.consts[0]), int(v.consts[1]), int(v.consts[2]), v.numWarps, v.numStages});
+        if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      }
   return out;
 }
 } // namespace detail

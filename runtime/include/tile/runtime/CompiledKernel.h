@@ -11,16 +11,35 @@
 // metadata: they belong to the specialisation and the cache key, which decide the PTX.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace tile::rt {
 
+// A tensor-descriptor parameter the code copies through TMA: rt::launch encodes its map (the
+// parameter's base, shape and strides with this box and swizzle) into the parameter's first 128
+// bytes. The box is what one cp.async.bulk.tensor moves, which the compiler chose; dimensions
+// outermost first.
+struct TmaParam {
+  int param = -1;            // index among the launch's parameters (Consts excluded); -1: unused slot
+  unsigned elemBytes = 0;    // 1, 2 or 4 (with `isFloat`: f16/bf16 by `isBf16`, f32; else integers)
+  bool isFloat = false;
+  bool isBf16 = false;
+  unsigned swizzleBytes = 0; // 0, 32, 64 or 128
+  unsigned rank = 0;
+  std::array<unsigned, 4> box{};
+  bool operator==(const TmaParam &) const = default;
+};
+inline constexpr int kMaxTmaParams = 4;
+
 // What a launch of the code must honour, beside its grid and arguments.
 struct LaunchMetadata {
   unsigned sharedBytes = 0;  // dynamic shared memory per block
   unsigned numWarps = 4;     // the block is 32 * numWarps threads along x
+  std::array<TmaParam, kMaxTmaParams> tma{};  // used slots first
   bool operator==(const LaunchMetadata &) const = default;
 };
 
@@ -40,7 +59,7 @@ using CompiledKernelView = BasicCompiledKernel<std::string_view>;
 // The serialised form's version: part of its first line and of the disk cache's key, so that a
 // format change makes old entries miss (and be rebuilt) instead of being mis-read. Bump it with
 // any change to encodeCompiledKernel.
-inline constexpr int kCompiledKernelFormatVersion = 2;
+inline constexpr int kCompiledKernelFormatVersion = 3;
 
 // "" when the record is well-formed, else why not: the name a C identifier (the PTX entry
 // symbol), the target non-empty printable ASCII without '"' or '\\' (it is embedded in C++ string
@@ -50,7 +69,9 @@ std::string checkCompiledKernel(const CompiledKernel &k);
 
 // The one serialisation (disk cache entries, differential bundle cases). A text header, then
 // the PTX: readable with `head`, and self-delimiting (the header gives the PTX's size):
-//   tile-ptx v2\nname <name>\ntarget <target>\nshared <bytes>\nwarps <n>\nptx <bytes>\n<ptx>
+//   tile-ptx v3\nname <name>\ntarget <target>\nshared <bytes>\nwarps <n>\ntma <count>\n
+//   (tmaparam <param> <elemBytes> <f|b|i> <swizzle> <box, outermost first, 'x'-separated>\n)*
+//   ptx <bytes>\n<ptx>
 // Throws Error for a record that checkCompiledKernel rejects (a bug in its producer).
 std::string encodeCompiledKernel(const CompiledKernel &k);
 

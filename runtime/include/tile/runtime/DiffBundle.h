@@ -29,6 +29,9 @@ struct DiffArg {
   /// (absolute) instead of a relative norm — for programs whose cancellations make a
   /// norm meaningless (random programs give the magnitude of each result's terms).
   std::vector<double> errorScale;
+  /// Desc: the argument whose buffer is its base (an earlier Ptr), its shape and strides.
+  int descBase = -1;
+  std::vector<int64_t> descShape, descStrides;
 };
 
 struct DiffCase {

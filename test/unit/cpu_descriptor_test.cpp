@@ -1,0 +1,88 @@
+// Tensor descriptors (tile::TensorDesc) on the CPU executor: blocks read at any offset, negative
+// and past the end included (zeros there), written back only inside the tensor, with padded row
+// strides; a matmul whose K loop reads both operands through descriptors, against float64; and
+// the launch's refusals of descriptors TMA could not use, on every executor alike.
+#include "cpu_test_util.h"
+
+#include "TestKernels.h"
+
+using namespace tile;
+using namespace tile::cputest;
+namespace tt = tile::testing;
+
+namespace {
+
+class CpuDescriptors : public Seeded {};
+
+TEST_F(CpuDescriptors, BlocksAtAnyOffsetReadZerosOutsideAndWriteOnlyInside) {
+  struct Case { int m, n, ld, dm, dn, bm, bn; };
+  for (Case c : std::vector<Case>{{64, 64, 64, 0, 0, 32, 32}, {37, 50, 52, -5, 3, 16, 32}, {100, 7, 8, 9, -6, 32, 8},
+                                  {1, 1, 4, 0, 0, 1, 16}, {33, 129, 132, -40, -130, 64, 64}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + " ld " + std::to_string(c.ld) + " at " +
+                 std::to_string(c.dm) + "," + std::to_string(c.dn));
+    const int gridM = int(cdiv(c.m + std::abs(c.dm), c.bm)) + 1, gridN = int(cdiv(c.n + std::abs(c.dn), c.bn)) + 1;
+    auto src = randomFloats(size_t(c.m) * c.ld);
+    auto dst = poisoned(src.size());
+    auto out = poisoned(size_t(gridM) * c.bm * gridN * c.bn);
+    tt::DescriptorBlocks ref = tt::descriptorBlocksReference(src, dst, c.m, c.n, c.ld, c.dm, c.dn, c.bm, c.bn, gridM, gridN);
+    // Checking mode: every element the blocks touch must lie in these buffers.
+    cpu::ScopedBuffer srcBuf(src.data(), src.size() * 4), dstBuf(dst.data(), dst.size() * 4),
+        outBuf(out.data(), out.size() * 4, /*initialized=*/false);
+    tt::descriptorBlocksKernel().launch({gridM, gridN}, cpuOptions(4, /*check=*/true),
+                                        TensorDescArg{src.data(), {c.m, c.n}, {c.ld, 1}},
+                                        TensorDescArg{dst.data(), {c.m, c.n}, {c.ld, 1}}, out.data(), gridN * c.bn,
+                                        c.dm, c.dn, c.bm, c.bn);
+    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(bitsOf(out[i]), bitsOf(ref.out[i])) << "out " << i;
+    for (size_t i = 0; i < dst.size(); ++i) ASSERT_EQ(bitsOf(dst[i]), bitsOf(ref.dst[i])) << "dst " << i;
+  }
+}
+
+TEST_F(CpuDescriptors, MatmulThroughDescriptorsMatchesFloat64) {
+  struct Case { int m, n, k, bm, bn, bk; };
+  for (Case c : std::vector<Case>{{64, 64, 64, 64, 64, 32}, {100, 72, 48, 64, 64, 32}, {128, 256, 80, 128, 128, 64}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k));
+    std::vector<uint16_t> a(size_t(c.m) * c.k), b(size_t(c.k) * c.n);
+    for (auto &x : a) x = toHalf(uniform(-2.f, 2.f));
+    for (auto &x : b) x = toHalf(uniform(-2.f, 2.f));
+    auto out = poisoned(size_t(c.m) * c.n);
+    tt::descriptorMatmulKernel().launch({cdiv(c.m, c.bm), cdiv(c.n, c.bn)}, cpuOptions(),
+                                        TensorDescArg{a.data(), {c.m, c.k}, {c.k, 1}},
+                                        TensorDescArg{b.data(), {c.k, c.n}, {c.n, 1}}, out.data(), c.m, c.n, c.k, c.bm,
+                                        c.bn, c.bk);
+    std::vector<double> ref(out.size());
+    for (int i = 0; i < c.m; ++i)
+      for (int j = 0; j < c.n; ++j) {
+        double acc = 0;
+        for (int kk = 0; kk < c.k; ++kk) acc += double(halfToFloat(a[size_t(i) * c.k + kk])) * halfToFloat(b[size_t(kk) * c.n + j]);
+        ref[size_t(i) * c.n + j] = acc;
+      }
+    EXPECT_TRUE(closeTo(out, ref, 1e-5, "descriptor matmul"));
+  }
+}
+
+TEST_F(CpuDescriptors, LaunchRefusesWhatTmaCannotDescribe) {
+  std::vector<float> buf(4096), out(4096);
+  auto launch = [&](TensorDescArg src) {
+    tt::descriptorBlocksKernel().launch({1, 1}, cpuOptions(), src, TensorDescArg{buf.data(), {16, 16}, {16, 1}},
+                                        out.data(), 16, 0, 0, 16, 16);
+  };
+  auto refused = [&](TensorDescArg d, const std::string &why) {
+    try {
+      launch(d);
+      ADD_FAILURE() << "accepted; expected: " << why;
+    } catch (const ArgumentError &e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("argument 0"), std::string::npos) << e.what();
+    }
+  };
+  refused(TensorDescArg{buf.data() + 1, {16, 16}, {16, 1}}, "not 16-byte aligned");
+  refused(TensorDescArg{buf.data(), {16, 16}, {18, 1}}, "not a positive multiple of 16");
+  refused(TensorDescArg{buf.data(), {16, 16}, {16, 2}}, "innermost stride must be 1");
+  refused(TensorDescArg{buf.data(), {16, 16, 1}, {16, 16, 1}}, "rank-2 descriptor");
+  refused(TensorDescArg{buf.data(), {16, 16}, {16}}, "one entry per dimension");
+  refused(TensorDescArg{buf.data(), {0, 16}, {16, 1}}, "extent 0");
+  refused(TensorDescArg{buf.data(), {1 << 20, 4096}, {4096, 1}}, "beyond int32");
+  EXPECT_NO_THROW(launch(TensorDescArg{buf.data(), {16, 16}, {16, 1}}));
+}
+
+} // namespace
