@@ -74,13 +74,15 @@ class Bench {
 
   // Median over reps (default: --reps) of the event-timed duration of launch(i); i picks the rotating buffer
   // set.
-  template <class F> double medianUs(F launch, int reps = 0) {
-    constexpr int kChunk = 25;
+  /// `flushEach`: an L2 flush before every repeat, as the Python side (and triton.testing.do_bench)
+  /// does for every kernel; else before every 25th (memory-bound kernels whose data exceeds L2 anyway).
+  template <class F> double medianUs(F launch, int reps = 0, bool flushEach = false) {
+    const int chunk = flushEach ? 1 : 25;
     if (reps <= 0) reps = reps_;
     for (int i = 0; i < 5; ++i) launch(i);  // warm-up (module load happened earlier, this settles clocks)
     std::vector<Event> start(reps), stop(reps);
     for (int i = 0; i < reps; ++i) {
-      if (i % kChunk == 0) flusher_.flush();
+      if (i % chunk == 0) flusher_.flush();
       start[i].record();
       launch(i);
       stop[i].record();
@@ -219,12 +221,20 @@ void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
   DeviceBuffer a = randomMatrix(size_t(n * n), input, 1), bm = randomMatrix(size_t(n * n), input, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
   const int64_t m = n;
+  // f16/bf16: C in the inputs' type, as torch.matmul and Triton's tutorial write it (MatmulTma);
+  // then the library's f32 C (Matmul) as tile_matmul_*_c32.
   double us = b.medianUs([&](int) {
-    if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
-    else if (kind == 2) tk::MatmulBF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
+    if (kind == 1) tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
+    else if (kind == 2) tk::MatmulTmaBF16OutBF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
     else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, kind == 3);
-  }, reps);
+  }, reps, /*flushEach=*/true);
   b.addFlops(names[kind], std::to_string(n), 2.0 * double(n) * n * n, us);
+  if (kind != 1 && kind != 2) return;
+  us = b.medianUs([&](int) {
+    if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
+    else tk::MatmulBF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
+  }, reps, /*flushEach=*/true);
+  b.addFlops(std::string(names[kind]) + "_c32", std::to_string(n), 2.0 * double(n) * n * n, us);
 }
 
 // C[i] = A[i]·B[i] for `batch` row-major M x K and K x N problems (BatchedMatmul, f16, f32 C), shape
@@ -260,7 +270,8 @@ void benchMatmulShape(Bench &b, int64_t m, int64_t n, int64_t k) {
 void benchMatmulSkinny(Bench &b, int64_t m, int64_t nk) {
   DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
   DeviceBuffer c(size_t(m * nk) * 4), bias(size_t(nk) * 4);
-  double us = b.medianUs([&](int) { tk::MatmulF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, 1, nk, 1, nk, 1); });
+  double us = b.medianUs([&](int) { tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, nk, nk); },
+                         0, /*flushEach=*/true);
   b.addFlops("tile_matmul_f16", std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk),
              2.0 * double(m) * nk * nk, us);
 }
@@ -271,8 +282,8 @@ void benchMatmulBiasRelu(Bench &b, int64_t n) {
   DeviceBuffer a = randomMatrix(size_t(n * n), 1, 1), bm = randomMatrix(size_t(n * n), 1, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias = randomMatrix(size_t(n), 0, 3);
   double us = b.medianUs([&](int) {
-    tk::MatmulF16::launch(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1, tk::MatmulEpilogue::BiasRelu);
-  });
+    tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::BiasRelu);
+  }, 0, /*flushEach=*/true);
   b.addFlops("tile_matmul_bias_relu_f16", std::to_string(n), 2.0 * double(n) * n * n, us);
 }
 
@@ -297,7 +308,7 @@ void benchMatmulTiles(Bench &b, int64_t n) {
     double us = b.medianUs([&](int) {
       tk::MatmulF16::launch(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1, tk::MatmulEpilogue::None, false, nullptr,
                             &cfg);
-    });
+    }, 0, /*flushEach=*/true);
     b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
   }
 }
@@ -311,7 +322,7 @@ void benchMatmulAutotuned(Bench &b, int64_t n, int kind, int reps = 0) {
   double us = b.medianUs([&](int) {
     if (kind == 1) tk::launchMatmulAutotuned<tile::f16>(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1);
     else tk::launchMatmulAutotuned<tile::bf16>(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1);
-  }, reps);
+  }, reps, /*flushEach=*/true);
   const char *name = kind == 1 ? "tile_matmul_f16_tuned" : "tile_matmul_bf16_tuned";
   std::string chosen; // the remembered choice (no measurement: the key was tuned above)
   auto choice = [&]<class T>() {

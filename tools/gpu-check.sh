@@ -36,17 +36,23 @@ echo "logs: $LOGS"
 status=0
 summary=()
 
-# The executables travel gzipped (tools/gpu-bundle.sh): unpack them next to this script.
-for gz in "$HERE"/*_gpu_tests.gz "$HERE"/bench_kernels.gz "$HERE"/bench_conv.gz "$HERE"/bench_train_step.gz "$HERE"/tile-mnist-aot.gz "$HERE"/planted_oob_store.gz; do
-  [ -f "$gz" ] || continue
-  gunzip -c "$gz" >"${gz%.gz}" && chmod +x "${gz%.gz}"
+# The executables and the differential bundle travel xz-compressed (tools/gpu-bundle.sh: the AOT PTX
+# table each executable embeds compresses ~20x with xz's large window, ~6x with gzip): unpack them
+# next to this script, with xz or, where it is missing, Python's lzma.
+unxz_to() {  # file.xz destination
+  xz -dc "$1" >"$2" 2>/dev/null ||
+    python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
+}
+for xzf in "$HERE"/*_gpu_tests.xz "$HERE"/bench_kernels.xz "$HERE"/bench_conv.xz "$HERE"/bench_train_step.xz "$HERE"/tile-mnist-aot.xz "$HERE"/planted_oob_store.xz; do
+  [ -f "$xzf" ] || continue
+  unxz_to "$xzf" "${xzf%.xz}" && chmod +x "${xzf%.xz}"
 done
 
 # --- tests --------------------------------------------------------------------------------------------
-# The differential bundle travels gzipped: unpack it where diff_gpu_tests looks (TILE_DIFF_BUNDLE).
-if [ -f "$HERE/diff.bundle.gz" ]; then
+# The differential bundle: unpacked where diff_gpu_tests looks (TILE_DIFF_BUNDLE).
+if [ -f "$HERE/diff.bundle.xz" ]; then
   export TILE_DIFF_BUNDLE=$(mktemp "${TMPDIR:-/tmp}/diff.bundle.XXXXXX")
-  gunzip -c "$HERE/diff.bundle.gz" >"$TILE_DIFF_BUNDLE"
+  unxz_to "$HERE/diff.bundle.xz" "$TILE_DIFF_BUNDLE"
 fi
 # cudnn_gpu_tests dlopens cuDNN and cuBLAS: PyTorch's copies (cuDNN 9.19, the headers the build machine
 # compiled against; the system's is older), found through the Python that holds PyTorch.
@@ -192,13 +198,14 @@ if [ "$full" = 1 ] && [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$C
       ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
       local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
       hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass"); hgmma=$(grep -c 'HGMMA' "$SASS_DIR/$name.sass")
+      utma=$(grep -c 'UTMALDG' "$SASS_DIR/$name.sass")
       # The PTX's .loc directives survive into the SASS: the DSL source lines nvdisasm names.
       lines=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'line [0-9]*' | sort -u | wc -l)
       # The file most instructions come from (the first named is the kernel's declaration site).
       file=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'File "[^"]*"' | sort | uniq -c |
         sort -rn | head -1 | sed 's|.*/||; s|"||g')
-      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s LDL/STL, %s DSL lines of %s; ' \
-        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$local_mem" "$lines" "${file:-?}")"
+      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s UTMALDG, %s LDL/STL, %s DSL lines of %s; ' \
+        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$utma" "$local_mem" "$lines" "${file:-?}")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi

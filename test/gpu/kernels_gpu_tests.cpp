@@ -7,6 +7,7 @@
 #include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/Elementwise.h"
 #include "tile/kernels/LayerNorm.h"
+#include "tile/kernels/Matmul.h"
 #include "tile/kernels/Softmax.h"
 
 #include "tile/runtime/Context.h"
@@ -370,4 +371,66 @@ TEST(KernelsArgs, EmptyLaunchesNothing) {
   EXPECT_NO_THROW(tk::Softmax::launch(gAot, p, p, 0, 128, 128, 128));
   EXPECT_NO_THROW(tk::LayerNormForward::launch(gAot, p, p, p, p, p, p, 0, 128, 128, 1e-5f));
   EXPECT_NO_THROW(tk::BatchedMatmulF16::launch(gAot, p, p, p, p, 0, 64, 64, 64, 0, 64, 1, 0, 64, 1, 0, 64, 1, 0));
+}
+
+// The descriptor matmul with C in the inputs' type (TMA copies on sm_90a, one rounding of the f32
+// accumulator at the store), ragged M and N with K and N multiples of 8 (16-byte rows), both
+// library tiles, every epilogue, C with a padded row stride: against float64 rounded once.
+class MatmulTmaHalfOutGpu : public KernelsGpu {};
+
+TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
+  struct Case { int64_t m, n, k, ldc; };
+  for (Case c : std::vector<Case>{{100, 72, 48, 72}, {1000, 520, 264, 528}, {1024, 1024, 256, 1040}, {5, 8, 8, 16}}) {
+    for (bool bf16 : {false, true})
+      for (auto e : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
+        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + (bf16 ? " bf16" : " f16") +
+                     " epilogue " + std::to_string(int(e)));
+        auto toBits = [&](float x) { return bf16 ? tile::testutil::toBf16(x) : tile::testutil::toHalf(x); };
+        auto toFloat = [&](uint16_t h) { return bf16 ? tile::testutil::bf16BitsToFloat(h) : tile::testutil::halfToFloat(h); };
+        std::vector<uint16_t> a(size_t(c.m * c.k)), b(size_t(c.k * c.n));
+        std::vector<float> bias(size_t(c.n));
+        for (auto &x : a) x = toBits(uniform(-2, 2));
+        for (auto &x : b) x = toBits(uniform(-2, 2));
+        for (auto &x : bias) x = uniform(-4, 4);
+        DeviceBuffer da(a.size() * 2), db(b.size() * 2), dbias(bias.size() * 4), dc(size_t(c.m * c.ldc) * 2);
+        da.copyFromHost(a.data(), a.size() * 2);
+        db.copyFromHost(b.data(), b.size() * 2);
+        dbias.copyFromHost(bias.data(), bias.size() * 4);
+        dc.fillBytes(0xFF);
+        if (bf16) tk::MatmulTmaBF16OutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, c.n, c.ldc, e);
+        else tk::MatmulTmaF16OutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, c.n, c.ldc, e);
+        Context::get().synchronize();
+        std::vector<uint16_t> out(size_t(c.m * c.ldc));
+        dc.copyToHost(out.data(), out.size() * 2);
+        std::vector<float> got;
+        std::vector<double> ref;
+        std::vector<double> row(size_t(c.n));
+        for (int64_t i = 0; i < c.m; ++i) {
+          // Row i of A·B, accumulated row by row of B (cache-friendly).
+          std::fill(row.begin(), row.end(), 0.0);
+          for (int64_t kk = 0; kk < c.k; ++kk) {
+            const double x = toFloat(a[size_t(i * c.k + kk)]);
+            for (int64_t j = 0; j < c.n; ++j) row[size_t(j)] += x * toFloat(b[size_t(kk * c.n + j)]);
+          }
+          for (int64_t j = 0; j < c.n; ++j) {
+            double acc = row[size_t(j)];
+            if (e != tk::MatmulEpilogue::None) acc += bias[size_t(j)];
+            if (e == tk::MatmulEpilogue::BiasRelu) acc = std::max(acc, 0.0);
+            got.push_back(toFloat(out[size_t(i * c.ldc + j)]));
+            ref.push_back(acc);
+          }
+          for (int64_t j = c.n; j < c.ldc; ++j) ASSERT_EQ(out[size_t(i * c.ldc + j)], 0xFFFF) << "padding written";
+        }
+        // One rounding to f16 (2^-11) or bf16 (2^-8) relative, on top of f32 accumulation.
+        EXPECT_TRUE(closeTo(got, ref, bf16 ? 8e-3 : 1e-3, "matmul_tma half out"));
+      }
+  }
+}
+
+TEST(KernelsArgs, MatmulTmaRefusesWhatADescriptorCannotDescribe) {
+  CUdeviceptr p = 256;  // never dereferenced: refused before any launch
+  std::string m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p + 2, p, p, p, 64, 64, 64, 64, 64, 64); });
+  EXPECT_TRUE(oneLine(m, "operand a: base address 258 is not 16-byte aligned")) << m;
+  m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p, p, p, p, 64, 60, 64, 64, 60, 64); });
+  EXPECT_TRUE(oneLine(m, "operand b: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
 }

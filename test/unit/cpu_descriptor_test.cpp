@@ -5,6 +5,10 @@
 #include "cpu_test_util.h"
 
 #include "TestKernels.h"
+#include "tile/kernels/DslLauncher.h"
+#include "tile/kernels/Matmul.h"
+
+#include <algorithm>
 
 using namespace tile;
 using namespace tile::cputest;
@@ -86,3 +90,31 @@ TEST_F(CpuDescriptors, LaunchRefusesWhatTmaCannotDescribe) {
 }
 
 } // namespace
+
+// The library's descriptor matmul with C in the inputs' type (MatmulTma<T, T>) on the CPU
+// executor: bias and relu fused, one rounding at the store, C's padding untouched.
+TEST_F(CpuDescriptors, LibraryMatmulHalfOutMatchesFloat64) {
+  tile::kernels::DslLauncher cpu{Executor::CPU};
+  const int64_t m = 70, n = 48, k = 40, ldc = 56;
+  std::vector<uint16_t> a(size_t(m * k)), b(size_t(k * n)), c(size_t(m * ldc), 0xFFFF);
+  std::vector<float> bias = randomFloats(size_t(n));
+  for (auto &x : a) x = toHalf(uniform(-2.f, 2.f));
+  for (auto &x : b) x = toHalf(uniform(-2.f, 2.f));
+  tile::kernels::MatmulTmaF16OutF16::launch(cpu, a.data(), b.data(), c.data(), bias.data(), m, n, k, k, n, ldc,
+                                            tile::kernels::MatmulEpilogue::BiasRelu);
+  std::vector<float> got;
+  std::vector<double> ref;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = bias[size_t(j)];
+      for (int64_t kk = 0; kk < k; ++kk) acc += double(halfToFloat(a[size_t(i * k + kk)])) * halfToFloat(b[size_t(kk * n + j)]);
+      ref.push_back(std::max(acc, 0.0));
+      got.push_back(halfToFloat(c[size_t(i * ldc + j)]));
+    }
+    for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[size_t(i * ldc + j)], 0xFFFF) << "padding written";
+  }
+  EXPECT_TRUE(closeTo(got, ref, 1e-3, "matmul_tma f16 out"));
+  EXPECT_THROW(tile::kernels::MatmulTmaF16OutF16::launch(cpu, a.data() + 1, b.data(), c.data(), bias.data(), m, n, k, k,
+                                                         n, ldc),
+               ArgumentError);
+}

@@ -165,7 +165,7 @@ inline void checkMatmulArgs(const char *name, bool tensorCores, int64_t m, int64
 }
 } // namespace detail
 
-template <class T> struct MatmulTma;
+template <class T, class C> struct MatmulTma;
 
 /// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu), f32 C, any strides (a transposed
 /// operand is a stride swap), ragged M, N, K masked. One BM x BN tile of C per program,
@@ -216,9 +216,9 @@ template <class T> struct Matmul {
     int64_t grid = ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn);
     if constexpr (kTensorCores) {
       // Row-major operands that TMA can describe: the descriptor kernel (TMA copies on sm_90a).
-      if (strideAk == 1 && strideBn == 1 && strideCn == 1 && MatmulTma<T>::hasTile(cfg) &&
+      if (strideAk == 1 && strideBn == 1 && strideCn == 1 && MatmulTma<T, float>::hasTile(cfg) &&
           detail::describable(a, m, k, strideAm) && detail::describable(b, k, n, strideBk)) {
-        MatmulTma<T>::launchTile(l, cfg, a, b, c, bias, m, n, k, strideCm, epilogue, stream, strideAm, strideBk);
+        MatmulTma<T, float>::launchTile(l, cfg, a, b, c, bias, m, n, k, strideAm, strideBk, strideCm, epilogue, stream);
         return;
       }
     }
@@ -228,75 +228,16 @@ template <class T> struct Matmul {
   }
 };
 
-/// Matmul<f16/bf16> for row-major A and B that tensor descriptors describe: the same program
-/// with its K loop reading both operands through TensorDesc blocks. On sm_90a the blocks move by
-/// TMA into the wgmma rings (cp.async.bulk.tensor on mbarriers: no thread computes an address);
-/// elsewhere, and on the CPU executor, by masked loads like Matmul's. Matmul::launch picks it.
-template <class T> struct MatmulTma {
-  static_assert(!std::is_same_v<T, float>, "MatmulTma is for f16/bf16 inputs");
-  static constexpr const char *name = std::is_same_v<T, f16> ? "matmul_tma_f16" : "matmul_tma_bf16";
-  static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, Ptr<float> c, Ptr<float> bias, I32 m,
-                                  I32 n, I32 k, I32 strideCm, Const<int> BM, Const<int> BN, Const<int> BK,
-                                  Const<int> GROUP_M, Const<int> EPILOGUE) {
-    auto [pidM, pidN] = detail::groupedTile(program_id(0), m, n, BM, BN, GROUP_M);
-    Value m0 = pidM * BM, n0 = pidN * BN;
-    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-      return dot(load(a, {m0, k0}, {BM, BK}), load(b, {k0, n0}, {BK, BN}), acc);
-    });
-    detail::matmulEpilogue(acc, c, bias, m0 + arange(0, BM), n0 + arange(0, BN), m, n, strideCm, 1, EPILOGUE);
-  };
-  static constexpr std::array params{"a", "b", "c", "bias", "m", "n", "k", "strideCm",
-                                     "BM", "BN", "BK", "GROUP_M", "EPILOGUE"};
-
-  /// The library's two wgmma tiles for every epilogue, and bench/'s sweep (epilogue None).
-  static constexpr MatmulConfig kSweep[] = {{128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {128, 128, 64, 4, 4},
-                                            {128, 128, 64, 8, 4}, {256, 128, 64, 8, 4}, {128, 256, 32, 8, 4},
-                                            {128, 128, 64, 4, 3}, {64, 128, 64, 4, 4},  {64, 256, 64, 4, 4}};
-  static std::vector<MatmulConfig> tiles() { return {kMatmulTensorCoreLarge, kMatmulTensorCore}; }
-  static bool hasTile(const MatmulConfig &c) {
-    auto same = [&](const MatmulConfig &t) {
-      return t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.numWarps == c.numWarps && t.numStages == c.numStages;
-    };
-    for (const MatmulConfig &t : tiles())
-      if (same(t)) return true;
-    for (const MatmulConfig &t : kSweep)
-      if (same(t)) return true;
-    return false;
-  }
-
-  static std::vector<Variant> variants() {
-    std::vector<Variant> v;
-    for (int epilogue = 0; epilogue < 3; ++epilogue)
-      for (const MatmulConfig &t : tiles())
-        v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, epilogue}, t.numWarps, /*unitOnly=*/true, t.numStages});
-    for (const MatmulConfig &t : kSweep)
-      v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, 0}, t.numWarps, /*unitOnly=*/true, t.numStages});
-    return v;
-  }
-
-  /// Matmul::launch's checks and tile choice done; A [m, k] and B [k, n] row-major with row
-  /// strides strideAm and strideBk, C row stride strideCm.
-  static void launchTile(Launcher &l, const MatmulConfig &cfg, Address a, Address b, Address c, Address bias,
-                         int64_t m, int64_t n, int64_t k, int64_t strideCm, MatmulEpilogue epilogue, CUstream stream,
-                         int64_t strideAm, int64_t strideBk) {
-    launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream,
-                            TensorDescArg{a.ptr(), {m, k}, {strideAm, 1}}, TensorDescArg{b.ptr(), {k, n}, {strideBk, 1}},
-                            c, bias, int32_t(m), int32_t(n), int32_t(k), int32_t(strideCm), cfg.bm, cfg.bn, cfg.bk,
-                            kMatmulGroupM, int(epilogue));
-  }
-};
-
 using MatmulF32 = Matmul<float>;
 using MatmulF16 = Matmul<f16>;
 using MatmulBF16 = Matmul<bf16>;
 TILE_LIBRARY_KERNEL(MatmulF32);
 TILE_LIBRARY_KERNEL(MatmulF16);
 TILE_LIBRARY_KERNEL(MatmulBF16);
-using MatmulTmaF16 = MatmulTma<f16>;
-using MatmulTmaBF16 = MatmulTma<bf16>;
-TILE_LIBRARY_KERNEL(MatmulTmaF16);
-TILE_LIBRARY_KERNEL(MatmulTmaBF16);
 
 template <class T> const DslKernel<Matmul<T>> &matmulKernel() { return dslKernel<Matmul<T>>(); }
 
 } // namespace tile::kernels
+
+// After Matmul: MatmulTma's launch shares its checks, Matmul::launch runs MatmulTma.
+#include "tile/kernels/MatmulTma.h"
