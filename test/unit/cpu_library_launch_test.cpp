@@ -292,6 +292,16 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
       tk::MatmulF32::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep, true);
       tk::MatmulF16::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep);
       tk::MatmulBF16::launch(r, p, p, p, p, s, 64, 30, 30, 1, 64, 1, 64, 1, ep);
+      // Row-major operands a tensor descriptor describes: MatmulTma (f32 C through Matmul, and C
+      // in the inputs' type), on small and large grids.
+      for (int64_t n : {64, 4096}) {
+        tk::MatmulF16::launch(r, p, p, p, p, s, n, 32, 32, 1, n, 1, n, 1, ep);
+        tk::MatmulBF16::launch(r, p, p, p, p, s, n, 32, 32, 1, n, 1, n, 1, ep);
+        tk::MatmulTmaF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
+        tk::MatmulTmaBF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
+        tk::MatmulTmaF16OutF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
+        tk::MatmulTmaBF16OutBF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
+      }
       for (int64_t batch : {3, 64}) { // below and above a wave of 128 x 128 tiles
         tk::BatchedMatmulF32::launch(r, p, p, p, p, batch, s, 64, 30, s * 30, 30, 1, 0, 64, 1, s * 64, 64, 1, 64, ep);
         tk::BatchedMatmulF32::launch(r, p, p, p, p, batch, s, 64, 30, s * 30, 30, 1, 0, 64, 1, s * 64, 64, 1, 64, ep,

@@ -5,7 +5,8 @@
 // where, broadcasts of rows (along n) and columns (along m), reductions along any axis
 // (sum, max, min, argmax) broadcast back,
 // loops with a carried tile and branches on a scalar argument, in0 read as blocks of its
-// tensor descriptor (a third of its loads); half of them store the
+// tensor descriptor (a third of its loads) and then, unsplit, half the results stored through
+// out's; half of them store the
 // result in two masked stores split at a column constant by one of < <= > >= == != (the
 // comparisons a store mask can hold). It comes with random
 // inputs and the expected outputs from a naive float64 evaluation of the same DAG, so
@@ -50,9 +51,10 @@ struct RandomCase {
   /// pointers for the CPU executor, device addresses for the GPU).
   void launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *row,
               const void *col, void *out, void *out2) const;
-  /// The kernel's rank-`rank` descriptor argument (2 or 3) for input in0 at `in0`: in0's
-  /// p x m x n (or m x n) where the program reads through it, else a valid one-element one.
-  TensorDescArg descriptor(const void *in0, int rank) const;
+  /// The kernel's rank-`rank` descriptor argument (2 or 3) of in0 or out at `base`: the
+  /// p x m x n (or m x n) tensor where the program reads (and maybe stores) through
+  /// descriptors, else a valid one-element one.
+  TensorDescArg descriptor(const void *base, int rank) const;
 };
 
 /// The same seed always gives the same case.

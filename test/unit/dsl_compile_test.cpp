@@ -158,7 +158,7 @@ TEST_F(DslCompile, MalformedPayloadIsAMiss) {
   struct Bad {
     std::string payload, why;
   };
-  for (const Bad &bad : {Bad{"tile-ptx v1\nshared x\n", "format v1, this build reads v2"},
+  for (const Bad &bad : {Bad{"tile-ptx v1\nshared x\n", "format v1, this build reads v" + std::to_string(rt::kCompiledKernelFormatVersion)},
                          Bad{rt::encodeCompiledKernel(a.kernel).substr(0, 200), "truncated PTX"},
                          Bad{rt::encodeCompiledKernel(other), "it holds kernel 'another_kernel'"}}) {
     tile::rt::DiskCache::global().store(key, bad.payload);
