@@ -366,13 +366,7 @@ TEST(TestKernelsGpu, DescriptorMatmulOnTmaAgainstFloat64) {
     Context::get().synchronize();
     std::vector<float> out(size_t(c.m) * c.n);
     dC.copyToHost(out.data(), out.size() * 4);
-    std::vector<double> ref(out.size());
-    for (int i = 0; i < c.m; ++i)
-      for (int j = 0; j < c.n; ++j) {
-        double acc = 0;
-        for (int kk = 0; kk < c.k; ++kk) acc += double(halfToFloat(a[size_t(i) * c.k + kk])) * halfToFloat(b[size_t(kk) * c.n + j]);
-        ref[size_t(i) * c.n + j] = acc;
-      }
+    std::vector<double> ref = tile::testing::matmulReference16(a, b, c.m, c.n, c.k, [](uint16_t h) { return halfToFloat(h); });
     EXPECT_TRUE(closeTo(out, ref, 1e-5, "descriptor matmul"));
   }
 }

@@ -8,6 +8,21 @@
 
 namespace tile::testing {
 
+/// Float64 reference of descriptorMatmulKernel: C[m, n] = A[m, k] · B[k, n], row-major, from the
+/// inputs' 16-bit encodings (`toFloat` decodes one).
+template <class ToFloat>
+std::vector<double> matmulReference16(const std::vector<uint16_t> &a, const std::vector<uint16_t> &b, int m, int n,
+                                      int k, ToFloat toFloat) {
+  std::vector<double> c(size_t(m) * n);
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int kk = 0; kk < k; ++kk) acc += double(toFloat(a[size_t(i) * k + kk])) * toFloat(b[size_t(kk) * n + j]);
+      c[size_t(i) * n + j] = acc;
+    }
+  return c;
+}
+
 /// What descriptorBlocksKernel must produce on a gridM x gridN grid: `out` (gridM * BM rows of
 /// gridN * BN, the blocks read, zeros outside the tensor) and `dst` (row stride ld, starting
 /// from `dstBefore`: twice the source where a block covered an element of the tensor).

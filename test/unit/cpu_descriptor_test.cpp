@@ -53,13 +53,7 @@ TEST_F(CpuDescriptors, MatmulThroughDescriptorsMatchesFloat64) {
                                         TensorDescArg{a.data(), {c.m, c.k}, {c.k, 1}},
                                         TensorDescArg{b.data(), {c.k, c.n}, {c.n, 1}}, out.data(), c.m, c.n, c.k, c.bm,
                                         c.bn, c.bk);
-    std::vector<double> ref(out.size());
-    for (int i = 0; i < c.m; ++i)
-      for (int j = 0; j < c.n; ++j) {
-        double acc = 0;
-        for (int kk = 0; kk < c.k; ++kk) acc += double(halfToFloat(a[size_t(i) * c.k + kk])) * halfToFloat(b[size_t(kk) * c.n + j]);
-        ref[size_t(i) * c.n + j] = acc;
-      }
+    std::vector<double> ref = tt::matmulReference16(a, b, c.m, c.n, c.k, [](uint16_t h) { return halfToFloat(h); });
     EXPECT_TRUE(closeTo(out, ref, 1e-5, "descriptor matmul"));
   }
 }

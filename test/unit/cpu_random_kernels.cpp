@@ -777,12 +777,12 @@ TensorDescArg RandomCase::descriptor(const void *base, int rank) const {
   TensorDescArg d;
   d.base = reinterpret_cast<uint64_t>(base);
   d.rank = rank;
+  const int64_t shape[3] = {p, m, n}, strides[3] = {int64_t(m) * n, n, 1};
+  const int skip = 3 - rank; // rank 2: (m, n)
   for (int i = 0; i < rank; ++i) {
-    const std::vector<int64_t> shape = rank == 3 ? std::vector<int64_t>{p, m, n} : std::vector<int64_t>{m, n};
-    const std::vector<int64_t> strides = rank == 3 ? std::vector<int64_t>{int64_t(m) * n, n, 1} : std::vector<int64_t>{n, 1};
     // Unused: a valid one-element descriptor (16-byte rows), so that every launch passes the checks.
-    d.shape[i] = used ? shape[i] : 1;
-    d.strides[i] = used ? strides[i] : i + 1 < rank ? 4 : 1;
+    d.shape[i] = used ? shape[skip + i] : 1;
+    d.strides[i] = used ? strides[skip + i] : i + 1 < rank ? 4 : 1;
   }
   return d;
 }
