@@ -213,7 +213,7 @@ DeviceBuffer randomMatrix(size_t n, int kind, uint64_t seed) {
   return DeviceBuffer::fromHost(h);
 }
 
-// C = A·B, square n, f32 C; kind 0 f32 (CUDA cores, exact), 1 f16, 2 bf16 (tensor cores), 3 tf32 inputs on CUDA cores.
+// C = A·B, square n, f32 C; kind 0 f32 (CUDA cores, exact), 1 f16, 2 bf16 (tensor cores), 3 tf32 inputs.
 // reps 0: --reps.
 void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
   static const char *names[] = {"tile_matmul_f32", "tile_matmul_f16", "tile_matmul_bf16", "tile_matmul_tf32"};
@@ -221,20 +221,42 @@ void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
   DeviceBuffer a = randomMatrix(size_t(n * n), input, 1), bm = randomMatrix(size_t(n * n), input, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
   const int64_t m = n;
-  // f16/bf16: C in the inputs' type, as torch.matmul and Triton's tutorial write it (MatmulTma);
-  // then the library's f32 C (Matmul) as tile_matmul_*_c32.
-  double us = b.medianUs([&](int) {
+  const std::string shape = std::to_string(n);
+  const double flops = 2.0 * double(n) * n * n;
+  auto row = [&](const std::string &name, auto launch) {
+    b.addFlops(name, shape, flops, b.medianUs(launch, reps, /*flushEach=*/true));
+  };
+  if (kind == 3) {
+    // TF32 on wgmma (MatmulTma, bᵀ K-major): B row-major as torch.matmul(a, b) takes it, transposed into a
+    // workspace first (its cost included); B given transposed (x·Wᵀ); the persistent grid; and the
+    // mma.sync path the library took before (Matmul<float>, row-major B).
+    DeviceBuffer work(size_t(n * n) * 4);
+    row(names[kind],
+        [&](int) { tk::MatmulTmaTf32Bt::launchTransposingB(gAot, a, bm, c, bias, m, m, m, m, m, work, m * m); });
+    row("tile_matmul_tf32_bt", [&](int) { tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, m, m, m, m, m, m); });
+    row("tile_matmul_tf32_bt_persistent",
+        [&](int) { tk::MatmulTmaPersistentTf32Bt::launch(gAot, a, bm, c, bias, m, m, m, m, m, m); });
+    row("tile_matmul_tf32_mma", [&](int) {
+      tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, true);
+    });
+    return;
+  }
+  // f16/bf16: C in the inputs' type, as torch.matmul and Triton's tutorial write it (MatmulTma, and on
+  // the persistent grid); then the library's f32 C (Matmul) as tile_matmul_*_c32.
+  row(names[kind], [&](int) {
     if (kind == 1) tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
     else if (kind == 2) tk::MatmulTmaBF16OutBF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
-    else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, kind == 3);
-  }, reps, /*flushEach=*/true);
-  b.addFlops(names[kind], std::to_string(n), 2.0 * double(n) * n * n, us);
+    else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, false);
+  });
   if (kind != 1 && kind != 2) return;
-  us = b.medianUs([&](int) {
+  row(std::string(names[kind]) + "_persistent", [&](int) {
+    if (kind == 1) tk::MatmulTmaPersistentF16OutF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
+    else tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
+  });
+  row(std::string(names[kind]) + "_c32", [&](int) {
     if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
     else tk::MatmulBF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
-  }, reps, /*flushEach=*/true);
-  b.addFlops(std::string(names[kind]) + "_c32", std::to_string(n), 2.0 * double(n) * n * n, us);
+  });
 }
 
 // C[i] = A[i]·B[i] for `batch` row-major M x K and K x N problems (BatchedMatmul, f16, f32 C), shape
@@ -276,6 +298,30 @@ void benchMatmulSkinny(Bench &b, int64_t m, int64_t nk) {
              2.0 * double(m) * nk * nk, us);
 }
 
+// "128x256x64w8s4": a tile's row name.
+std::string tileName(const tk::MatmulConfig &c) {
+  return std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + "w" +
+         std::to_string(c.numWarps) + "s" + std::to_string(c.numStages);
+}
+
+// The descriptor kernel's small tiles on skinny products (f16, C in f16): which keeps the long K
+// loop of few programs fed (bench/NOTES.md).
+void benchMatmulSkinnyTiles(Bench &b, int64_t m, int64_t nk) {
+  DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
+  DeviceBuffer c(size_t(m * nk) * 2), bias(size_t(nk) * 4);
+  const std::vector<tk::MatmulConfig> tiles = tk::MatmulTmaF16OutF16::tiles();
+  for (size_t i = 2; i < tiles.size(); ++i) {
+    const tk::MatmulConfig &cfg = tiles[i];
+    std::string name = "tile_matmul_f16_" + tileName(cfg);
+    double us = b.medianUs([&](int) {
+      tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, nk, nk, tk::MatmulEpilogue::None, nullptr,
+                                     &cfg);
+    }, 0, /*flushEach=*/true);
+    const std::string shape = std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk);
+    b.addFlops(name, shape, 2.0 * double(m) * nk * nk, us);
+  }
+}
+
 // C = relu(A·B + bias) in one kernel (the epilogue fused after the K loop), against
 // torch's addmm + relu (two kernels) in torch_triton_bench.py.
 void benchMatmulBiasRelu(Bench &b, int64_t n) {
@@ -285,6 +331,44 @@ void benchMatmulBiasRelu(Bench &b, int64_t n) {
     tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::BiasRelu);
   }, 0, /*flushEach=*/true);
   b.addFlops("tile_matmul_bias_relu_f16", std::to_string(n), 2.0 * double(n) * n * n, us);
+}
+
+// TF32 bᵀ tiles (MatmulTma<float>'s kTf32Sweep and tiles) at n^3, B given transposed.
+void benchMatmulTf32Tiles(Bench &b, int64_t n) {
+  DeviceBuffer a = randomMatrix(size_t(n * n), 0, 1), bm = randomMatrix(size_t(n * n), 0, 2);
+  DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
+  std::vector<tk::MatmulConfig> tiles = tk::MatmulTmaTf32Bt::tiles();
+  for (const tk::MatmulConfig &t : tk::MatmulTmaTf32Bt::sweep()) tiles.push_back(t);
+  for (const tk::MatmulConfig &cfg : tiles) {
+    std::string name = "tile_matmul_tf32_bt_" + tileName(cfg);
+    double us = b.medianUs([&](int) {
+      tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr, &cfg);
+    }, 0, /*flushEach=*/true);
+    b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
+  }
+}
+
+// The persistent kernel's tiles (MatmulTmaPersistent::tiles(), f16 and TF32 bᵀ) at n^3.
+void benchMatmulPersistentTiles(Bench &b, int64_t n) {
+  for (int tf32 : {0, 1}) {
+    DeviceBuffer a = randomMatrix(size_t(n * n), tf32 ? 0 : 1, 1), bm = randomMatrix(size_t(n * n), tf32 ? 0 : 1, 2);
+    DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
+    const std::vector<tk::MatmulConfig> tiles =
+        tf32 ? tk::MatmulTmaPersistentTf32Bt::tiles() : tk::MatmulTmaPersistentF16OutF16::tiles();
+    for (const tk::MatmulConfig &cfg : tiles) {
+      std::string name =
+          std::string(tf32 ? "tile_matmul_tf32_bt" : "tile_matmul_f16") + "_persistent_" + tileName(cfg);
+      double us = b.medianUs([&](int) {
+        if (tf32)
+          tk::MatmulTmaPersistentTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None,
+                                                nullptr, 0, &cfg);
+        else
+          tk::MatmulTmaPersistentF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None,
+                                                   nullptr, 0, &cfg);
+      }, 0, /*flushEach=*/true);
+      b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
+    }
+  }
 }
 
 // The f16 tensor-core tiles compiled ahead of time for comparison (tile_matmul_f16 above is
@@ -398,8 +482,10 @@ int main(int argc, char **argv) {
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2, 0, 3}) benchMatmul(b, n, kind);
     // 8192: tensor cores only (f32 on CUDA cores would take ~0.1 s a launch), 20 repeats of ~3 ms.
-    for (int kind : {1, 2}) benchMatmul(b, 8192, kind, 20);
+    for (int kind : {1, 2, 3}) benchMatmul(b, 8192, kind, 20);
     benchMatmulTiles(b, 4096);
+    benchMatmulTf32Tiles(b, 4096);
+    for (int64_t n : {4096, 8192}) benchMatmulPersistentTiles(b, n);
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2}) benchMatmulAutotuned(b, n, kind);
     for (int kind : {1, 2}) benchMatmulAutotuned(b, 8192, kind, 20);
@@ -408,6 +494,7 @@ int main(int argc, char **argv) {
     benchBatchedMatmul(b, 32, 512, 512, 512);
     for (int64_t nk : {4096, 8192})
       for (int64_t m : {64, 128, 256, 512}) benchMatmulSkinny(b, m, nk);
+    for (int64_t m : {64, 128}) benchMatmulSkinnyTiles(b, m, 4096);
     benchMatmulBiasRelu(b, 4096);
     b.print();
   } catch (const std::exception &e) {

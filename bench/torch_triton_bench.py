@@ -41,7 +41,7 @@ RESULTS = []
 
 
 MATMUL_SIZES = (1024, 2048, 4096)
-# Tensor-core dtypes only (as bench_kernels.cpp): f32 without TF32 at 8192^3 is slow and ours runs on FMA.
+# Tensor-core dtypes only (f16, bf16, TF32; as bench_kernels.cpp): exact f32 at 8192^3 is slow and ours runs on FMA.
 MATMUL_SIZES_HALF = (8192,)
 # Batched matmul B x M x N x K, row-major (torch.bmm; bench_kernels.cpp's benchBatchedMatmul): recorded as
 # matmul_f16 with a four-part shape.
@@ -107,10 +107,21 @@ if HAVE_TRITON:
             x = tl.load(X + cols, mask=mask, other=0.0)
             tl.store(Y + cols, (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask), mask=mask)
 
+    # Triton tutorial 03's CUDA autotuning configurations (the fp16/bf16/tf32 ones), tuned per (M, N, K) and
+    # dtype on the first call, as the tutorial runs it. A configuration that needs more shared memory than the
+    # GPU has (tf32's largest) fails to compile and is skipped by the autotuner.
+    TUTORIAL_CONFIGS = [
+        triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8}, num_stages=s, num_warps=w)
+        for bm, bn, bk, s, w in ((128, 256, 64, 3, 8), (64, 256, 32, 4, 4), (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                                 (64, 128, 32, 4, 4), (128, 32, 32, 4, 4), (64, 32, 32, 5, 2), (32, 64, 32, 5, 2))
+    ]
+
+    @triton.autotune(configs=TUTORIAL_CONFIGS, key=["M", "N", "K"])
     @triton.jit
     def matmul_kernel(A, B, C, M, N, K, sam, sak, sbk, sbn, scm, scn, BM: tl.constexpr, BN: tl.constexpr,
-                      BK: tl.constexpr, GROUP_M: tl.constexpr):
-        # Triton tutorial 03: grouped ordering, f32 accumulation, output in C's dtype.
+                      BK: tl.constexpr, GROUP_M: tl.constexpr, PRECISION: tl.constexpr):
+        # Triton tutorial 03: grouped ordering, f32 accumulation, output in C's dtype; f32 inputs as
+        # PRECISION says ("tf32"; ignored for f16/bf16).
         pid = tl.program_id(0)
         tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
         per_group = GROUP_M * tiles_n
@@ -126,18 +137,24 @@ if HAVE_TRITON:
             ks = k0 + rk
             a = tl.load(A + rm[:, None] * sam + ks[None, :] * sak, mask=(rm[:, None] < M) & (ks[None, :] < K), other=0.0)
             b = tl.load(B + ks[:, None] * sbk + rn[None, :] * sbn, mask=(ks[:, None] < K) & (rn[None, :] < N), other=0.0)
-            acc = tl.dot(a, b, acc)
+            if PRECISION == "tf32":
+                acc = tl.dot(a, b, acc, input_precision="tf32")
+            else:
+                acc = tl.dot(a, b, acc)
         tl.store(C + rm[:, None] * scm + rn[None, :] * scn, acc.to(C.dtype.element_ty),
                  mask=(rm[:, None] < M) & (rn[None, :] < N))
 
     def triton_matmul(a, b, c):
         m, k = a.shape
         n = b.shape[1]
-        # The tutorial's best fp16 configuration on Hopper-class parts.
-        bm, bn, bk, warps, stages = 128, 256, 64, 8, 3
-        grid = (triton.cdiv(m, bm) * triton.cdiv(n, bn),)
+        grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)  # noqa: E731
         matmul_kernel[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0),
-                            c.stride(1), BM=bm, BN=bn, BK=bk, GROUP_M=8, num_warps=warps, num_stages=stages)
+                            c.stride(1), PRECISION="tf32" if a.dtype == torch.float32 else "default")
+
+    def triton_choice(a, b):
+        """The configuration the autotuner kept for this call's key (after a first call)."""
+        best = getattr(matmul_kernel, "best_config", None)
+        return str(best).replace(" ", "") if best is not None else "?"
 
     def triton_add(x, y, z):
         n = x.numel()
@@ -305,25 +322,37 @@ def record_flops(name, shape, flops, us):
     print(f"  {name:<22} {shape:<12} {us:12.2f} us {tflops:10.1f} TFLOP/s")
 
 
+def triton_row(tag, n, a, b, c, flops, shape=None):
+    """Triton's autotuned tutorial matmul (the autotuner times its configurations on the first call)."""
+    shape = shape or str(n)
+    c.fill_(float("nan"))
+    triton_matmul(a, b, c)
+    tol = 5e-3 if a.dtype == torch.float32 else 1e-2  # tf32 inputs: about 1e-3 on these sums
+    check_close(f"triton_matmul_{tag}", c.float(), (a.double() @ b.double()).float(), tol)
+    print(f"  autotune: triton_matmul_{tag} {shape}: {triton_choice(a, b)}")
+    record_flops(f"triton_matmul_{tag}", shape, flops, median_us(lambda: triton_matmul(a, b, c)))
+
+
 def bench_matmul(n, half_only=False):
     flops = 2.0 * n * n * n
     for dtype, tag in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
         a, b = torch.randn(n, n, device="cuda", dtype=dtype), torch.randn(n, n, device="cuda", dtype=dtype)
         record_flops(f"torch_matmul_{tag}", str(n), flops, median_us(lambda: torch.matmul(a, b)))
         if HAVE_TRITON:
-            c = torch.empty(n, n, device="cuda", dtype=dtype)
-            c.fill_(float("nan"))
-            triton_matmul(a, b, c)
-            check_close(f"triton_matmul_{tag}", c.float(), (a.double() @ b.double()).float(), 1e-2)
-            record_flops(f"triton_matmul_{tag}", str(n), flops, median_us(lambda: triton_matmul(a, b, c)))
-    if half_only:
-        return
+            triton_row(tag, n, a, b, torch.empty(n, n, device="cuda", dtype=dtype), flops)
+    # TF32: B row-major (torch.matmul(a, b)) and B given transposed (a @ bt.T: x·Wᵀ, as nn.Linear), as
+    # bench_kernels' tile_matmul_tf32 and tile_matmul_tf32_bt.
     a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
-    torch.backends.cuda.matmul.allow_tf32 = False
-    record_flops("torch_matmul_f32", str(n), flops, median_us(lambda: torch.matmul(a, b)))
+    bt = b.t().contiguous()
+    if not half_only:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        record_flops("torch_matmul_f32", str(n), flops, median_us(lambda: torch.matmul(a, b)))
     torch.backends.cuda.matmul.allow_tf32 = True
     record_flops("torch_matmul_tf32", str(n), flops, median_us(lambda: torch.matmul(a, b)))
+    record_flops("torch_matmul_tf32_bt", str(n), flops, median_us(lambda: torch.matmul(a, bt.t())))
     torch.backends.cuda.matmul.allow_tf32 = False
+    if HAVE_TRITON:
+        triton_row("tf32", n, a, b, torch.empty(n, n, device="cuda"), flops)
 
 
 # The MNIST model's linear layers (shared/mnist_cnn.md) at batch 64 and 1024: fc1 forward
@@ -350,9 +379,7 @@ def bench_matmul_skinny(m, n, k):
     a, b = torch.randn(m, k, device="cuda", dtype=torch.float16), torch.randn(k, n, device="cuda", dtype=torch.float16)
     record_flops("torch_matmul_f16", shape, flops, median_us(lambda: torch.matmul(a, b)))
     if HAVE_TRITON:
-        c = torch.empty(m, n, device="cuda", dtype=torch.float16)
-        triton_matmul(a, b, c)
-        record_flops("triton_matmul_f16", shape, flops, median_us(lambda: triton_matmul(a, b, c)))
+        triton_row("f16", m, a, b, torch.empty(m, n, device="cuda", dtype=torch.float16), flops, shape)
 
 
 # relu(A·B + bias), f16, as torch runs it: addmm then relu (two kernels); bench_kernels.cpp

@@ -41,9 +41,12 @@ done
 # A few AOT PTX files for the SASS check there (variant 0 of a kernel: all arguments 16-divisible;
 # 1: pointers only; softmax_30 / layernorm_fwd_36: BLOCK 1024 / 4096; matmul_f16_0: the tensor-core
 # matmul, whose SASS must show HMMA; matmul_tma_f16_0: the descriptor matmul, whose SASS must show
-# HGMMA and TMA loads (UTMALDG); see gen_kernels_aot.cpp).
+# HGMMA and TMA loads (UTMALDG); matmul_tma_tf32_bt_0: TF32 on wgmma (HGMMA ... TF32);
+# matmul_tma_persistent_f16_out_f16_0: the persistent grid, its C blocks by TMA stores (UTMASTG);
+# see gen_kernels_aot.cpp).
 mkdir -p "$DEV/ptx"
-for p in vector_add_0 vector_add_1 softmax_30 layernorm_fwd_36 matmul_f16_0 matmul_tma_f16_0; do
+for p in vector_add_0 vector_add_1 softmax_30 layernorm_fwd_36 matmul_f16_0 matmul_tma_f16_0 matmul_tma_tf32_bt_0 \
+  matmul_tma_persistent_f16_out_f16_0; do
   install -m 644 "$BUILD/kernels/aot/kernels_aot_ptx/$p.ptx" "$DEV/ptx/$p.ptx"
   staged+=("$DEV/ptx/$p.ptx")
 done

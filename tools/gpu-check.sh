@@ -198,14 +198,14 @@ if [ "$full" = 1 ] && [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$C
       ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
       local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
       hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass"); hgmma=$(grep -c 'HGMMA' "$SASS_DIR/$name.sass")
-      utma=$(grep -c 'UTMALDG' "$SASS_DIR/$name.sass")
+      utma=$(grep -c 'UTMALDG' "$SASS_DIR/$name.sass"); utmast=$(grep -c 'UTMASTG' "$SASS_DIR/$name.sass")
       # The PTX's .loc directives survive into the SASS: the DSL source lines nvdisasm names.
       lines=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'line [0-9]*' | sort -u | wc -l)
       # The file most instructions come from (the first named is the kernel's declaration site).
       file=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'File "[^"]*"' | sort | uniq -c |
         sort -rn | head -1 | sed 's|.*/||; s|"||g')
-      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s UTMALDG, %s LDL/STL, %s DSL lines of %s; ' \
-        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$utma" "$local_mem" "$lines" "${file:-?}")"
+      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s UTMALDG, %s UTMASTG, %s LDL/STL, %s DSL lines of %s; ' \
+        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$utma" "$utmast" "$local_mem" "$lines" "${file:-?}")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi

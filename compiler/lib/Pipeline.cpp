@@ -44,6 +44,7 @@ void tile::compiler::addTileGpuPasses(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCSEPass());
   pm.addPass(mlir::tile::createTileOptimizeDotOperands());
   pm.addPass(mlir::tile::createTilePipeline());
+  pm.addPass(mlir::tile::createTileTmaStores());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   // Last: nothing may move, add or remove a shared-memory access after these two.
@@ -217,12 +218,10 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
       llvm::ArrayRef<int32_t> e = mlir::cast<mlir::DenseI32ArrayAttr>(a).asArrayRef();
       rt::TmaParam &p = kernel.meta.tma.at(slot);
       p.param = e[0];
-      p.elemBytes = unsigned(e[1]);
-      p.isFloat = e[2];
-      p.isBf16 = e[3];
-      p.swizzleBytes = unsigned(e[4]);
-      p.rank = unsigned(e[5]);
-      for (unsigned d = 0; d < p.rank; ++d) p.box[d] = unsigned(e[6 + d]);
+      p.type = rt::TensorMapType(e[1]);
+      p.swizzleBytes = unsigned(e[2]);
+      p.rank = unsigned(e[3]);
+      for (unsigned d = 0; d < p.rank; ++d) p.box[d] = unsigned(e[4 + d]);
     }
 
   PTXOutput ptx = emitPTX(module, opts.target, opts.keepStages || std::getenv("TILE_DUMP_DIR"));

@@ -178,7 +178,11 @@ void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc 
   std::vector<int64_t> block = shapeOf(v.getType());
   if (block.empty()) fail(loc, "tile::store: a descriptor store writes a block (a tensor), got a scalar");
   DescriptorBlock b = descriptorBlock(s, desc, offsets, block, loc, "store");
-  store(b.ptrs, value, b.mask, loc);
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, b.ptrs, loc, "store", "cannot store to");
+  mlir::Value stored = dataOperand(s, l, p, Operand(value, loc), loc, "store");
+  mlir::Value m = maskOperand(s, l, p, b.mask, loc, "store");
+  mlir::tile::StoreOp::create(s.builder, l, p, stored, m, b.desc, b.offsets);
 }
 
 void store(Value ptr, Value value, SrcLoc loc) {

@@ -78,8 +78,8 @@ static std::string recordLiteral(const rt::CompiledKernel &k, const std::string 
   os << "{.name = \"" << name << "\", .target = \"" << target << "\", .ptx = {" << ptxArray << ", sizeof "
      << ptxArray << " - 1}, .meta = {.sharedBytes = " << sharedBytes << ", .numWarps = " << numWarps << ", .tma = {{";
   for (size_t i = 0; i < tma.size(); ++i) {
-    const auto &[param, elemBytes, isFloat, isBf16, swizzleBytes, rank, box] = tma[i];
-    os << (i ? ", " : "") << "{" << param << ", " << elemBytes << ", " << isFloat << ", " << isBf16 << ", "
+    const auto &[param, type, swizzleBytes, rank, box] = tma[i];
+    os << (i ? ", " : "") << "{" << param << ", tile::rt::TensorMapType(" << int(type) << "), "
        << swizzleBytes << ", " << rank << ", {" << box[0] << ", " << box[1] << ", " << box[2] << ", " << box[3] << "}}";
   }
   os << "}}}}";

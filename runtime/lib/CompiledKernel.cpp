@@ -3,7 +3,9 @@
 
 #include "tile/runtime/Error.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 namespace tile::rt {
 
@@ -62,7 +64,7 @@ class Reader {
   size_t pos_ = 0;
 };
 
-// "<param> <elemBytes> <f|b|i> <swizzle> <box0>x<box1>...", as formatTmaParam writes it.
+// "<param> <type name> <swizzle> <box0>x<box1>...", as formatTmaParam writes it.
 bool parseTmaParam(std::string_view text, TmaParam &p) {
   auto next = [&](std::string_view &tok) {
     size_t end = text.find(' ');
@@ -74,12 +76,13 @@ bool parseTmaParam(std::string_view text, TmaParam &p) {
     auto [end, ec] = std::from_chars(tok.data(), tok.data() + tok.size(), out);
     return ec == std::errc() && end == tok.data() + tok.size();
   };
-  std::string_view param, elem, kind, swizzle, box;
-  if (!next(param) || !next(elem) || !next(kind) || !next(swizzle) || !next(box) || !text.empty()) return false;
-  if (!num(param, p.param) || !num(elem, p.elemBytes) || !num(swizzle, p.swizzleBytes)) return false;
-  if (kind != "f" && kind != "b" && kind != "i") return false;
-  p.isFloat = kind != "i";
-  p.isBf16 = kind == "b";
+  std::string_view param, type, swizzle, box;
+  if (!next(param) || !next(type) || !next(swizzle) || !next(box) || !text.empty()) return false;
+  if (!num(param, p.param) || !num(swizzle, p.swizzleBytes)) return false;
+  auto named = std::find_if(std::begin(kTensorMapTypes), std::end(kTensorMapTypes),
+                            [&](TensorMapType t) { return type == tensorMapTypeName(t); });
+  if (named == std::end(kTensorMapTypes)) return false;
+  p.type = *named;
   p.rank = 0;
   while (!box.empty()) {
     size_t x = box.find('x');
@@ -90,8 +93,7 @@ bool parseTmaParam(std::string_view text, TmaParam &p) {
 }
 
 std::string formatTmaParam(const TmaParam &p) {
-  std::string s = std::to_string(p.param) + " " + std::to_string(p.elemBytes) + " " +
-                  (p.isBf16 ? "b" : p.isFloat ? "f" : "i") + " " + std::to_string(p.swizzleBytes) + " ";
+  std::string s = std::to_string(p.param) + " " + tensorMapTypeName(p.type) + " " + std::to_string(p.swizzleBytes) + " ";
   for (unsigned d = 0; d < p.rank; ++d) s += (d ? "x" : "") + std::to_string(p.box[d]);
   return s;
 }
@@ -139,6 +141,30 @@ std::optional<CompiledKernel> read(Reader &r) {
 
 }  // namespace
 
+int tensorMapElementBytes(TensorMapType t) {
+  switch (t) {
+    case TensorMapType::U8: return 1;
+    case TensorMapType::F16:
+    case TensorMapType::BF16: return 2;
+    case TensorMapType::I32:
+    case TensorMapType::F32:
+    case TensorMapType::TF32: return 4;
+  }
+  return 0;
+}
+
+const char *tensorMapTypeName(TensorMapType t) {
+  switch (t) {
+    case TensorMapType::U8: return "u8";
+    case TensorMapType::I32: return "i32";
+    case TensorMapType::F16: return "f16";
+    case TensorMapType::BF16: return "bf16";
+    case TensorMapType::F32: return "f32";
+    case TensorMapType::TF32: return "tf32";
+  }
+  return "?";
+}
+
 std::string checkCompiledKernel(const CompiledKernel &k) {
   if (!isIdentifier(k.name)) return "name '" + k.name.substr(0, 40) + "' is not a C identifier";
   if (k.target.empty()) return "empty target";
@@ -153,8 +179,8 @@ std::string checkCompiledKernel(const CompiledKernel &k) {
       unused = true;
       continue;
     }
-    const bool elemOk = p.isFloat ? (p.elemBytes == 2 || (p.elemBytes == 4 && !p.isBf16)) : (p.elemBytes == 1 || p.elemBytes == 4);
-    if (unused || !elemOk || p.rank < 1 || p.rank > p.box.size() ||
+    const bool typeOk = std::find(std::begin(kTensorMapTypes), std::end(kTensorMapTypes), p.type) != std::end(kTensorMapTypes);
+    if (unused || !typeOk || p.rank < 1 || p.rank > p.box.size() ||
         (p.swizzleBytes != 0 && p.swizzleBytes != 32 && p.swizzleBytes != 64 && p.swizzleBytes != 128))
       return "malformed TMA parameter " + std::to_string(p.param);
     for (unsigned d = 0; d < p.rank; ++d)

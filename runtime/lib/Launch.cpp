@@ -29,11 +29,6 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedBytes, CUstream 
 
 namespace {
 
-TensorMapType tensorMapType(const TmaParam &p) {
-  if (p.isFloat) return p.elemBytes == 4 ? TensorMapType::F32 : p.isBf16 ? TensorMapType::BF16 : TensorMapType::F16;
-  return p.elemBytes == 1 ? TensorMapType::U8 : TensorMapType::I32;
-}
-
 /// Writes the TMA map of each descriptor parameter the code copies through TMA into the parameter
 /// (the launch checked its base, shape and strides; encodeTensorMap caches the map per request).
 void encodeTensorMaps(const LaunchMetadata &meta, void **params, const char *kernelName) {
@@ -43,7 +38,7 @@ void encodeTensorMaps(const LaunchMetadata &meta, void **params, const char *ker
     TensorMapRequest r;
     r.param = std::string(kernelName ? kernelName : "<unnamed>") + ", parameter " + std::to_string(p.param);
     r.base = desc.base;
-    r.type = tensorMapType(p);
+    r.type = p.type;
     r.swizzleBytes = int(p.swizzleBytes);
     for (unsigned d = 0; d < p.rank; ++d) {
       r.shape.push_back(desc.shape[d]);

@@ -13,17 +13,6 @@ namespace tile::rt {
 
 using detail::api;
 
-int tensorMapElementBytes(TensorMapType t) {
-  switch (t) {
-    case TensorMapType::U8: return 1;
-    case TensorMapType::F16:
-    case TensorMapType::BF16: return 2;
-    case TensorMapType::I32:
-    case TensorMapType::F32: return 4;
-  }
-  return 0;
-}
-
 std::string checkTensorMap(const TensorMapRequest &r) {
   const std::string who = "tensor map '" + r.param + "': ";
   const size_t rank = r.shape.size();
@@ -61,6 +50,7 @@ CUtensorMapDataType driverType(TensorMapType t) {
     case TensorMapType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
     case TensorMapType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
     case TensorMapType::F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    case TensorMapType::TF32: return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
   }
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }

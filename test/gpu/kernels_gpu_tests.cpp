@@ -374,31 +374,60 @@ TEST(KernelsArgs, EmptyLaunchesNothing) {
 }
 
 // The descriptor matmul with C in the inputs' type (TMA copies on sm_90a, one rounding of the f32
-// accumulator at the store), ragged M and N with K and N multiples of 8 (16-byte rows), both
-// library tiles, every epilogue, C with a padded row stride: against float64 rounded once.
+// accumulator at the store: a TMA store of the C block), ragged M and N with K and N multiples of 8
+// (16-byte rows), both library tiles, every epilogue, C with a padded row stride: against float64
+// rounded once. The same for B given transposed (bᵀ [N, K], read K-major by wgmma) and for the
+// persistent grid (on every SM, and on 3 programs so each walks many tiles and its copies run
+// ahead across them).
 class MatmulTmaHalfOutGpu : public KernelsGpu {};
+
+enum class TmaMatmulKind { Plain, Bt, Persistent, PersistentFew };
+const char *kindName(TmaMatmulKind k) {
+  return k == TmaMatmulKind::Plain ? "plain" : k == TmaMatmulKind::Bt ? "bT" : k == TmaMatmulKind::Persistent
+                                                                            ? "persistent"
+                                                                            : "persistent on 3 programs";
+}
 
 TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
   struct Case { int64_t m, n, k, ldc; };
-  for (Case c : std::vector<Case>{{100, 72, 48, 72}, {1000, 520, 264, 528}, {1024, 1024, 256, 1040}, {5, 8, 8, 16}}) {
-    for (bool bf16 : {false, true})
+  for (Case c : std::vector<Case>{{100, 72, 48, 72}, {1000, 520, 264, 528}, {1024, 1024, 256, 1040}, {5, 8, 8, 16},
+                                  {300, 1000, 64, 1000}})
+    for (TmaMatmulKind kind : {TmaMatmulKind::Plain, TmaMatmulKind::Bt, TmaMatmulKind::Persistent,
+                               TmaMatmulKind::PersistentFew})
+      for (bool bf16 : {false, true})
       for (auto e : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
         SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + (bf16 ? " bf16" : " f16") +
-                     " epilogue " + std::to_string(int(e)));
+                     " epilogue " + std::to_string(int(e)) + " " + kindName(kind));
         auto toBits = [&](float x) { return bf16 ? tile::testutil::toBf16(x) : tile::testutil::toHalf(x); };
         auto toFloat = [&](uint16_t h) { return bf16 ? tile::testutil::bf16BitsToFloat(h) : tile::testutil::halfToFloat(h); };
-        std::vector<uint16_t> a(size_t(c.m * c.k)), b(size_t(c.k * c.n));
+        std::vector<uint16_t> a(size_t(c.m * c.k)), b(size_t(c.k * c.n)), bT(b.size());
         std::vector<float> bias(size_t(c.n));
         for (auto &x : a) x = toBits(uniform(-2, 2));
         for (auto &x : b) x = toBits(uniform(-2, 2));
+        for (int64_t kk = 0; kk < c.k; ++kk)
+          for (int64_t j = 0; j < c.n; ++j) bT[size_t(j * c.k + kk)] = b[size_t(kk * c.n + j)];
         for (auto &x : bias) x = uniform(-4, 4);
+        const bool bt = kind == TmaMatmulKind::Bt;
         DeviceBuffer da(a.size() * 2), db(b.size() * 2), dbias(bias.size() * 4), dc(size_t(c.m * c.ldc) * 2);
         da.copyFromHost(a.data(), a.size() * 2);
-        db.copyFromHost(b.data(), b.size() * 2);
+        db.copyFromHost((bt ? bT : b).data(), b.size() * 2);
         dbias.copyFromHost(bias.data(), bias.size() * 4);
         dc.fillBytes(0xFF);
-        if (bf16) tk::MatmulTmaBF16OutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, c.n, c.ldc, e);
-        else tk::MatmulTmaF16OutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, c.n, c.ldc, e);
+        const int64_t ldb = bt ? c.k : c.n, programs = kind == TmaMatmulKind::PersistentFew ? 3 : 0;
+        if (kind == TmaMatmulKind::Plain && bf16)
+          tk::MatmulTmaBF16OutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+        else if (kind == TmaMatmulKind::Plain)
+          tk::MatmulTmaF16OutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+        else if (bt && bf16)
+          tk::MatmulTmaBF16BtOutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+        else if (bt)
+          tk::MatmulTmaF16BtOutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+        else if (bf16)
+          tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
+                                                     nullptr, programs);
+        else
+          tk::MatmulTmaPersistentF16OutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr,
+                                                   programs);
         Context::get().synchronize();
         std::vector<uint16_t> out(size_t(c.m * c.ldc));
         dc.copyToHost(out.data(), out.size() * 2);
@@ -424,7 +453,54 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
         // One rounding to f16 (2^-11) or bf16 (2^-8) relative, on top of f32 accumulation.
         EXPECT_TRUE(closeTo(got, ref, bf16 ? 8e-3 : 1e-3, "matmul_tma half out"));
       }
-  }
+}
+
+// TF32 on wgmma: B given transposed (bᵀ [N, K], K-major, the only order wgmma reads tf32 in), the
+// operands rounded to tf32 by the TMA copies (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: to nearest). Against
+// float64 of the tf32-rounded factors (1e-5: the products are exact, only the f32 sums' order
+// differs; ties round to even here, away from zero in the reference, a negligible difference) and
+// of the unrounded inputs (inputTolerance: 2^-10). The library's Matmul<float> takes this kernel
+// for K-major B (x·Wᵀ); row-major B goes through a transpose (launchTransposingB); the persistent
+// grid on every SM and on 3 programs.
+class MatmulTmaTf32Gpu : public KernelsGpu {};
+
+TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
+  using tile::testutil::MatmulInput;
+  using S = tile::testutil::Storage;
+  // pad: every row padded to a multiple of 16 bytes, as descriptors need (the transposing launch
+  // takes a dense B: its cases have k and n multiples of 4).
+  struct Case { int64_t m, n, k, pad; };
+  for (Case c : std::vector<Case>{{1000, 517, 261, 3}, {5, 13, 9, 3}, {1024, 1024, 512, 0}, {300, 257, 125, 3},
+                                  {260, 196, 124, 0}})
+    for (int how = 0; how < 5; ++how)
+      for (int epilogue = 0; epilogue < 3; ++epilogue) {
+        if (how == 2 && (c.k % 4 || c.n % 4)) continue;
+        const char *names[] = {"MatmulTmaTf32Bt", "Matmul<float> tf32 with K-major B", "launchTransposingB",
+                               "persistent", "persistent on 3 programs"};
+        // B stored transposed (Storage::ColMajor is bᵀ row-major) except for the transposing launch.
+        tile::testutil::BatchedMatmulCase cs{1, c.m, c.n, c.k, S::RowMajor, how == 2 ? S::RowMajor : S::ColMajor,
+                                             S::RowMajor, epilogue, false, how == 2 ? 0 : c.pad, 0};
+        SCOPED_TRACE(std::string(names[how]) + " " + cs.str());
+        tile::testutil::BatchedMatmulProblem p = tile::testutil::makeBatchedMatmul(MatmulInput::TF32, cs, gen_);
+        DeviceBuffer da = DeviceBuffer::fromHost(p.a32), db = DeviceBuffer::fromHost(p.b32);
+        DeviceBuffer dbias = DeviceBuffer::fromHost(p.bias), dc = poisoned(size_t(p.c.size));
+        const auto e = tk::MatmulEpilogue(epilogue);
+        const int64_t ldb = how == 2 ? p.b.row : p.b.col;
+        if (how == 0) tk::MatmulTmaTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e);
+        if (how == 1)
+          tk::MatmulF32::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, 1, 1, ldb, p.c.row, 1, e, true);
+        if (how == 2) {
+          DeviceBuffer work(size_t(c.k * c.n) * 4);
+          tk::MatmulTmaTf32Bt::launchTransposingB(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, p.c.row, work,
+                                                  c.k * c.n, e);
+          Context::get().synchronize();
+        }
+        if (how >= 3)
+          tk::MatmulTmaPersistentTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e,
+                                                nullptr, how == 4 ? 3 : 0);
+        Context::get().synchronize();
+        EXPECT_TRUE(tile::testutil::checkBatchedMatmul(p, dc.toHost<float>(size_t(p.c.size)), 1e-5));
+      }
 }
 
 TEST(KernelsArgs, MatmulTmaRefusesWhatADescriptorCannotDescribe) {
@@ -433,4 +509,14 @@ TEST(KernelsArgs, MatmulTmaRefusesWhatADescriptorCannotDescribe) {
   EXPECT_TRUE(oneLine(m, "operand a: base address 258 is not 16-byte aligned")) << m;
   m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p, p, p, p, 64, 60, 64, 64, 60, 64); });
   EXPECT_TRUE(oneLine(m, "operand b: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
+  m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p, p, p, p, 64, 64, 64, 64, 64, 60); });
+  EXPECT_TRUE(oneLine(m, "operand c: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
+  m = invalidArgument([&] { tk::MatmulTmaTf32Bt::launch(gAot, p, p, p, p, 64, 64, 30, 32, 30, 64); });
+  EXPECT_TRUE(oneLine(m, "operand bT: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
+  m = invalidArgument([&] { tk::MatmulTmaPersistentF16OutF16::launch(gAot, p, p + 8, p, p, 64, 64, 64, 64, 64, 64); });
+  EXPECT_TRUE(oneLine(m, "operand b: base address 264 is not 16-byte aligned")) << m;
+  m = invalidArgument([&] {
+    tk::MatmulTmaTf32Bt::launchTransposingB(gAot, p, p, p, p, 64, 64, 64, 64, 64, p, 64 * 63);
+  });
+  EXPECT_TRUE(oneLine(m, "the workspace holds 4032 floats; bᵀ needs k * n = 4096")) << m;
 }

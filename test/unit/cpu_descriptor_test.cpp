@@ -8,7 +8,10 @@
 #include "tile/kernels/DslLauncher.h"
 #include "tile/kernels/Matmul.h"
 
+#include "../common/BatchedMatmulCheck.h"
+
 #include <algorithm>
+#include <random>
 
 using namespace tile;
 using namespace tile::cputest;
@@ -111,4 +114,64 @@ TEST_F(CpuDescriptors, LibraryMatmulHalfOutMatchesFloat64) {
   EXPECT_THROW(tile::kernels::MatmulTmaF16OutF16::launch(cpu, a.data() + 1, b.data(), c.data(), bias.data(), m, n, k, k,
                                                          n, ldc),
                ArgumentError);
+}
+
+// The descriptor matmul's other forms on the CPU executor: B transposed (bᵀ [N, K]), f16 and
+// TF32 (inputs rounded to nearest as cvt.rna), and the persistent grid (one program walking
+// every tile), against float64; C's padding untouched.
+TEST_F(CpuDescriptors, LibraryMatmulBtTf32AndPersistentMatchFloat64) {
+  namespace tk = tile::kernels;
+  tk::DslLauncher cpu{Executor::CPU};
+  const int64_t m = 70, n = 48, k = 40, ldc = 56;
+  std::vector<uint16_t> a(size_t(m * k)), b(size_t(k * n)), bT(b.size());
+  std::vector<float> bias = randomFloats(size_t(n));
+  for (auto &x : a) x = toHalf(uniform(-2.f, 2.f));
+  for (auto &x : b) x = toHalf(uniform(-2.f, 2.f));
+  for (int64_t kk = 0; kk < k; ++kk)
+    for (int64_t j = 0; j < n; ++j) bT[size_t(j * k + kk)] = b[size_t(kk * n + j)];
+  for (bool persistent : {false, true}) {
+    SCOPED_TRACE(persistent ? "persistent" : "bT");
+    std::vector<uint16_t> c(size_t(m * ldc), 0xFFFF);
+    if (persistent)
+      tk::MatmulTmaPersistentF16OutF16::launch(cpu, a.data(), b.data(), c.data(), bias.data(), m, n, k, k, n, ldc,
+                                               tk::MatmulEpilogue::BiasRelu);
+    else
+      tk::MatmulTmaF16BtOutF16::launch(cpu, a.data(), bT.data(), c.data(), bias.data(), m, n, k, k, k, ldc,
+                                       tk::MatmulEpilogue::BiasRelu);
+    std::vector<float> got;
+    std::vector<double> ref;
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double acc = bias[size_t(j)];
+        for (int64_t kk = 0; kk < k; ++kk)
+          acc += double(halfToFloat(a[size_t(i * k + kk)])) * halfToFloat(b[size_t(kk * n + j)]);
+        ref.push_back(std::max(acc, 0.0));
+        got.push_back(halfToFloat(c[size_t(i * ldc + j)]));
+      }
+      for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[size_t(i * ldc + j)], 0xFFFF) << "padding written";
+    }
+    EXPECT_TRUE(closeTo(got, ref, 1e-3, "matmul_tma f16 out"));
+  }
+
+  // TF32: bᵀ stored as BatchedMatmulCheck's column-major B.
+  using S = tile::testutil::Storage;
+  std::mt19937 gen(7);
+  for (int how = 0; how < 3; ++how) {
+    // Rows padded to 16-byte multiples (k + 2 = 32, n + 2 = 52 floats), as descriptors need.
+    tile::testutil::BatchedMatmulCase cs{1, 37, 50, 30, S::RowMajor, how == 2 ? S::RowMajor : S::ColMajor, S::RowMajor,
+                                         2, false, 2, 0};
+    SCOPED_TRACE(std::to_string(how) + " " + cs.str());
+    tile::testutil::BatchedMatmulProblem p = tile::testutil::makeBatchedMatmul(tile::testutil::MatmulInput::TF32, cs, gen);
+    std::vector<float> out = poisoned(size_t(p.c.size));
+    if (how == 0)
+      tk::MatmulTmaTf32Bt::launch(cpu, p.a32.data(), p.b32.data(), out.data(), p.bias.data(), cs.m, cs.n, cs.k,
+                                  p.a.row, p.b.col, p.c.row, tk::MatmulEpilogue::BiasRelu);
+    else if (how == 1)
+      tk::MatmulTmaPersistentTf32Bt::launch(cpu, p.a32.data(), p.b32.data(), out.data(), p.bias.data(), cs.m, cs.n,
+                                            cs.k, p.a.row, p.b.col, p.c.row, tk::MatmulEpilogue::BiasRelu);
+    else // a row-major B with padded rows: not a dense matrix to transpose, so Matmul's mma.sync path
+      tk::MatmulF32::launch(cpu, p.a32.data(), p.b32.data(), out.data(), p.bias.data(), cs.m, cs.n, cs.k, p.a.row, 1,
+                            p.b.row, 1, p.c.row, 1, tk::MatmulEpilogue::BiasRelu, true);
+    EXPECT_TRUE(tile::testutil::checkBatchedMatmul(p, out, 1e-5));
+  }
 }

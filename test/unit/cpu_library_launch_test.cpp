@@ -301,6 +301,15 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
         tk::MatmulTmaBF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
         tk::MatmulTmaF16OutF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
         tk::MatmulTmaBF16OutBF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep);
+        // bᵀ operands (TF32 on wgmma; f16/bf16 x·Wᵀ), through Matmul<float> too, and the persistent grid.
+        tk::MatmulTmaTf32Bt::launch(r, p, p, p, p, s, n, 32, 32, 32, n, ep);
+        tk::MatmulF32::launch(r, p, p, p, p, s, n, 32, 32, 1, 1, 32, n, 1, ep, true);
+        tk::MatmulTmaTf32Bt::launchTransposingB(r, p, p, p, p, s, n, 32, 32, n, p, 32 * n, ep);
+        tk::MatmulTmaF16BtOutF16::launch(r, p, p, p, p, s, n, 32, 32, 32, n, ep);
+        tk::MatmulTmaBF16BtOutBF16::launch(r, p, p, p, p, s, n, 32, 32, 32, n, ep);
+        tk::MatmulTmaPersistentF16OutF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep, nullptr, 132);
+        tk::MatmulTmaPersistentBF16OutBF16::launch(r, p, p, p, p, s, n, 32, 32, n, n, ep, nullptr, 132);
+        tk::MatmulTmaPersistentTf32Bt::launch(r, p, p, p, p, s, n, 32, 32, 32, n, ep, nullptr, 132);
       }
       for (int64_t batch : {3, 64}) { // below and above a wave of 128 x 128 tiles
         tk::BatchedMatmulF32::launch(r, p, p, p, p, batch, s, 64, 30, s * 30, 30, 1, 0, 64, 1, s * 64, 64, 1, 64, ep);

@@ -50,8 +50,8 @@ TEST(CompiledKernel, RejectsForeignAndOtherVersions) {
   EXPECT_EQ(rejection(""), "not a kernel record");
   EXPECT_EQ(rejection("tile-cache v1 abc 3 0\nabc"), "not a kernel record");
   EXPECT_EQ(rejection("tile-ptx v1\nshared 0\nwarps 4\ntarget sm_90 ptx80\n\n.version 8.0"),
-            "format v1, this build reads v3");
-  EXPECT_EQ(rejection(edited("tile-ptx v3\n", "tile-ptx v4\n")), "format v4, this build reads v3");
+            "format v1, this build reads v4");
+  EXPECT_EQ(rejection(edited("tile-ptx v4\n", "tile-ptx v5\n")), "format v5, this build reads v4");
 }
 
 TEST(CompiledKernel, RejectsTruncatedOrExtendedPayloads) {
@@ -100,22 +100,24 @@ TEST(CompiledKernel, ViewIsConstantInitialised) {
 // The descriptor parameters a launch must encode TMA maps for travel with the record.
 TEST(CompiledKernel, TmaParametersRoundTripAndMalformedOnesAreRejected) {
   CompiledKernel k = sample();
-  k.meta.tma[0] = TmaParam{.param = 0, .elemBytes = 2, .isFloat = true, .isBf16 = false, .swizzleBytes = 64, .rank = 2,
-                           .box = {128, 32, 0, 0}};
-  k.meta.tma[1] = TmaParam{.param = 1, .elemBytes = 2, .isFloat = true, .isBf16 = true, .swizzleBytes = 128, .rank = 2,
-                           .box = {32, 64, 0, 0}};
+  k.meta.tma[0] = TmaParam{.param = 0, .type = TensorMapType::F16, .swizzleBytes = 64, .rank = 2, .box = {128, 32, 0, 0}};
+  k.meta.tma[1] = TmaParam{.param = 1, .type = TensorMapType::BF16, .swizzleBytes = 128, .rank = 2, .box = {32, 64, 0, 0}};
+  k.meta.tma[2] = TmaParam{.param = 2, .type = TensorMapType::TF32, .swizzleBytes = 128, .rank = 2, .box = {256, 32, 0, 0}};
   std::string s = encodeCompiledKernel(k);
-  EXPECT_NE(s.find("tma 2\ntmaparam 0 2 f 64 128x32\ntmaparam 1 2 b 128 32x64\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("tma 3\ntmaparam 0 f16 64 128x32\ntmaparam 1 bf16 128 32x64\ntmaparam 2 tf32 128 256x32\n"),
+            std::string::npos)
+      << s;
   EXPECT_EQ(decodeCompiledKernel(s), k);
   auto replaced = [&](const std::string &from, const std::string &to) {
     std::string t = s;
     return t.replace(t.find(from), from.size(), to);
   };
   EXPECT_EQ(rejection(replaced("128x32", "128y32")), "bad 'tmaparam' line");
-  EXPECT_EQ(rejection(replaced("tma 2\n", "tma 3\n")), "expected a 'tmaparam' line");
-  EXPECT_EQ(rejection(replaced("tma 2\n", "tma 9\n")), "more than 4 TMA parameters");
+  EXPECT_EQ(rejection(replaced("tma 3\n", "tma 4\n")), "expected a 'tmaparam' line");
+  EXPECT_EQ(rejection(replaced("tma 3\n", "tma 9\n")), "more than 4 TMA parameters");
   EXPECT_EQ(rejection(replaced("128x32", "512x32")), "TMA box dimension out of 1..256 for parameter 0");
-  EXPECT_EQ(rejection(replaced("f 64", "f 48")), "malformed TMA parameter 0");
+  EXPECT_EQ(rejection(replaced("f16 64", "f16 48")), "malformed TMA parameter 0");
+  EXPECT_EQ(rejection(replaced("bf16 128", "f64 128")), "bad 'tmaparam' line");
   k.meta.tma[0].param = -1; // a used slot after an unused one
   EXPECT_THROW(encodeCompiledKernel(k), Error);
 }

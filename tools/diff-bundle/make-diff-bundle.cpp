@@ -5,6 +5,7 @@
 #include "CaseBuilder.h"
 
 #include "../../test/kernels/TestKernels.h"
+#include "../../test/kernels/TmaMatmulKernels.h"
 #include "../../test/unit/cpu_random_kernels.h"
 #include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/Matmul.h"
@@ -183,6 +184,42 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                          "3x100x77x45" + (broadcastB ? " broadcast B" : "");
       out.push_back(makeCase(kernel, name, seed, {cdiv(m, 64) * cdiv(n, 64), batch}, 4, std::move(args), 1e-5));
     }
+  // The descriptor matmul (MatmulTma's tile: TMA copies into wgmma rings on sm_90a, the C block
+  // stored by TMA): B row-major (f16) or transposed (f16 and TF32, read K-major), on a grid of
+  // tiles or persistent on 2 programs (copies running ahead across tiles), ragged M and N.
+  struct Tma { int type; bool persistent; int m, n, k, bm, bn, bk, warps, epilogue; }; // type: 0 f16, 1 f16 bT, 2 tf32 bT
+  for (Tma c : std::vector<Tma>{{0, false, 200, 136, 96, 128, 128, 64, 4, 1}, {0, true, 300, 264, 128, 128, 128, 64, 8, 2},
+                                {1, false, 130, 72, 64, 64, 64, 64, 4, 0}, {1, true, 260, 200, 192, 128, 128, 64, 8, 1},
+                                {2, false, 150, 100, 68, 128, 128, 32, 4, 2}, {2, true, 300, 264, 96, 128, 128, 32, 8, 1}}) {
+    uint64_t seed = rng();
+    std::mt19937_64 r(seed);
+    const bool bt = c.type > 0, tf32 = c.type == 2;
+    const auto elem = tf32 ? DiffElem::F32 : DiffElem::F16;
+    auto input = [&](const std::vector<float> &v) {
+      if (tf32) return Buffer::of(v, elem);
+      std::vector<uint16_t> bits;
+      for (float x : v) bits.push_back(halfBits(x));
+      return Buffer::of(bits, elem);
+    };
+    auto a = randomFloats(size_t(c.m) * c.k, r), b = randomFloats(size_t(c.k) * c.n, r), bias = randomFloats(c.n, r);
+    std::vector<Arg> args = {input(a), input(b), Buffer::poisoned(size_t(c.m) * c.n * (tf32 ? 4 : 2), elem),
+                             Buffer::of(bias, DiffElem::F32),
+                             Descriptor{0, {c.m, c.k}, {c.k, 1}},
+                             bt ? Descriptor{1, {c.n, c.k}, {c.k, 1}} : Descriptor{1, {c.k, c.n}, {c.n, 1}},
+                             Descriptor{2, {c.m, c.n}, {c.n, 1}}, Scalar{c.m}, Scalar{c.n}, Scalar{c.k},
+                             Constant{c.bm}, Constant{c.bn}, Constant{c.bk}, Constant{c.persistent}, Constant{c.epilogue}};
+    const KernelBase &kernel = tf32 ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<float, float, true>())
+                               : bt ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, true>())
+                                    : static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, false>());
+    const int tiles = cdiv(c.m, c.bm) * cdiv(c.n, c.bn);
+    std::string name = std::string(kernel.name()) + (c.persistent ? " persistent " : " ") + std::to_string(c.m) + "x" +
+                       std::to_string(c.n) + "x" + std::to_string(c.k);
+    // f16 C: one rounding of the f32 sum (2^-11), whose order the tensor cores choose. TF32: the
+    // TMA copies round to nearest with ties to even, the CPU executor (as cvt.rna) ties away from
+    // zero; the one in 2^13 inputs on a tie moves its products by 2^-10, about 1.5e-5 of ||C||
+    // at these sizes (seen: 1.4e-5 on an H100).
+    out.push_back(makeCase(kernel, name, seed, {c.persistent ? 2 : tiles}, c.warps, std::move(args), tf32 ? 1e-4 : 1e-3));
+  }
   for (int flag : {0, 1}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);

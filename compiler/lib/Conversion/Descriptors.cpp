@@ -73,24 +73,57 @@ struct InitBarriersLowering : OpConversionPattern<InitBarriersOp> {
   }
 };
 
+/// Emits `body` in a branch only thread 0 takes (for instructions without a predicate
+/// operand); the rewriter continues after the branch.
+void onThreadZero(ConversionPatternRewriter &rewriter, Location loc, llvm::function_ref<void()> body) {
+  Block *before = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+  rewriter.createBlock(after);
+  Block *then = rewriter.getInsertionBlock();
+  body();
+  LLVM::BrOp::create(rewriter, loc, after);
+  rewriter.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(rewriter, loc, isThreadZero(rewriter, loc), then, after);
+  rewriter.setInsertionPointToStart(after);
+}
+
 struct InvalidateBarriersLowering : OpConversionPattern<InvalidateBarriersOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(InvalidateBarriersOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    // mbarrier.inval has no predicate operand: branch around it.
-    Block *before = rewriter.getInsertionBlock();
-    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-    Block *then = rewriter.createBlock(after);
-    for (int64_t i = 0; i < op.getBars().getType().getShape()[0]; ++i)
-      NVVM::MBarrierInvalOp::create(rewriter, loc, barrierAt(rewriter, loc, adaptor.getBars()[0], i));
-    LLVM::BrOp::create(rewriter, loc, after);
-    rewriter.setInsertionPointToEnd(before);
-    LLVM::CondBrOp::create(rewriter, loc, isThreadZero(rewriter, loc), then, after);
+    onThreadZero(rewriter, loc, [&] {
+      for (int64_t i = 0; i < op.getBars().getType().getShape()[0]; ++i)
+        NVVM::MBarrierInvalOp::create(rewriter, loc, barrierAt(rewriter, loc, adaptor.getBars()[0], i));
+    });
     rewriter.eraseOp(op);
     return success();
   }
 };
+
+/// The boxes of a 2-D #tile.nvmma_shared buffer that one TMA copy each moves (TmaRecord.h's
+/// tmaBox): column groups of the swizzle width (each rows x W, stored one after another),
+/// and within a group chunks of at most 256 rows (TMA's largest box). `copy` gets the box's
+/// byte offset in the buffer and its first row and column in the block.
+void forEachTmaBox(MemDescType buffer, llvm::function_ref<void(int64_t byteOffset, int64_t row, int64_t col)> copy) {
+  auto layout = cast<NvmmaSharedLayoutAttr>(buffer.getEncoding());
+  const int64_t rows = buffer.getShape()[0], cols = buffer.getShape()[1];
+  const int64_t swizzle = layout.getSwizzle(), width = swizzle / sharedBytesOf(buffer.getElementType());
+  const int64_t boxRows = std::min<int64_t>(rows, ::tile::layout::kMaxTmaBoxRows);
+  for (int64_t g = 0; g < cols / width; ++g)
+    for (int64_t r = 0; r < rows; r += boxRows) copy((g * rows + r) * swizzle, r, g * width);
+}
+
+/// `base` (a shared pointer) advanced by `bytes`.
+Value byteOffset(OpBuilder &b, Location loc, Value base, int64_t bytes) {
+  if (!bytes) return base;
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ArrayRef<LLVM::GEPArg>{int32_t(bytes)});
+}
+
+/// The box coordinates of (row0 + row, col0 + col), innermost first as the PTX instruction takes them.
+SmallVector<Value> boxCoords(IntBuilder &ib, Value row0, Value col0, int64_t row, int64_t col) {
+  return {col ? ib.add(col0, ib.c(col)) : col0, row ? ib.add(row0, ib.c(row)) : row0};
+}
 
 struct BarrierExpectLowering : OpConversionPattern<BarrierExpectOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -118,21 +151,15 @@ struct BarrierWaitLowering : OpConversionPattern<BarrierWaitOp> {
   }
 };
 
-/// One cp.async.bulk.tensor per box of the buffer's #tile.nvmma_shared layout: column groups of
-/// the swizzle width (each rows x W, stored one after another), and within a group chunks of at
-/// most 256 rows (TMA's largest box).
+/// One cp.async.bulk.tensor per box (forEachTmaBox) into the buffer, on the stage's mbarrier.
 struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AsyncTmaLoadOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MemDescType dst = op.getDst().getType();
-    auto layout = cast<NvmmaSharedLayoutAttr>(dst.getEncoding());
-    const int64_t rows = dst.getShape()[0], cols = dst.getShape()[1];
-    const int64_t swizzle = layout.getSwizzle(), elemBytes = sharedBytesOf(dst.getElementType());
-    if (dst.getRank() != 2 || op.getCoords().size() != 2 || !swizzle)
+    if (dst.getRank() != 2 || op.getCoords().size() != 2)
       return op.emitOpError("copies 2-D blocks into swizzled buffers only");
-    const int64_t width = swizzle / elemBytes, boxRows = std::min<int64_t>(rows, ::tile::layout::kMaxTmaBoxRows);
     Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], isThreadZero(rewriter, loc));
     // A shared::cta address is a valid shared::cluster address of this program (no cluster
     // launch): the copy's destination space (isCTAOnly would need PTX 8.6).
@@ -140,19 +167,38 @@ struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
     Value base = adaptor.getDst()[0], bar = adaptor.getBar()[0], desc = adaptor.getDesc()[0];
     Value row0 = adaptor.getCoords()[0][0], col0 = adaptor.getCoords()[1][0];
     IntBuilder ib{rewriter, loc};
-    for (int64_t g = 0; g < cols / width; ++g)
-      for (int64_t r = 0; r < rows; r += boxRows) {
-        const int64_t byteOffset = (g * rows + r) * swizzle;
-        Value at = byteOffset ? Value(LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
-                                                          ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)}))
-                              : base;
-        Value to = LLVM::AddrSpaceCastOp::create(rewriter, loc, cluster, at);
-        // Coordinates innermost first, as the PTX instruction takes them.
-        SmallVector<Value> coords{g ? ib.add(col0, ib.c(g * width)) : col0, r ? ib.add(row0, ib.c(r)) : row0};
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            rewriter, loc, to, desc, coords, bar, /*im2colOffsets=*/ValueRange{}, /*multicastMask=*/Value(),
-            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false, /*group=*/nullptr, pred);
-      }
+    forEachTmaBox(dst, [&](int64_t bytes, int64_t row, int64_t col) {
+      Value to = LLVM::AddrSpaceCastOp::create(rewriter, loc, cluster, byteOffset(rewriter, loc, base, bytes));
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, to, desc, boxCoords(ib, row0, col0, row, col), bar, /*im2colOffsets=*/ValueRange{},
+          /*multicastMask=*/Value(), /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+          /*group=*/nullptr, pred);
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Thread 0: one cp.async.bulk.tensor per box (forEachTmaBox) from the buffer, committed as one
+/// bulk group, then a wait until the group has read the buffer.
+struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncTmaStoreOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value base = adaptor.getSrc()[0], desc = adaptor.getDesc()[0];
+    Value row0 = adaptor.getCoords()[0][0], col0 = adaptor.getCoords()[1][0];
+    onThreadZero(rewriter, loc, [&] {
+      IntBuilder ib{rewriter, loc};
+      forEachTmaBox(op.getSrc().getType(), [&](int64_t bytes, int64_t row, int64_t col) {
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(rewriter, loc, desc, byteOffset(rewriter, loc, base, bytes),
+                                                           boxCoords(ib, row0, col0, row, col),
+                                                           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+                                                           /*predicate=*/Value());
+      });
+      NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());
+    });
     rewriter.eraseOp(op);
     return success();
   }
@@ -162,5 +208,6 @@ struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
 
 void mlir::tile::populateDescriptorPatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<DescriptorBaseLowering, DescriptorDimLowering, InitBarriersLowering, InvalidateBarriersLowering,
-               BarrierExpectLowering, BarrierWaitLowering, AsyncTmaLoadLowering>(converter, patterns.getContext());
+               BarrierExpectLowering, BarrierWaitLowering, AsyncTmaLoadLowering, AsyncTmaStoreLowering>(
+      converter, patterns.getContext());
 }

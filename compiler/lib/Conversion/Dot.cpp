@@ -37,11 +37,19 @@ Value factor(OpBuilder &b, Location loc, Value v, InputPrecision precision, bool
   if (v.getType() != f32) return arith::ExtFOp::create(b, loc, f32, v); // f16/bf16: exact
   if (precision != InputPrecision::TF32) return v;
   if (!hasTf32Convert) return roundToTf32InSoftware(b, loc, v);
+  return roundToTf32(b, loc, v);
+}
+
+} // namespace
+
+Value mlir::tile::roundToTf32(OpBuilder &b, Location loc, Value v) {
   // cvt.rna.tf32.f32 (sm_80+): nearest, ties away from zero; the result's bits are an f32.
   Value bits = NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), v, NVVM::FPRoundingMode::RNA,
                                                   NVVM::SaturationMode::NONE, /*relu=*/false);
-  return LLVM::BitcastOp::create(b, loc, f32, bits);
+  return LLVM::BitcastOp::create(b, loc, b.getF32Type(), bits);
 }
+
+namespace {
 
 /// Two 16-bit elements as one mma.sync operand register: vector<2xf16>, or an i32 for bf16.
 Value packPair(OpBuilder &b, Location loc, Value lo, Value hi) {

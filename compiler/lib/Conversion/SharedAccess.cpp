@@ -10,7 +10,8 @@ namespace ll = ::tile::layout;
 ll::LinearLayout mlir::tile::sharedTileLayout(MemDescType type) {
   ArrayRef<int64_t> tile = type.getTileShape();
   if (auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(type.getEncoding()))
-    return ll::nvmmaShared(tile[0], tile[1], int(sharedBytesOf(type.getElementType())), int(nvmma.getSwizzle()));
+    return ll::nvmmaShared(tile[0], tile[1], int(sharedBytesOf(type.getElementType())), int(nvmma.getSwizzle()),
+                           nvmma.getTransposed());
   auto enc = cast<SwizzledSharedLayoutAttr>(type.getEncoding());
   return ll::swizzledShared(tile[0], tile[1], enc.getVec(), enc.getPerPhase(), enc.getMaxPhase(),
                             int(enc.getOrder()[0]));

@@ -30,7 +30,10 @@ struct LocalAllocLowering : OpConversionPattern<LocalAllocOp> {
     Value base = smem.at(rewriter, loc, offset.getInt(), bufferBytes(op.getType()));
     if (op.getSrc()) {
       ThreadLayout regs = ThreadLayout::get(op.getSrc().getType());
-      storeRegisters(rewriter, loc, base, regs, registerOffsets(regs, op.getType()), adaptor.getSrc(),
+      SmallVector<Value> values(adaptor.getSrc().begin(), adaptor.getSrc().end());
+      if (op.getRoundTf32())
+        for (Value &v : values) v = roundToTf32(rewriter, loc, v);
+      storeRegisters(rewriter, loc, base, regs, registerOffsets(regs, op.getType()), values,
                      op.getType().getElementType());
     }
     rewriter.replaceOp(op, base);
@@ -60,6 +63,16 @@ struct MemDescIndexLowering : OpConversionPattern<MemDescIndexOp> {
     Value base = adaptor.getSrc()[0];
     rewriter.replaceOp(op, LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
                                                ValueRange{byteOffset}));
+    return success();
+  }
+};
+
+/// A transposed view is the same bytes: its users read the layout off its type.
+struct MemDescTransLowering : OpConversionPattern<MemDescTransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(MemDescTransOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc()[0]);
     return success();
   }
 };
@@ -245,6 +258,6 @@ void mlir::tile::populateSharedMemoryPatterns(TileTypeConverter &converter, Rewr
                                               SharedMemory &smem) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<LocalAllocLowering>(converter, ctx, smem);
-  patterns.add<LocalStoreLowering, MemDescIndexLowering, LocalLoadLowering, AsyncCopyLowering,
+  patterns.add<LocalStoreLowering, MemDescIndexLowering, MemDescTransLowering, LocalLoadLowering, AsyncCopyLowering,
                Replace<AsyncCommitGroupOp>, Replace<AsyncWaitOp>, Replace<BarrierOp>>(converter, ctx);
 }

@@ -41,6 +41,8 @@ Value sharedElementPtr(OpBuilder &b, Location loc, Value base, Type elemType, Va
 Type sharedStorageType(Type elemType);
 Value toShared(OpBuilder &b, Location loc, Value v);
 Value fromShared(OpBuilder &b, Location loc, Value v, Type elemType);
+/// f32 `v` rounded to tf32 (cvt.rna: to nearest, ties away from zero; sm_80+), as an f32.
+Value roundToTf32(OpBuilder &b, Location loc, Value v);
 /// Bytes one element occupies in shared memory.
 unsigned sharedBytesOf(Type elemType);
 

@@ -8,12 +8,13 @@
 //
 // Descriptors (PTX ISA, "Matrix Descriptor Format"): start address >> 4 (bits 0-13),
 // leading byte offset >> 4 (16-29), stride byte offset >> 4 (32-45), swizzle mode
-// (62-63: 1 = 128 B, 2 = 64 B, 3 = 32 B). A [M, K] is K-major: its rows are the
-// #tile.nvmma_shared rows, 8-row atoms one stride (8 x swizzle bytes) apart, the leading
-// offset unused. B [K, N] is N-major (wgmma's "transposed" B): 8-row atoms along K one
-// stride apart, column groups (swizzle bytes of N) one leading offset (K x swizzle bytes)
-// apart. A step along K inside a swizzle row adds its byte offset to the start address:
-// the hardware swizzles absolute address bits, and buffers start 1024-byte aligned.
+// (62-63: 1 = 128 B, 2 = 64 B, 3 = 32 B). An operand is K-major when its buffer stores
+// rows of K (a untransposed, b transposed: OperandTiles): 8-row atoms one stride
+// (8 x swizzle bytes) apart, the leading offset unused. Otherwise it is MN-major (wgmma's
+// "transposed" operand, 16-bit types only): rows of K store M or N, 8-row atoms along K one
+// stride apart, column groups (swizzle bytes of M or N) one leading offset (K x swizzle
+// bytes) apart. A step along K inside a swizzle row adds its byte offset to the start
+// address: the hardware swizzles absolute address bits, and buffers start 1024-byte aligned.
 #include "SharedAccess.h"
 #include "TileToLLVM.h"
 
@@ -39,6 +40,35 @@ Value descriptor(OpBuilder &b, Location loc, Value base, Value byteOffset, int64
   return LLVM::OrOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, field),
                             LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(int64_t(fixed))));
 }
+
+/// Where one operand's instruction tiles lie in its #tile.nvmma_shared buffer (see above).
+struct OperandTiles {
+  bool kMajor;
+  int64_t k, swizzle, elemBytes;
+
+  /// Operand a ([M, K], isB false) or b ([K, N]) of type `t`.
+  static OperandTiles of(MemDescType t, bool isB) {
+    auto nvmma = cast<NvmmaSharedLayoutAttr>(t.getEncoding());
+    return {nvmma.getTransposed() == isB, t.getShape()[isB ? 0 : 1], int64_t(nvmma.getSwizzle()),
+            sharedBytesOf(t.getElementType())};
+  }
+  /// Byte offset of the tile at M or N row `mn0` (a multiple of 64 for a, 0 for b) and
+  /// column k0 (a multiple of the instruction's K). `extent` is the buffer's M or N.
+  /// K-major: rows of `swizzle` bytes, column groups of W = swizzle / elemBytes K elements
+  /// extent x swizzle bytes apart. MN-major: row k0 of the first column group holding mn0
+  /// (W divides 64, so mn0 starts a group; groups are K x swizzle bytes apart).
+  Value offset(IntBuilder &ib, Value mn0, int64_t k0, int64_t extent) const {
+    const int64_t groupCols = swizzle / elemBytes;
+    if (kMajor)
+      return ib.add(ib.mul(mn0, ib.c(swizzle)), ib.c((k0 / groupCols) * extent * swizzle + (k0 % groupCols) * elemBytes));
+    return ib.add(ib.mul(mn0, ib.c(k * elemBytes)), ib.c(k0 * swizzle));
+  }
+  int64_t leadingBytes() const { return kMajor ? 16 /* unused */ : k * swizzle; }
+  int64_t strideBytes() const { return 8 * swizzle; }
+  NVVM::MMALayout layout(bool isB) const {
+    return kMajor == isB ? NVVM::MMALayout::col : NVVM::MMALayout::row; // a row / b col: K-major
+  }
+};
 
 /// `regs` passed through an empty side-effecting inline asm placed after the wait: LLVM
 /// keeps side effects in order, so every later use reads the registers after the wait.
@@ -70,21 +100,11 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
     MemDescType aType = op.getA().getType(), bType = op.getB().getType();
     auto mma = cast<MmaLayoutAttr>(op.getType().getEncoding());
     const int64_t m = op.getType().getDimSize(0), n = op.getType().getDimSize(1), k = aType.getShape()[1];
-    const int64_t groups = mma.getWarpsPerCTA()[0] / 4, mReps = m / (64 * groups), kSteps = k / 16;
-    const int64_t elemBytes = sharedBytesOf(aType.getElementType());
-    const unsigned swizzleA = cast<NvmmaSharedLayoutAttr>(aType.getEncoding()).getSwizzle();
-    const unsigned swizzleB = cast<NvmmaSharedLayoutAttr>(bType.getEncoding()).getSwizzle();
-    const int64_t groupColsA = swizzleA / elemBytes, groupColsB = swizzleB / elemBytes;
+    const bool tf32 = aType.getElementType().isF32();
+    const int64_t kStep = tf32 ? 8 : 16; // 32 bytes of K per instruction
+    const int64_t groups = mma.getWarpsPerCTA()[0] / 4, mReps = m / (64 * groups), kSteps = k / kStep;
+    const OperandTiles tilesA = OperandTiles::of(aType, false), tilesB = OperandTiles::of(bType, true);
     IntBuilder ib{rewriter, loc};
-
-    // Byte offset of A's element (row, k0) and B's (k0, 0): rows of one column group are
-    // `swizzle` bytes apart, column groups rows x swizzle bytes; row and k0 are multiples
-    // of 8 and 16, so no swizzle XOR applies to the atom's start.
-    auto aOffset = [&](Value row, int64_t k0) {
-      Value rowBytes = ib.mul(row, ib.c(swizzleA));
-      return ib.add(rowBytes, ib.c((k0 / groupColsA) * m * swizzleA + (k0 % groupColsA) * elemBytes));
-    };
-    auto bOffset = [&](int64_t k0) { return ib.c(k0 * swizzleB); };
 
     ThreadPosition pos = emitThreadPosition(rewriter, loc, ThreadLayout::get(op.getType()));
     Value group = ib.udiv(pos.warp, 4);
@@ -98,8 +118,9 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
     if (int64_t(acc.size()) != perSlab * mReps)
       return op.emitOpError("lowering: ") << acc.size() << " accumulator registers, expected " << perSlab * mReps;
 
-    auto ptx = aType.getElementType().isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
-    auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, int(n), 16);
+    auto ptx = tf32 ? NVVM::WGMMATypes::tf32
+               : aType.getElementType().isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, int(n), int(kStep));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t r = 0; r < mReps; ++r) {
       // Registers of slab r: the accumulator layout numbers them (fragment, N, M), and one
@@ -109,13 +130,14 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
         d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[r * perSlab + i], i);
       Value slabRow = ib.mul(ib.add(group, ib.c(groups * r)), ib.c(64));
       for (int64_t s = 0; s < kSteps; ++s) {
-        Value descA = descriptor(rewriter, loc, aBase, aOffset(slabRow, 16 * s), /*leading (unused)=*/16,
-                                 8 * swizzleA, swizzleA);
-        Value descB = descriptor(rewriter, loc, bBase, bOffset(16 * s), bType.getShape()[0] * swizzleB, 8 * swizzleB,
-                                 swizzleB);
+        // Tile starts are multiples of 8 rows and 32 bytes of K: no swizzle XOR applies to them.
+        Value descA = descriptor(rewriter, loc, aBase, tilesA.offset(ib, slabRow, kStep * s, m),
+                                 tilesA.leadingBytes(), tilesA.strideBytes(), tilesA.swizzle);
+        Value descB = descriptor(rewriter, loc, bBase, tilesB.offset(ib, ib.c(0), kStep * s, n),
+                                 tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle);
         d = NVVM::WgmmaMmaAsyncOp::create(rewriter, loc, accType, d, descA, descB, shape, ptx, ptx,
                                           NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
-                                          NVVM::WGMMAScaleIn::one, NVVM::MMALayout::row, NVVM::MMALayout::row,
+                                          NVVM::WGMMAScaleIn::one, tilesA.layout(false), tilesB.layout(true),
                                           /*satfinite=*/nullptr);
       }
       for (int64_t i = 0; i < perSlab; ++i) acc[r * perSlab + i] = LLVM::ExtractValueOp::create(rewriter, loc, d, i);

@@ -142,7 +142,8 @@ LogicalResult SwizzledSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()
   return success();
 }
 
-LogicalResult NvmmaSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned swizzle) {
+LogicalResult NvmmaSharedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, unsigned swizzle,
+                                            bool /*transposed*/) {
   if (swizzle != 32 && swizzle != 64 && swizzle != 128) return emitError() << "swizzle must be 32, 64 or 128 bytes";
   return success();
 }
@@ -174,11 +175,14 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, 
     if (d <= 0 || (d & (d - 1))) return emitError() << "buffer dimensions must be powers of two";
   if (!elem.isIntOrFloat()) return emitError() << "buffer elements must be integers or floats, got " << elem;
   if (auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(encoding)) {
-    // Whole swizzle rows per column group, whole 8-row swizzle atoms.
-    const int64_t rowBytes = shape.back() * int64_t(elem.getIntOrFloatBitWidth() / 8);
-    if (rowBytes % nvmma.getSwizzle() || shape[shape.size() - 2] % 8)
+    // Whole swizzle rows per column group, whole 8-row swizzle atoms, along the stored
+    // order (a transposed tile's rows run along dimension 0).
+    int64_t contiguous = shape.back(), strided = shape[shape.size() - 2];
+    if (nvmma.getTransposed()) std::swap(contiguous, strided);
+    const int64_t rowBytes = contiguous * int64_t(elem.getIntOrFloatBitWidth() / 8);
+    if (rowBytes % nvmma.getSwizzle() || strided % 8)
       return emitError() << "an nvmma_shared tile needs rows of a multiple of " << nvmma.getSwizzle()
-                         << " bytes and a multiple of 8 rows";
+                         << " bytes and a multiple of 8 rows" << (nvmma.getTransposed() ? " (along dimension 0)" : "");
     return success();
   }
   if (!isa<SwizzledSharedLayoutAttr>(encoding)) return emitError() << "expected a shared layout, got " << encoding;

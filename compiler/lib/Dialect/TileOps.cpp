@@ -85,18 +85,27 @@ static LogicalResult verifyMemOp(Operation *op, Type ptrType, Type valueType, Va
   return success();
 }
 
+/// A load's or store's descriptor box (`box %desc[%offsets]`, optional): a masked tensor access
+/// of the descriptor's rank and element type, one offset per dimension.
+static LogicalResult verifyBox(Operation *op, Value desc, ValueRange offsets, Type accessed, Value mask,
+                               StringRef what) {
+  if (!desc) {
+    if (!offsets.empty()) return op->emitOpError("box offsets without a descriptor");
+    return success();
+  }
+  auto d = cast<TensorDescType>(desc.getType());
+  auto t = dyn_cast<RankedTensorType>(accessed);
+  if (!t || t.getRank() != d.getRank() || t.getElementType() != d.getElementType() || offsets.size() != d.getRank() ||
+      !mask)
+    return op->emitOpError("a descriptor box needs a masked tensor ")
+           << what << " of the descriptor's rank and element type, one offset per dimension";
+  return success();
+}
+
 LogicalResult LoadOp::verify() {
   if (getOther() && !getMask()) return emitOpError("'other' needs a mask");
   if (getOther() && getOther().getType() != getType()) return emitOpError("'other' must have the result type");
-  if (TypedValue<TensorDescType> desc = getDesc()) {
-    auto t = dyn_cast<RankedTensorType>(getType());
-    if (!t || t.getRank() != desc.getType().getRank() || t.getElementType() != desc.getType().getElementType() ||
-        getDescOffsets().size() != desc.getType().getRank() || !getMask())
-      return emitOpError("a descriptor box needs a masked tensor load of the descriptor's rank and element type, "
-                         "one offset per dimension");
-  } else if (!getDescOffsets().empty()) {
-    return emitOpError("box offsets without a descriptor");
-  }
+  if (failed(verifyBox(*this, getDesc(), getDescOffsets(), getType(), getMask(), "load"))) return failure();
   return verifyMemOp(*this, getPtr().getType(), getType(), getMask());
 }
 
@@ -121,7 +130,19 @@ LogicalResult AsyncTmaLoadOp::verify() {
 }
 
 LogicalResult StoreOp::verify() {
+  if (failed(verifyBox(*this, getDesc(), getDescOffsets(), getValue().getType(), getMask(), "store"))) return failure();
   return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());
+}
+
+LogicalResult AsyncTmaStoreOp::verify() {
+  MemDescType src = getSrc().getType();
+  if (getCoords().size() != getDesc().getType().getRank() || src.getRank() != 2 || getCoords().size() != 2)
+    return emitOpError("copies one 2-D buffer to a block of a rank-2 descriptor");
+  if (src.getElementType() != getDesc().getType().getElementType())
+    return emitOpError("the buffer holds the descriptor's element type");
+  auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(src.getEncoding());
+  if (!nvmma || nvmma.getTransposed()) return emitOpError("copies from an untransposed #tile.nvmma_shared buffer");
+  return success();
 }
 
 LogicalResult AtomicAddOp::verify() {
@@ -179,19 +200,23 @@ LogicalResult WarpGroupDotOp::verify() {
            << a.getShape()[0] << "x" << a.getShape()[1] << " * " << b.getShape()[0] << "x" << b.getShape()[1] << " -> "
            << acc.getDimSize(0) << "x" << acc.getDimSize(1);
   Type elem = a.getElementType();
-  if (elem != b.getElementType() || !isa<Float16Type, BFloat16Type>(elem))
-    return emitOpError("operands must both be f16 or both bf16");
+  if (elem != b.getElementType() || !isa<Float16Type, BFloat16Type, Float32Type>(elem))
+    return emitOpError("operands must both be f16, both bf16 or both f32 (tf32)");
   if (!acc.getElementType().isF32()) return emitOpError("accumulator must be f32");
-  if (!isa<NvmmaSharedLayoutAttr>(a.getEncoding()) || !isa<NvmmaSharedLayoutAttr>(b.getEncoding()))
-    return emitOpError("operands must be #tile.nvmma_shared buffers");
+  auto nvmmaA = dyn_cast<NvmmaSharedLayoutAttr>(a.getEncoding()), nvmmaB = dyn_cast<NvmmaSharedLayoutAttr>(b.getEncoding());
+  if (!nvmmaA || !nvmmaB) return emitOpError("operands must be #tile.nvmma_shared buffers");
+  // wgmma transposes (reads MN-major) 16-bit operands only.
+  if (elem.isF32() && (nvmmaA.getTransposed() || !nvmmaB.getTransposed()))
+    return emitOpError("f32 (tf32) operands must be K-major: a untransposed, b transposed");
   auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
   if (!mma || mma.getWarpsPerCTA().size() != 2 || mma.getWarpsPerCTA()[1] != 1 || mma.getWarpsPerCTA()[0] % 4)
     return emitOpError("accumulator must be #tile.mma with warpsPerCTA = [4 x warpgroups, 1]");
   const int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getShape()[1];
   const int64_t slab = 16 * mma.getWarpsPerCTA()[0];
-  if (m % slab || n % 8 || n > 256 || k % 16)
-    return emitOpError("needs M a multiple of ") << slab << ", N a multiple of 8 up to 256 and K of 16, got " << m << "x"
-                                                  << n << "x" << k;
+  const int64_t kStep = elem.isF32() ? 8 : 16;
+  if (m % slab || n % 8 || n > 256 || k % kStep)
+    return emitOpError("needs M a multiple of ") << slab << ", N a multiple of 8 up to 256 and K of " << kStep
+                                                  << ", got " << m << "x" << n << "x" << k;
   return success();
 }
 
@@ -229,6 +254,8 @@ static LogicalResult matchesBuffer(Operation *op, RankedTensorType t, MemDescTyp
 }
 
 LogicalResult LocalAllocOp::verify() {
+  if (getRoundTf32() && (!getSrc() || !getType().getElementType().isF32()))
+    return emitOpError("round_tf32 needs an f32 source");
   if (!getSrc()) return success();
   return matchesBuffer(*this, getSrc().getType(), getType(), "source");
 }
@@ -258,6 +285,24 @@ LogicalResult MemDescIndexOp::verify() {
   if (src.getRank() != res.getRank() + 1 || src.getShape().drop_front() != res.getShape() ||
       src.getElementType() != res.getElementType() || src.getEncoding() != res.getEncoding())
     return emitOpError("result must be one buffer of the ring ") << src << ", got " << res;
+  return success();
+}
+
+MemDescType MemDescTransOp::transposedType(MemDescType src) {
+  Attribute encoding = src.getEncoding();
+  if (auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(encoding))
+    encoding = NvmmaSharedLayoutAttr::get(src.getContext(), nvmma.getSwizzle(), !nvmma.getTransposed());
+  else if (auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(encoding))
+    encoding = SwizzledSharedLayoutAttr::get(src.getContext(), swizzled.getVec(), swizzled.getPerPhase(),
+                                             swizzled.getMaxPhase(), {swizzled.getOrder()[1], swizzled.getOrder()[0]});
+  return MemDescType::get(src.getContext(), {src.getShape()[1], src.getShape()[0]}, src.getElementType(), encoding);
+}
+
+LogicalResult MemDescTransOp::verify() {
+  MemDescType src = getSrc().getType();
+  if (src.getRank() != 2) return emitOpError("transposes one 2-D buffer, not a ring");
+  if (getType() != transposedType(src))
+    return emitOpError("result must be ") << transposedType(src) << ", got " << getType();
   return success();
 }
 

@@ -14,16 +14,18 @@ int log2Of(int64_t v) {
   if (v <= 0 || (int64_t(1) << l) != v) throw std::invalid_argument("shared layout: sizes must be powers of two");
   return l;
 }
+
+/// `t` (a layout of the [cols, rows] tile) with its coordinates swapped: the same offsets for
+/// the rows x cols tile it stores transposed.
+LinearLayout transposeTile(const LinearLayout &t, int64_t rows, int64_t cols) {
+  std::vector<LinearLayout::Basis> offset;
+  for (const LinearLayout::Basis &b : t.getBases().begin()->second) offset.push_back({b[1], b[0]});
+  return LinearLayout({{"offset", offset}}, {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
+}
 } // namespace
 
 LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, int maxPhase, int contiguousDim) {
-  if (contiguousDim == 0) {
-    // The row-major layout of the transposed tile, its coordinates swapped back.
-    LinearLayout t = swizzledShared(cols, rows, vec, perPhase, maxPhase, 1);
-    std::vector<LinearLayout::Basis> offset;
-    for (const LinearLayout::Basis &b : t.getBases().begin()->second) offset.push_back({b[1], b[0]});
-    return LinearLayout({{"offset", offset}}, {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
-  }
+  if (contiguousDim == 0) return transposeTile(swizzledShared(cols, rows, vec, perPhase, maxPhase, 1), rows, cols);
   log2Of(vec), log2Of(perPhase), log2Of(maxPhase);
   if (int64_t(vec) * maxPhase > cols)
     throw std::invalid_argument("shared layout: vec * maxPhase (" + std::to_string(vec * maxPhase) +
@@ -38,7 +40,8 @@ LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, i
   return LinearLayout({{"offset", offset}}, {{"dim0", int32_t(rows)}, {"dim1", int32_t(cols)}});
 }
 
-LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes) {
+LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes, bool transposed) {
+  if (transposed) return transposeTile(nvmmaShared(cols, rows, elemBytes, swizzleBytes, false), rows, cols);
   if (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128)
     throw std::invalid_argument("nvmma shared layout: swizzle must be 32, 64 or 128 bytes");
   const int64_t groupCols = swizzleBytes / elemBytes;

@@ -7,7 +7,13 @@
 // On sm_90a an f16/bf16 dot whose tile gives every warpgroup (four warps) whole 64-row
 // slabs becomes tile.warpgroup_dot (wgmma) instead: both operands are written to
 // #tile.nvmma_shared buffers (tile-pipeline turns those writes into cp.async rings in a
-// K loop) and read by the tensor cores from there, never through registers.
+// K loop) and read by the tensor cores from there, never through registers. A b that is a
+// `trans` of a tile is written untransposed and read through a transposed view
+// (tile.memdesc_trans): b = trans(bt [N, K]) reaches wgmma K-major straight from its load.
+// That is also what lets a TF32 dot (f32 inputs) use wgmma, which reads tf32 operands
+// K-major only: its b must be such a transpose (and a not), else it stays on mma.sync. Its
+// buffers round their f32 inputs to tf32 as they are written (`round_tf32`), since the
+// tensor cores would truncate them.
 #include "LayoutRewrite.h"
 #include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
@@ -53,15 +59,31 @@ std::optional<MmaLayoutAttr> mmaLayoutFor(DotOp dot, unsigned warps) {
   return MmaLayoutAttr::get(dot.getContext(), {split->first, split->second});
 }
 
-/// wgmma (m64nNk16, f16/bf16, operands from shared memory) on sm_90a when every warpgroup
-/// gets whole 64-row slabs (warpsPerCTA = [warps, 1]), one instruction covers N (8..256)
-/// and both operand tiles fill whole swizzle rows; else nullopt.
+/// What a conversion converts, else `v` itself: the value before assign-layouts moved it
+/// into the FMA operand layout.
+Value unconverted(Value v) {
+  if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) return cvt.getSrc();
+  return v;
+}
+
+/// The 2-D `trans` that dot operand `v` is (under a conversion), else null.
+TransOp transposeOf(Value v) {
+  auto t = unconverted(v).getDefiningOp<TransOp>();
+  return t && t.getOrder() == ArrayRef<int32_t>{1, 0} ? t : TransOp();
+}
+
+/// wgmma (m64nNk16 for f16/bf16, m64nNk8 for tf32; operands from shared memory) on sm_90a
+/// when every warpgroup gets whole 64-row slabs (warpsPerCTA = [warps, 1]), one instruction
+/// covers N (8..256), both operand tiles fill whole swizzle rows and, for tf32, both can be
+/// read K-major (b a transpose, a not); else nullopt.
 std::optional<MmaLayoutAttr> wgmmaLayoutFor(DotOp dot, unsigned warps) {
   auto a = dot.getA().getType(), b = dot.getB().getType();
   Type elem = a.getElementType();
-  if (!targetHasWgmma(dot) || !isa<Float16Type, BFloat16Type>(elem) || warps % 4) return std::nullopt;
+  const bool tf32 = elem.isF32() && dot.getInputPrecision() == InputPrecision::TF32;
+  if (!targetHasWgmma(dot) || !(isa<Float16Type, BFloat16Type>(elem) || tf32) || warps % 4) return std::nullopt;
+  if (tf32 && (!transposeOf(dot.getB()) || transposeOf(dot.getA()))) return std::nullopt;
   const int64_t m = a.getDimSize(0), n = b.getDimSize(1), k = a.getDimSize(1);
-  if (m % (16 * warps) || n % 16 || n > 256 || k % 16) return std::nullopt;
+  if (m % (16 * warps) || n % 16 || n > 256 || k % (tf32 ? 8 : 16)) return std::nullopt;
   return MmaLayoutAttr::get(dot.getContext(), {warps, 1});
 }
 
@@ -69,14 +91,7 @@ std::optional<MmaLayoutAttr> wgmmaLayoutFor(DotOp dot, unsigned warps) {
 MemDescType nvmmaBuffer(RankedTensorType t) {
   const int swizzle = ::tile::layout::nvmmaSwizzleFor(t.getDimSize(1), int(t.getElementTypeBitWidth() / 8));
   return MemDescType::get(t.getContext(), t.getShape(), t.getElementType(),
-                          NvmmaSharedLayoutAttr::get(t.getContext(), swizzle));
-}
-
-/// What a conversion converts, else `v` itself: the value before assign-layouts moved it
-/// into the FMA operand layout.
-Value unconverted(Value v) {
-  if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) return cvt.getSrc();
-  return v;
+                          NvmmaSharedLayoutAttr::get(t.getContext(), swizzle, /*transposed=*/false));
 }
 
 /// A K loop's accumulator: the dot's accumulator is a loop-carried value used only by the
@@ -151,22 +166,34 @@ void convertResultBack(Value result, Type before, bool carried, OpBuilder &b) {
 }
 
 /// tile.dot -> tile.warpgroup_dot over two #tile.nvmma_shared buffers written from the
-/// operands' own (coalesced) layouts.
+/// operands' own (coalesced) layouts; a transposed operand's source written as it is and
+/// viewed transposed.
 void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
   OpBuilder b(dot);
   Type blockedResult = dot.getType();
   const bool carried = accumulateIn(dot, mma, b);
   SmallVector<Value> buffers;
   for (Value fma : {dot.getA(), dot.getB()}) {
-    Value source = unconverted(fma);
+    // Only b is read through a transposed view (K-major: bᵀ [N, K] loads, and TF32); a
+    // transposed a is written transposed from registers, K-major as before (wgmma's MN-major a
+    // is not used: no GPU test has run it).
+    TransOp trans = fma == dot.getB() ? transposeOf(fma) : TransOp();
+    Value source = trans ? unconverted(trans.getSrc()) : unconverted(fma);
     fitLoadToShape(source, warps, widths);
     auto type = cast<RankedTensorType>(source.getType());
-    buffers.push_back(LocalAllocOp::create(b, dot.getLoc(), nvmmaBuffer(type), source));
+    auto alloc = LocalAllocOp::create(b, dot.getLoc(), nvmmaBuffer(type), source);
+    // The tensor cores would truncate f32 to tf32: the write rounds, as tile.dot's TF32 does.
+    if (type.getElementType().isF32()) alloc.setRoundTf32(true);
+    Value buffer = alloc;
+    if (trans)
+      buffer = MemDescTransOp::create(b, dot.getLoc(),
+                                      MemDescTransOp::transposedType(cast<MemDescType>(buffer.getType())), buffer);
+    buffers.push_back(buffer);
   }
   auto wgmma = WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), buffers[0], buffers[1],
                                       dot.getAcc());
-  // Both at once: A and B may be one value, or A's producers may feed B's.
-  Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp()};
+  // All at once: A and B may be one value, or A's producers may feed B's.
+  Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp(), transposeOf(dot.getB())};
   dot.getResult().replaceAllUsesWith(wgmma.getResult());
   dot.erase();
   eraseIfDead(feeders);

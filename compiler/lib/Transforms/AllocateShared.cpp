@@ -1,8 +1,8 @@
 //===- AllocateShared.cpp - shared-memory offsets by liveness --------------===//
 // Ops are numbered in program order; a buffer lives from its tile.local_alloc to its
-// last use (through memdesc_index views), stretched over any loop that uses it from
-// outside, and an op's scratch lives at the op. Buffers are placed largest first at
-// the lowest offset that overlaps no buffer whose lifetime overlaps theirs.
+// last use (through memdesc_index and memdesc_trans views), stretched over any loop that
+// uses it from outside, and an op's scratch lives at the op. Buffers are placed largest
+// first at the lowest offset that overlaps no buffer whose lifetime overlaps theirs.
 #include "../Conversion/SharedAccess.h"
 #include "tile/Transforms/Passes.h"
 
@@ -86,7 +86,7 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
         if (isa<LoopLikeOpInterface>(p)) end = std::max(end, lastInside[p]);
       }
       b.last = std::max(b.last, end);
-      if (auto view = dyn_cast<MemDescIndexOp>(user)) extendToUses(view.getResult(), b, number, lastInside);
+      if (isa<MemDescIndexOp, MemDescTransOp>(user)) extendToUses(user->getResult(0), b, number, lastInside);
     }
   }
 };

@@ -60,7 +60,7 @@ struct State {
 
 /// The bytes of the buffer a memdesc value views (its whole ring).
 std::optional<Range> bufferRange(Value v) {
-  while (auto index = v.getDefiningOp<MemDescIndexOp>()) v = index.getSrc();
+  while (isa_and_present<MemDescIndexOp, MemDescTransOp>(v.getDefiningOp())) v = v.getDefiningOp()->getOperand(0);
   auto alloc = v.getDefiningOp<LocalAllocOp>();
   auto offset = alloc ? alloc->getAttrOfType<IntegerAttr>(kSharedOffsetAttr) : IntegerAttr();
   if (!offset) return std::nullopt;
@@ -165,6 +165,10 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       writes.push_back(whole(op, store.getDst()));
     } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
       reads.push_back(whole(op, load.getSrc()));
+    } else if (auto store = dyn_cast<AsyncTmaStoreOp>(op)) {
+      // The copy engine reads the buffer (thread 0 waits for it inside the op): every
+      // thread's writes must be fenced and published before it, and a later write after it.
+      reads.push_back(whole(op, store.getSrc()));
     } else if (auto dot = dyn_cast<WarpGroupDotOp>(op)) {
       // Synchronous: the op waits for its wgmmas, so its reads end with it.
       reads.push_back(whole(op, dot.getA()));

@@ -29,11 +29,19 @@
 // the one before the refill (the slot's last reader) stays. The descriptor's box and
 // swizzle are recorded on the module (kTmaParamsAttr) for the launch, which encodes the
 // TMA map: one box per descriptor, so a second block shape of the same descriptor stays on
-// cp.async.
+// cp.async. A buffer that rounds its f32 source to tf32 (`round_tf32`, a tf32 wgmma operand)
+// moves by TMA only, whose map then rounds (cp.async cannot).
+//
+// Persistent tile loops: when the K loop is the inner loop of an scf.for over tiles (a
+// persistent kernel's `for t = program_id; t < tiles; t += programs`) and all its copies are
+// TMA, the rings and mbarriers are set up once before the tile loop and the copies run ahead
+// across tiles (pipelineAcrossTiles): iterations are numbered globally for slots and phases,
+// the last iterations of one tile's K loop load the next tile's first blocks (its coordinates
+// are the tile loop's slice cloned for the next induction value), so the epilogue between
+// two K loops overlaps those copies and no tile starts with an empty pipeline. Like every TMA
+// copy (and Triton's), these loads are not ordered after the program's own earlier stores.
+#include "TmaRecord.h"
 #include "tile/Transforms/Passes.h"
-
-#include "tile/Layout/SharedLayouts.h"
-#include "tile/runtime/CompiledKernel.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -77,13 +85,16 @@ bool collectSlice(Value v, scf::ForOp loop, SetVector<Operation *> &slice) {
   return true;
 }
 
-/// The TMA box of `alloc`'s buffer as the launch encodes it: rows (at most TMA's 256) by the
-/// swizzle's width, outermost first.
-SmallVector<int32_t, 2> tmaBox(MemDescType t) {
-  auto nvmma = cast<NvmmaSharedLayoutAttr>(t.getEncoding());
-  const int64_t elemBytes = t.getElementType().getIntOrFloatBitWidth() / 8;
-  return {int32_t(std::min<int64_t>(t.getShape()[0], ::tile::layout::kMaxTmaBoxRows)),
-          int32_t(nvmma.getSwizzle() / elemBytes)};
+/// Whether only warpgroup dots read `buffer`, directly or through a transposed view.
+bool readOnlyByWarpGroupDots(Value buffer) {
+  for (Operation *user : buffer.getUsers()) {
+    if (auto view = dyn_cast<MemDescTransOp>(user)) {
+      if (!readOnlyByWarpGroupDots(view.getResult())) return false;
+    } else if (!isa<WarpGroupDotOp>(user)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /// Whether `c` (a descriptor block read only by warpgroup dots) can be a TMA copy: a rank-2
@@ -96,8 +107,7 @@ bool tmaApplies(const Candidate &c, scf::ForOp loop, SetVector<Operation *> &sli
   auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(t.getEncoding());
   if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp()) || !nvmma || !nvmma.getSwizzle() || t.getRank() != 2)
     return false;
-  for (Operation *user : const_cast<LocalAllocOp &>(c.alloc)->getUsers())
-    if (!isa<WarpGroupDotOp>(user)) return false;
+  if (!readOnlyByWarpGroupDots(const_cast<LocalAllocOp &>(c.alloc).getResult())) return false;
   for (Value off : load.getDescOffsets())
     if (!collectSlice(off, loop, slice)) return false;
   return true;
@@ -109,7 +119,8 @@ std::optional<Candidate> asCandidate(LocalAllocOp alloc, scf::ForOp loop, bool a
     return std::nullopt;
   if (!isZero(load.getOther())) return std::nullopt;
   for (Operation *user : alloc->getUsers())
-    if (!isa<LocalLoadOp, WarpGroupDotOp>(user) || user->getBlock() != loop.getBody()) return std::nullopt;
+    if (!isa<LocalLoadOp, WarpGroupDotOp, MemDescTransOp>(user) || user->getBlock() != loop.getBody())
+      return std::nullopt;
   if (allowTma && load.getDesc() && targetHasWgmma(loop)) {
     Candidate c{load, alloc, {}, true};
     SetVector<Operation *> slice;
@@ -119,6 +130,8 @@ std::optional<Candidate> asCandidate(LocalAllocOp alloc, scf::ForOp loop, bool a
       return c;
     }
   }
+  // cp.async cannot round what it copies: a tf32 operand is pipelined by TMA only.
+  if (alloc.getRoundTf32()) return std::nullopt;
   auto vec = load->getAttrOfType<IntegerAttr>("tile.vec");
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type) return std::nullopt;
@@ -179,6 +192,35 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     return {ptrs, mask};
   }
 
+  /// The box offsets of TMA candidate `c` for the iteration whose induction value is `iv`;
+  /// the values from outside the loop the offsets use are taken through `outside` (another
+  /// tile's, or themselves where it maps nothing).
+  static SmallVector<Value> boxOffsetsAt(OpBuilder &b, const Candidate &c, scf::ForOp loop, Value iv,
+                                         const IRMapping &outside) {
+    IRMapping map = outside;
+    map.map(loop.getInductionVar(), iv);
+    for (Operation *op : c.slice) b.clone(*op, map);
+    SmallVector<Value> offsets;
+    for (Value off : const_cast<LoadOp &>(c.load).getDescOffsets()) offsets.push_back(map.lookupOrDefault(off));
+    return offsets;
+  }
+
+  /// Where `pred` holds, thread 0 arms mbarrier `slot` of `bars` with the TMA candidates' bytes
+  /// and copies their blocks at `offsets` (one list per TMA candidate, in order) into the slot.
+  static void issueTma(OpBuilder &b, Location loc, ArrayRef<Candidate> cands, ArrayRef<Value> rings, Value bars,
+                       ArrayRef<SmallVector<Value>> offsets, Value slot, Value pred) {
+    Value bar = MemDescIndexOp::create(b, loc, barrierType(b.getContext(), 0), bars, slot);
+    int64_t bytes = 0;
+    for (const Candidate &c : cands)
+      if (c.tma) bytes += bufferBytes(const_cast<LocalAllocOp &>(c.alloc).getType());
+    BarrierExpectOp::create(b, loc, bar, pred, b.getI32IntegerAttr(bytes));
+    const SmallVector<Value> *next = offsets.begin();
+    for (auto [c, ring] : llvm::zip(cands, rings))
+      if (c.tma)
+        AsyncTmaLoadOp::create(b, loc, const_cast<LoadOp &>(c.load).getDesc(), *next++, slotView(b, loc, ring, slot),
+                               bar, pred);
+  }
+
   /// The copies of iteration `iv` into ring slot `slot`: cp.async for the pointer candidates
   /// (one commit group), TMA for the others on mbarrier `slot` of `bars`.
   void issueCopies(OpBuilder &b, ArrayRef<Candidate> cands, ArrayRef<Value> rings, Value bars, scf::ForOp loop,
@@ -186,21 +228,10 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     Location loc = loop.getLoc();
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv, loop.getUpperBound());
     if (bars) {
-      Value bar = MemDescIndexOp::create(b, loc, barrierType(b.getContext(), 0), bars, slot);
-      int64_t bytes = 0;
+      SmallVector<SmallVector<Value>> offsets;
       for (const Candidate &c : cands)
-        if (c.tma) bytes += bufferBytes(const_cast<LocalAllocOp &>(c.alloc).getType());
-      BarrierExpectOp::create(b, loc, bar, inRange, b.getI32IntegerAttr(bytes));
-      for (auto [c, ring] : llvm::zip(cands, rings)) {
-        if (!c.tma) continue;
-        IRMapping map;
-        map.map(loop.getInductionVar(), iv);
-        for (Operation *op : c.slice) b.clone(*op, map);
-        SmallVector<Value> coords;
-        for (Value off : const_cast<LoadOp &>(c.load).getDescOffsets()) coords.push_back(map.lookupOrDefault(off));
-        AsyncTmaLoadOp::create(b, loc, const_cast<LoadOp &>(c.load).getDesc(), coords, slotView(b, loc, ring, slot),
-                               bar, inRange);
-      }
+        if (c.tma) offsets.push_back(boxOffsetsAt(b, c, loop, iv, IRMapping()));
+      issueTma(b, loc, cands, rings, bars, offsets, slot, inRange);
     }
     if (llvm::none_of(cands, [](const Candidate &c) { return !c.tma; })) return;
     for (auto [c, ring] : llvm::zip(cands, rings)) {
@@ -232,32 +263,12 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     return MemDescType::get(ctx, shape, IntegerType::get(ctx, 64), layout);
   }
 
-  /// Records on the module that launches must encode a TMA map for descriptor parameter `arg`
-  /// with `c`'s box; false when the parameter already has another box (then `c` stays on cp.async).
-  static bool recordTma(ModuleOp module, BlockArgument arg, const Candidate &c) {
-    MemDescType t = const_cast<LocalAllocOp &>(c.alloc).getType();
-    Type elem = t.getElementType();
-    SmallVector<int32_t, 2> box = tmaBox(t);
-    SmallVector<int32_t> entry{int32_t(arg.getArgNumber()), int32_t(elem.getIntOrFloatBitWidth() / 8),
-                               int32_t(isa<FloatType>(elem)), int32_t(elem.isBF16()),
-                               int32_t(cast<NvmmaSharedLayoutAttr>(t.getEncoding()).getSwizzle()), 2, box[0], box[1]};
-    SmallVector<Attribute> params;
-    if (auto old = module->getAttrOfType<ArrayAttr>(kTmaParamsAttr)) params.assign(old.begin(), old.end());
-    for (Attribute a : params) {
-      auto have = cast<DenseI32ArrayAttr>(a).asArrayRef();
-      if (have[0] == entry[0]) return have == ArrayRef<int32_t>(entry);
-    }
-    if (params.size() == size_t(::tile::rt::kMaxTmaParams)) return false;
-    params.push_back(DenseI32ArrayAttr::get(module.getContext(), entry));
-    module->setAttr(kTmaParamsAttr, ArrayAttr::get(module.getContext(), params));
-    return true;
-  }
-
   /// The warpgroup dots that can stay in flight across iterations: reading only pipelined
   /// buffers, accumulating into a loop-carried value that only the yield uses after them.
   static SmallVector<WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Candidate> cands) {
     SmallVector<WarpGroupDotOp> dots;
     auto pipelined = [&](Value v) {
+      if (auto view = v.getDefiningOp<MemDescTransOp>()) v = view.getSrc();
       return llvm::any_of(cands, [&](const Candidate &c) { return const_cast<LocalAllocOp &>(c.alloc).getResult() == v; });
     };
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -272,6 +283,90 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     return dots;
   }
 
+  /// For a K loop that is the whole inner work of a persistent tile loop (the file comment):
+  /// the ops of the enclosing scf.for's body, in order, that compute from its induction
+  /// variable the values the candidates' box offsets take from outside `loop` (a tile's
+  /// coordinates). nullopt when the loop does not qualify: a copy not by TMA, no enclosing
+  /// scf.for, bounds that vary with the tile, or offsets not computable so.
+  static std::optional<SmallVector<Operation *>> tileSlice(scf::ForOp loop, ArrayRef<Candidate> cands) {
+    auto outer = dyn_cast<scf::ForOp>(loop->getParentOp());
+    if (!outer || llvm::any_of(cands, [](const Candidate &c) { return !c.tma; }) ||
+        outer.getInductionVar().getType() != loop.getInductionVar().getType() || !knownPositive(loop.getStep()) ||
+        !knownPositive(outer.getStep()))
+      return std::nullopt;
+    for (Value bound : {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (!outer.isDefinedOutsideOfLoop(bound)) return std::nullopt;
+    SetVector<Operation *> slice;
+    auto reach = [&](Value v) {
+      return !loop.isDefinedOutsideOfLoop(v) || outer.isDefinedOutsideOfLoop(v) || collectSlice(v, outer, slice);
+    };
+    for (const Candidate &c : cands) {
+      for (Operation *op : c.slice)
+        if (!llvm::all_of(op->getOperands(), reach)) return std::nullopt;
+      if (!llvm::all_of(const_cast<LoadOp &>(c.load).getDescOffsets(), reach)) return std::nullopt;
+    }
+    SmallVector<Operation *> ops(slice.begin(), slice.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    return ops;
+  }
+
+  /// A step the trip counts and comparisons of pipelineAcrossTiles may take as positive: a
+  /// positive constant, or the number of programs (a persistent loop's stride).
+  static bool knownPositive(Value step) {
+    APInt v;
+    if (matchPattern(step, m_ConstantInt(&v))) return v.isStrictlyPositive();
+    return step.getDefiningOp<NumProgramsOp>() != nullptr;
+  }
+
+  /// One ring of `stages` buffers per candidate, at `b`.
+  static SmallVector<Value> createRings(OpBuilder &b, Location loc, ArrayRef<Candidate> cands, int stages) {
+    SmallVector<Value> rings;
+    for (const Candidate &c : cands) {
+      MemDescType one = const_cast<LocalAllocOp &>(c.alloc).getType();
+      SmallVector<int64_t> shape{stages};
+      shape.append(one.getShape().begin(), one.getShape().end());
+      rings.push_back(LocalAllocOp::create(b, loc, MemDescType::get(b.getContext(), shape, one.getElementType(),
+                                                                    one.getEncoding()), Value()));
+    }
+    return rings;
+  }
+
+  /// The mbarrier ring of the TMA copies, initialised before any thread waits on it.
+  static Value createBarriers(OpBuilder &b, Location loc, int stages) {
+    Value bars = LocalAllocOp::create(b, loc, barrierType(b.getContext(), stages), Value());
+    InitBarriersOp::create(b, loc, bars);
+    BarrierOp::create(b, loc);
+    return bars;
+  }
+
+  /// The candidates' buffers become slot `slot` of their rings; their loads go.
+  static void readFromSlots(OpBuilder &b, Location loc, MutableArrayRef<Candidate> cands, ArrayRef<Value> rings,
+                            Value slot) {
+    for (auto [c, ring] : llvm::zip(cands, rings)) {
+      Value view = MemDescIndexOp::create(b, loc, c.alloc.getType(), ring, slot);
+      c.alloc.replaceAllUsesWith(view);
+      c.alloc.erase();
+      c.load.erase();
+    }
+  }
+
+  /// After `loop`: the dots' last groups complete before anything reads the loop's results.
+  static void waitForDots(OpBuilder &b, Location loc, scf::ForOp loop, ArrayRef<WarpGroupDotOp> inFlight) {
+    if (inFlight.empty()) return;
+    SmallVector<Value> carried;
+    SmallVector<Type> types;
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (WarpGroupDotOp dot : inFlight) {
+      dot.setPendings(1);
+      for (OpOperand &use : dot->getUses())
+        if (use.getOwner() == yield) carried.push_back(loop.getResult(use.getOperandNumber()));
+    }
+    for (Value v : carried) types.push_back(v.getType());
+    auto wait = WarpGroupDotWaitOp::create(b, loc, types, carried, b.getI32IntegerAttr(0));
+    for (auto [v, waited] : llvm::zip(carried, wait.getOutputs())) v.replaceAllUsesExcept(waited, wait);
+    b.setInsertionPointAfter(wait);
+  }
+
   void pipeline(scf::ForOp loop) {
     const int requested = requestedStages(loop);
     if (requested == 1) return;
@@ -281,7 +376,7 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     if (cands.empty()) return;
     auto module = loop->getParentOfType<ModuleOp>();
     for (Candidate &c : cands)
-      if (c.tma && !recordTma(module, cast<BlockArgument>(c.load.getDesc()), c)) {
+      if (c.tma && !recordTma(module, cast<BlockArgument>(c.load.getDesc()), c.alloc.getType(), c.alloc.getRoundTf32())) {
         // Another box of the same descriptor: pointers and cp.async after all (if they can).
         std::optional<Candidate> ptrs = asCandidate(c.alloc, loop, /*allowTma=*/false);
         if (!ptrs) return;
@@ -294,32 +389,18 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     // One wgmma group in flight needs a third slot; with two stages the dots wait.
     if (stages < 3) inFlight.clear();
     const int ahead = stages - 1 - (inFlight.empty() ? 0 : 1);
+    if (std::optional<SmallVector<Operation *>> tile = tileSlice(loop, cands))
+      return pipelineAcrossTiles(loop, *tile, cands, inFlight, stages, ahead);
 
     Location loc = loop.getLoc();
     Type it = loop.getInductionVar().getType();
     auto cst = [&](OpBuilder &b, int64_t v) { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, v)); };
-    auto i32 = [&](OpBuilder &b, Value v) -> Value {
-      if (it.isInteger(32)) return v;
-      if (it.isIndex()) return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
-      return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
-    };
+    auto i32 = [&](OpBuilder &b, Value v) { return toI32(b, loc, v); };
 
     // The rings and the prologue.
     OpBuilder b(loop);
-    SmallVector<Value> rings;
-    for (Candidate &c : cands) {
-      MemDescType one = c.alloc.getType();
-      SmallVector<int64_t> shape{stages};
-      shape.append(one.getShape().begin(), one.getShape().end());
-      rings.push_back(LocalAllocOp::create(b, loc, MemDescType::get(b.getContext(), shape, one.getElementType(),
-                                                                    one.getEncoding()), Value()));
-    }
-    Value bars;
-    if (anyTma) {
-      bars = LocalAllocOp::create(b, loc, barrierType(b.getContext(), stages), Value());
-      InitBarriersOp::create(b, loc, bars);
-      BarrierOp::create(b, loc); // initialised before any thread waits on them
-    }
+    SmallVector<Value> rings = createRings(b, loc, cands, stages);
+    Value bars = anyTma ? createBarriers(b, loc, stages) : Value();
     for (int i = 0; i < ahead; ++i) {
       Value iv = arith::AddIOp::create(b, loc, loop.getLowerBound(),
                                        arith::MulIOp::create(b, loc, loop.getStep(), cst(b, i)));
@@ -331,44 +412,18 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     if (anyCpAsync) AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(ahead - 1));
     Value iv = loop.getInductionVar();
     Value j = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()), loop.getStep());
-    if (anyTma) {
-      // Slot j % S completes its (j / S)-th phase with iteration j's copies.
-      Value slot = i32(b, arith::RemUIOp::create(b, loc, j, cst(b, stages)));
-      Value phase = i32(b, arith::AndIOp::create(b, loc, arith::DivUIOp::create(b, loc, j, cst(b, stages)), cst(b, 1)));
-      BarrierWaitOp::create(b, loc, MemDescIndexOp::create(b, loc, barrierType(b.getContext(), 0), bars, slot), phase);
-    }
+    if (anyTma) waitForStage(b, loc, bars, j, stages);
     Value ivAhead = arith::AddIOp::create(b, loc, iv, arith::MulIOp::create(b, loc, loop.getStep(), cst(b, ahead)));
     Value jAhead = arith::AddIOp::create(b, loc, j, cst(b, ahead));
     Value refill = i32(b, arith::RemUIOp::create(b, loc, jAhead, cst(b, stages)));
     issueCopies(b, cands, rings, bars, loop, ivAhead, refill);
-    Value slot = i32(b, arith::RemUIOp::create(b, loc, j, cst(b, stages)));
-    for (auto [c, ring] : llvm::zip(cands, rings)) {
-      Value view = MemDescIndexOp::create(b, loc, c.alloc.getType(), ring, slot);
-      c.alloc.replaceAllUsesWith(view);
-      c.alloc.erase();
-      c.load.erase();
-    }
+    readFromSlots(b, loc, cands, rings, i32(b, arith::RemUIOp::create(b, loc, j, cst(b, stages))));
 
     // No copy may still be landing in the rings when their space is reused (TMA copies past
     // the end are never issued).
     b.setInsertionPointAfter(loop);
     if (anyCpAsync) AsyncWaitOp::create(b, loc, b.getI32IntegerAttr(0));
-
-    // The dots' last groups complete before anything reads the loop's results.
-    if (!inFlight.empty()) {
-      SmallVector<Value> carried;
-      SmallVector<Type> types;
-      auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      for (WarpGroupDotOp dot : inFlight) {
-        dot.setPendings(1);
-        for (OpOperand &use : dot->getUses())
-          if (use.getOwner() == yield) carried.push_back(loop.getResult(use.getOperandNumber()));
-      }
-      for (Value v : carried) types.push_back(v.getType());
-      auto wait = WarpGroupDotWaitOp::create(b, loc, types, carried, b.getI32IntegerAttr(0));
-      for (auto [v, waited] : llvm::zip(carried, wait.getOutputs())) v.replaceAllUsesExcept(waited, wait);
-      b.setInsertionPointAfter(wait);
-    }
+    waitForDots(b, loc, loop, inFlight);
 
     // No thread may still wait on an mbarrier when it is invalidated. After the dots' wait:
     // tile-insert-barriers forgets what a barrier retires, and the wgmmas in flight until that
@@ -377,6 +432,107 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
       BarrierOp::create(b, loc);
       InvalidateBarriersOp::create(b, loc, bars);
     }
+  }
+
+  static Value toI32(OpBuilder &b, Location loc, Value v) {
+    Type t = v.getType();
+    if (t.isInteger(32)) return v;
+    if (t.isIndex()) return arith::IndexCastOp::create(b, loc, b.getI32Type(), v);
+    return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
+  }
+
+  /// Every thread waits for the copies of global iteration `g`: slot g % S completes its
+  /// (g / S)-th phase with them.
+  static void waitForStage(OpBuilder &b, Location loc, Value bars, Value g, int stages) {
+    Type it = g.getType();
+    Value s = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, stages));
+    Value slot = toI32(b, loc, arith::RemUIOp::create(b, loc, g, s));
+    Value one = arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, 1));
+    Value phase = toI32(b, loc, arith::AndIOp::create(b, loc, arith::DivUIOp::create(b, loc, g, s), one));
+    BarrierWaitOp::create(b, loc, MemDescIndexOp::create(b, loc, barrierType(b.getContext(), 0), bars, slot), phase);
+  }
+
+  /// The K loop of a persistent tile loop (`outer`), its copies all TMA: the rings and
+  /// mbarriers live across tiles, and the copies run ahead across them. Iterations are numbered
+  /// globally, G = (tiles before this one) x trips + j, for the slots and phases. At a tile's
+  /// start it issues what the previous tile did not already (all `ahead` first iterations for
+  /// a program's first tile, or when the K loop is shorter than `ahead`); iteration j refills
+  /// for iteration j + ahead of this tile, or past its end iteration j + ahead - trips of the
+  /// next tile (coordinates from `tile`, the outer slice, cloned for the next induction value).
+  void pipelineAcrossTiles(scf::ForOp loop, ArrayRef<Operation *> tile, MutableArrayRef<Candidate> cands,
+                           ArrayRef<WarpGroupDotOp> inFlight, int stages, int ahead) {
+    auto outer = cast<scf::ForOp>(loop->getParentOp());
+    Location loc = loop.getLoc();
+    Type it = loop.getInductionVar().getType();
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, v)); };
+    auto add = [&](OpBuilder &b, Value x, Value y) -> Value { return arith::AddIOp::create(b, loc, x, y); };
+    auto mul = [&](OpBuilder &b, Value x, Value y) -> Value { return arith::MulIOp::create(b, loc, x, y); };
+    auto cmp = [&](OpBuilder &b, arith::CmpIPredicate p, Value x, Value y) -> Value {
+      return arith::CmpIOp::create(b, loc, p, x, y);
+    };
+    using P = arith::CmpIPredicate;
+    const Value lb = loop.getLowerBound(), step = loop.getStep();
+
+    // Before the tile loop: rings, mbarriers and the K loop's trip count.
+    OpBuilder b(outer);
+    SmallVector<Value> rings = createRings(b, loc, cands, stages);
+    Value bars = createBarriers(b, loc, stages);
+    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), cst(b, 0));
+    Value trips = arith::DivUIOp::create(b, loc, add(b, span, arith::SubIOp::create(b, loc, step, cst(b, 1))), step);
+
+    // At the tile's start: its global first iteration, the next tile's coordinates, the
+    // iterations the previous tile did not issue.
+    b.setInsertionPoint(loop);
+    const Value o = outer.getInductionVar();
+    Value tileIndex = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, o, outer.getLowerBound()),
+                                             outer.getStep());
+    Value g = mul(b, tileIndex, trips);
+    Value hasPrev = cmp(b, P::sgt, o, outer.getLowerBound());
+    Value nextO = add(b, o, outer.getStep());
+    Value hasNext = cmp(b, P::slt, nextO, outer.getUpperBound());
+    IRMapping nextTile;
+    nextTile.map(o, nextO);
+    for (Operation *op : tile) b.clone(*op, nextTile);
+    Value unissued = arith::SubIOp::create(b, loc, cst(b, ahead), trips); // first iterations no earlier tile issued
+    auto offsetsAt = [&](Value iv, const IRMapping &outside) {
+      SmallVector<SmallVector<Value>> offsets;
+      for (const Candidate &c : cands) offsets.push_back(boxOffsetsAt(b, c, loop, iv, outside));
+      return offsets;
+    };
+    for (int d = 0; d < ahead; ++d) {
+      Value pred = arith::AndIOp::create(
+          b, loc, cmp(b, P::slt, cst(b, d), trips),
+          arith::OrIOp::create(b, loc, arith::XOrIOp::create(b, loc, hasPrev, arith::ConstantIntOp::create(b, loc, 1, 1)),
+                               cmp(b, P::slt, cst(b, d), unissued)));
+      Value slot = toI32(b, loc, arith::RemUIOp::create(b, loc, add(b, g, cst(b, d)), cst(b, stages)));
+      issueTma(b, loc, cands, rings, bars, offsetsAt(add(b, lb, mul(b, step, cst(b, d))), IRMapping()), slot, pred);
+    }
+
+    // Each iteration: wait for its stage, refill `ahead` iterations on (this tile or the
+    // next), read its stage.
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getInductionVar(), lb), step);
+    Value G = add(b, g, j);
+    waitForStage(b, loc, bars, G, stages);
+    Value d = add(b, j, cst(b, ahead)), e = arith::SubIOp::create(b, loc, d, trips);
+    Value inThisTile = cmp(b, P::slt, d, trips);
+    SmallVector<SmallVector<Value>> here = offsetsAt(add(b, lb, mul(b, step, d)), IRMapping());
+    SmallVector<SmallVector<Value>> next = offsetsAt(add(b, lb, mul(b, step, e)), nextTile);
+    for (auto [h, n] : llvm::zip(here, next))
+      for (auto [x, y] : llvm::zip(h, n)) x = arith::SelectOp::create(b, loc, inThisTile, x, y);
+    Value pred = arith::OrIOp::create(b, loc, inThisTile,
+                                      arith::AndIOp::create(b, loc, cmp(b, P::slt, e, trips), hasNext));
+    issueTma(b, loc, cands, rings, bars, here, toI32(b, loc, arith::RemUIOp::create(b, loc, add(b, G, cst(b, ahead)),
+                                                                                    cst(b, stages))),
+             pred);
+    readFromSlots(b, loc, cands, rings, toI32(b, loc, arith::RemUIOp::create(b, loc, G, cst(b, stages))));
+
+    b.setInsertionPointAfter(loop);
+    waitForDots(b, loc, loop, inFlight);
+    // After the last tile (see pipeline()).
+    b.setInsertionPointAfter(outer);
+    BarrierOp::create(b, loc);
+    InvalidateBarriersOp::create(b, loc, bars);
   }
 };
 

@@ -466,3 +466,76 @@ func.func @descriptor_base(%d: !tile.tensordesc<f16, 2>) {
 func.func @descriptor_rank(%d: !tile.tensordesc<f16, 5>) {
   return
 }
+
+// -----
+
+// memdesc_trans swaps the dimensions and says so in the layout: a result that keeps the
+// layout's order is refused ...
+func.func @memdesc_trans_layout(%m: !tile.memdesc<256x32xf32, #tile.nvmma_shared<swizzle = 128>>) {
+  // expected-error @+1 {{'tile.memdesc_trans' op result must be '!tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>'}}
+  %t = tile.memdesc_trans %m : !tile.memdesc<256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+// ... as is a ring.
+func.func @memdesc_trans_ring(%m: !tile.memdesc<2x64x32xf16, #tile.nvmma_shared<swizzle = 64>>) {
+  // expected-error @+1 {{'tile.memdesc_trans' op transposes one 2-D buffer, not a ring}}
+  %t = tile.memdesc_trans %m : !tile.memdesc<2x64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> !tile.memdesc<2x32x64xf16, #tile.nvmma_shared<swizzle = 64>>
+  return
+}
+
+// -----
+
+// A transposed nvmma tile's swizzle rows run along dimension 0.
+// expected-error @+1 {{an nvmma_shared tile needs rows of a multiple of 128 bytes and a multiple of 8 rows (along dimension 0)}}
+func.func @nvmma_transposed_rows(%m: !tile.memdesc<16x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>) {
+  return
+}
+
+// -----
+
+// wgmma reads tf32 operands K-major only: b [K, N] stored N-major is refused.
+func.func @warpgroup_dot_tf32_n_major(%a: !tile.memdesc<128x32xf32, #tile.nvmma_shared<swizzle = 128>>,
+                                      %b: !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128>>,
+                                      %acc: tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  // expected-error @+1 {{'tile.warpgroup_dot' op f32 (tf32) operands must be K-major: a untransposed, b transposed}}
+  %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<128x32xf32, #tile.nvmma_shared<swizzle = 128>> * !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// -----
+
+// A descriptor store carries a masked tensor block of the descriptor's rank and type ...
+func.func @store_box_without_mask(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %v: tensor<64x32xf16>, %o: i32) {
+  // expected-error @+1 {{'tile.store' op a descriptor box needs a masked tensor store of the descriptor's rank and element type, one offset per dimension}}
+  tile.store %p, %v box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>
+  return
+}
+
+// -----
+
+// ... and the TMA store copies an untransposed nvmma buffer of the descriptor's element type.
+func.func @tma_store_element(%d: !tile.tensordesc<f16, 2>, %b: !tile.memdesc<64x32xbf16, #tile.nvmma_shared<swizzle = 64>>, %o: i32) {
+  // expected-error @+1 {{'tile.async_tma_store' op the buffer holds the descriptor's element type}}
+  tile.async_tma_store %b -> %d[%o, %o] : !tile.memdesc<64x32xbf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
+  return
+}
+
+// -----
+
+func.func @tma_store_transposed(%d: !tile.tensordesc<f16, 2>, %b: !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>>, %o: i32) {
+  // expected-error @+1 {{'tile.async_tma_store' op copies from an untransposed #tile.nvmma_shared buffer}}
+  tile.async_tma_store %b -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>>, !tile.tensordesc<f16, 2>
+  return
+}
+
+// -----
+
+// round_tf32 rounds an f32 source.
+func.func @round_tf32_f16(%x: tensor<64x32xf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op round_tf32 needs an f32 source}}
+  %m = tile.local_alloc %x {round_tf32} : (tensor<64x32xf16>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+  return
+}

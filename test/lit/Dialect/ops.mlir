@@ -133,6 +133,8 @@ func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 
 // CHECK: tile.async_tma_load %{{.*}}[%{{.*}}, %{{.*}}] -> %{{.*}}, %{{.*}}, %{{.*}} : <f16, 2>
 // CHECK: tile.barrier_wait %{{.*}}, %{{.*}} : <1x1xi64
 // CHECK: tile.invalidate_barriers
+// CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
+// CHECK: tile.async_tma_store %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
 func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %m: tensor<64x32xi1>,
                        %z: tensor<64x32xf16>, %o: i32, %pred: i1) {
   %base = tile.descriptor_base %d : !tile.tensordesc<f16, 2> -> !tile.ptr<f16>
@@ -147,5 +149,22 @@ func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<
   tile.async_tma_load %d[%o, %o] -> %buf, %bar, %pred : !tile.tensordesc<f16, 2>, !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   tile.barrier_wait %bar, %i : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   tile.invalidate_barriers %bars : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.store %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
+  tile.async_tma_store %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
+  return
+}
+
+// A transposed view of a wgmma operand buffer, and wgmma on f32 (tf32) K-major operands.
+// CHECK-LABEL: func.func @transposed_operands
+// CHECK: %[[T:.*]] = tile.memdesc_trans %{{.*}} : <256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> <32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK: tile.warpgroup_dot %{{.*}}, %[[T]], %{{.*}} : <128x32xf32, #tile.nvmma_shared<swizzle = 128>> * <32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK: tile.memdesc_trans %{{.*}} : <64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> <32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>>
+func.func @transposed_operands(%acc: tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  %a = tile.local_alloc : () -> !tile.memdesc<128x32xf32, #tile.nvmma_shared<swizzle = 128>>
+  %bt = tile.local_alloc : () -> !tile.memdesc<256x32xf32, #tile.nvmma_shared<swizzle = 128>>
+  %b = tile.memdesc_trans %bt : !tile.memdesc<256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>
+  %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<128x32xf32, #tile.nvmma_shared<swizzle = 128>> * !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  %s = tile.local_alloc : () -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>
+  %st = tile.memdesc_trans %s : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>>
   return
 }

@@ -273,3 +273,76 @@ func.func @no_wgmma_above_n256(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile
   return
 }
 }
+
+// -----
+
+// sm_90a: a TF32 dot whose b is the transpose of a [N, K] tile runs on wgmma: bt is written
+// as it is (K contiguous, 32 f32 = 128 bytes) and read through a transposed view, K-major,
+// the only order wgmma reads tf32 in. a [M, K] is K-major as it stands.
+// CHECK-LABEL: func.func @wgmma_tf32_bt
+// CHECK: %[[A:.*]] = tile.local_alloc %{{.*}} : (tensor<128x32xf32, #blocked{{[0-9]*}}>) -> !tile.memdesc<128x32xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: %[[BT:.*]] = tile.local_alloc %{{.*}} : (tensor<256x32xf32, #blocked{{[0-9]*}}>) -> !tile.memdesc<256x32xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: %[[B:.*]] = tile.memdesc_trans %[[BT]] : <256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> <32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK: tile.warpgroup_dot %[[A]], %[[B]], %{{.*}} -> tensor<128x256xf32, #mma>
+// CHECK-NOT: tile.trans
+// CHECK-NOT: tile.dot %
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_tf32_bt(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %pa = tile.splat %a : tensor<128x32x!tile.ptr<f32>>
+  %va = tile.load %pa : tensor<128x32x!tile.ptr<f32>> -> tensor<128x32xf32>
+  %pb = tile.splat %b : tensor<256x32x!tile.ptr<f32>>
+  %vbt = tile.load %pb : tensor<256x32x!tile.ptr<f32>> -> tensor<256x32xf32>
+  %vb = tile.trans %vbt {order = array<i32: 1, 0>} : tensor<256x32xf32> -> tensor<32x256xf32>
+  %acc = arith.constant dense<0.0> : tensor<128x256xf32>
+  %d = tile.dot %va, %vb, %acc {input_precision = #tile.input_precision<TF32>} : tensor<128x32xf32> * tensor<32x256xf32> -> tensor<128x256xf32>
+  %pc = tile.splat %c : tensor<128x256x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<128x256x!tile.ptr<f32>>, tensor<128x256xf32>
+  return
+}
+}
+
+// -----
+
+// An f16 dot takes a transposed b the same way (K-major); a transposed a is written
+// transposed from its registers into a K-major buffer, as any a (wgmma's MN-major a is not used).
+// CHECK-LABEL: func.func @wgmma_f16_transposed_operands
+// CHECK: %[[AT:.*]] = tile.trans %{{.*}} {order = array<i32: 1, 0>}
+// CHECK: %[[A:.*]] = tile.local_alloc %[[AT]] : (tensor<128x32xf16, {{.*}}>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+// CHECK: %[[BT:.*]] = tile.local_alloc %{{.*}} -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+// CHECK: %[[B:.*]] = tile.memdesc_trans %[[BT]] : {{.*}} -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+// CHECK: tile.warpgroup_dot %[[A]], %[[B]], %{{.*}} -> tensor<128x64xf32, #mma>
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_f16_transposed_operands(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %pa = tile.splat %a : tensor<32x128x!tile.ptr<f16>>
+  %vat = tile.load %pa : tensor<32x128x!tile.ptr<f16>> -> tensor<32x128xf16>
+  %va = tile.trans %vat {order = array<i32: 1, 0>} : tensor<32x128xf16> -> tensor<128x32xf16>
+  %pb = tile.splat %b : tensor<64x32x!tile.ptr<f16>>
+  %vbt = tile.load %pb : tensor<64x32x!tile.ptr<f16>> -> tensor<64x32xf16>
+  %vb = tile.trans %vbt {order = array<i32: 1, 0>} : tensor<64x32xf16> -> tensor<32x64xf16>
+  %acc = arith.constant dense<0.0> : tensor<128x64xf32>
+  %d = tile.dot %va, %vb, %acc : tensor<128x32xf16> * tensor<32x64xf16> -> tensor<128x64xf32>
+  %pc = tile.splat %c : tensor<128x64x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xf32>
+  return
+}
+}
+
+// -----
+
+// TF32 stays on mma.sync where wgmma cannot read it K-major: b row-major [K, N] (N contiguous).
+// CHECK-LABEL: func.func @tf32_row_major_b_keeps_mma_sync
+// CHECK-NOT: tile.warpgroup_dot
+// CHECK: tile.dot {{.*}} -> tensor<128x128xf32, #mma
+module attributes {tile.target = "sm_90a"} {
+func.func @tf32_row_major_b_keeps_mma_sync(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %pa = tile.splat %a : tensor<128x32x!tile.ptr<f32>>
+  %va = tile.load %pa : tensor<128x32x!tile.ptr<f32>> -> tensor<128x32xf32>
+  %pb = tile.splat %b : tensor<32x128x!tile.ptr<f32>>
+  %vb = tile.load %pb : tensor<32x128x!tile.ptr<f32>> -> tensor<32x128xf32>
+  %acc = arith.constant dense<0.0> : tensor<128x128xf32>
+  %d = tile.dot %va, %vb, %acc {input_precision = #tile.input_precision<TF32>} : tensor<128x32xf32> * tensor<32x128xf32> -> tensor<128x128xf32>
+  %pc = tile.splat %c : tensor<128x128x!tile.ptr<f32>>
+  tile.store %pc, %d : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xf32>
+  return
+}
+}

@@ -157,10 +157,15 @@ def Tile_NvmmaSharedLayout : AttrDef<Tile_Dialect, "NvmmaSharedLayout"> {
     (Swizzle<3|2|1, 4, 3>) do: chunk ^ ((r / (128 / swizzle)) % (swizzle / 16)). This is
     the canonical layout of a wgmma operand (K-major for a [M, K] tile, MN-major for a
     [K, N] tile) and of a TMA box with that swizzle; buffers start 1024-byte aligned.
-    Triton's `#ttg.nvmma_shared`. `#tile.nvmma_shared<swizzle = 128>`
+    `transposed`: dimension 0 is the contiguous one, element (r, c) of an [R, C] tile
+    sits where element (c, r) of the untransposed [C, R] tile would: what
+    `tile.memdesc_trans` makes of a buffer, so a [K, N] operand b stored as [N, K]
+    rows is K-major (wgmma's only order for tf32 operands).
+    Triton's `#ttg.nvmma_shared`. `#tile.nvmma_shared<swizzle = 128>`,
+    `#tile.nvmma_shared<swizzle = 128, transposed = true>`
   }];
-  let parameters = (ins "unsigned":$swizzle);
-  let assemblyFormat = "`<` `swizzle` `=` $swizzle `>`";
+  let parameters = (ins "unsigned":$swizzle, DefaultValuedParameter<"bool", "false">:$transposed);
+  let assemblyFormat = "`<` `swizzle` `=` $swizzle (`,` `transposed` `=` $transposed^)? `>`";
   let genVerifyDecl = 1;
 }
 

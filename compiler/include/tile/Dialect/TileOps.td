@@ -157,16 +157,28 @@ def Tile_DescriptorDimOp : Tile_Op<"descriptor_dim", [Pure]> {
   let hasVerifier = 1;
 }
 
-def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
+def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments, MemoryEffects<[MemWrite]>]> {
   let summary = "store to global memory where the optional mask is true";
   let description = [{
+    A store the DSL made of a tensor descriptor block also carries the descriptor and the
+    block's first coordinates (`box %desc[%offsets]`), as a load does: any executor may run
+    it as the masked store it is, and tile-tma-stores may copy it with TMA instead (sm_90a).
     ```mlir
     tile.store %p, %v, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+    tile.store %q, %b, %in box %desc[%r, %c] of !tile.tensordesc<f16, 2> : tensor<64x64x!tile.ptr<f16>>, tensor<64x64xf16>, tensor<64x64xi1>
     ```
   }];
-  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask);
-  let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?";
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_TensorDescType>:$desc, Variadic<I32>:$descOffsets);
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)? (`box` $desc^ `[` $descOffsets `]` `of` type($desc))? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
+  }];
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ptr, "::mlir::Value":$value, "::mlir::Value":$mask), [{
+      build($_builder, $_state, ptr, value, mask, ::mlir::Value(), ::mlir::ValueRange());
+    }]>
+  ];
 }
 
 def Tile_AtomicAddOp : Tile_Op<"atomic_add", [AllTypesMatch<["value", "result"]>, MemoryEffects<[MemRead, MemWrite]>]> {
@@ -211,8 +223,9 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
     Triton's `tl.dot`. `a` and `b` have one element type: f16 or bf16 (products exact in
     f32, accumulated in f32), or f32 with `input_precision` `IEEE` (the default: one f32
     fused multiply-add per product, in increasing k, starting from `acc`) or `TF32` (each
-    input rounded to tf32 first, to nearest with ties away from zero as `cvt.rna.tf32.f32`;
-    tensor cores may then accumulate in another order). `acc` and the result are f32.
+    input rounded to tf32 first, to nearest: ties away from zero as `cvt.rna.tf32.f32`, or to
+    even where Hopper's TMA copies round a wgmma's operands; tensor cores may then accumulate
+    in another order). `acc` and the result are f32.
     ```mlir
     %c = tile.dot %a, %b, %acc : tensor<64x32xf16> * tensor<32x128xf16> -> tensor<64x128xf32>
     %d = tile.dot %x, %y, %acc {input_precision = #tile.input_precision<TF32>} : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
@@ -282,13 +295,16 @@ def Tile_LocalAllocOp : Tile_Op<"local_alloc", [MemoryEffects<[MemAlloc<Tile_Sha
     The buffer lives until its last use; `tile-allocate-shared` places it (attribute
     `tile.offset`, bytes from the dynamic shared-memory base, 1024-byte aligned) and may
     give its space to buffers whose lifetimes do not overlap. With `src`, every thread
-    writes its registers of `src` into the buffer.
+    writes its registers of `src` into the buffer; `round_tf32` (f32 only) rounds each to
+    tf32 first (to nearest, ties away from zero), for a wgmma that reads the buffer as tf32
+    (the tensor cores would truncate); a TMA copy replacing the write rounds instead.
     ```mlir
     %m = tile.local_alloc %a : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #shared>
     %ring = tile.local_alloc : () -> !tile.memdesc<3x64x32xf16, #shared>
+    %t = tile.local_alloc %x {round_tf32} : (tensor<128x32xf32, #blocked>) -> !tile.memdesc<128x32xf32, #nvmma>
     ```
   }];
-  let arguments = (ins Optional<Tile_Tensor>:$src);
+  let arguments = (ins Optional<Tile_Tensor>:$src, UnitAttr:$round_tf32);
   let results = (outs Tile_MemDescType:$result);
   let assemblyFormat = "($src^)? attr-dict `:` functional-type(operands, results)";
   let hasVerifier = 1;
@@ -338,6 +354,27 @@ def Tile_MemDescIndexOp : Tile_Op<"memdesc_index", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_MemDescTransOp : Tile_Op<"memdesc_trans", [Pure]> {
+  let summary = "a shared-memory buffer viewed with its two dimensions swapped";
+  let description = [{
+    Element (i, j) of the result is element (j, i) of `src`: a view, no data moves. The
+    layout says the same bytes in the other order: `#tile.nvmma_shared` flips
+    `transposed`, `#tile.swizzled_shared` reverses `order`. This is how a dot operand b
+    that arrives as its transpose [N, K] (K contiguous) reaches wgmma K-major.
+    ```mlir
+    %bt = tile.memdesc_trans %m : !tile.memdesc<256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$src);
+  let results = (outs Tile_MemDescType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The type of `src` viewed transposed.
+    static MemDescType transposedType(MemDescType src);
+  }];
+}
+
 def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite<Tile_SharedMemory>]>]> {
   let summary = "start copying global memory into a shared-memory buffer (cp.async)";
   let description = [{
@@ -383,9 +420,12 @@ def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [MemoryEffects<[MemRead<Tile_
     `tile.dot` as tile-accelerate-matmul rewrites it for sm_90a: a [M, K] and b [K, N] are
     buffers in `#tile.nvmma_shared` layout, read by `wgmma.mma_async` through matrix
     descriptors; acc and the result are f32 in `#tile.mma` with warpsPerCTA = [W, 1]
-    (each group of four warps owns 64-row slabs). Each warpgroup issues one
-    m64nNk16 per 64-row slab and K step of 16, in increasing k, commits them as one
-    group, then waits until at most `pendings` groups are in flight. With pendings = 0
+    (each group of four warps owns 64-row slabs). f16/bf16 operands may lie K-major
+    (a untransposed, b transposed) or MN-major; f32 operands are multiplied as tf32
+    (the tensor cores read the f32 bits and ignore the 13 low ones) and must both be
+    K-major. Each warpgroup issues one m64nNk16 (tf32: m64nNk8) per 64-row slab and K
+    step, in increasing k, commits them as one group, then waits until at most
+    `pendings` groups are in flight. With pendings = 0
     the result is final; with more (tile-pipeline's K loops keep one group in flight)
     it may still be being written: only a later warpgroup_dot accumulating into it or a
     `tile.warpgroup_dot_wait` may use it, and the operand buffers stay in use until then.
@@ -469,6 +509,25 @@ def Tile_AsyncTmaLoadOp : Tile_Op<"async_tma_load", [MemoryEffects<[MemRead, Mem
   let arguments = (ins Tile_TensorDescType:$desc, Variadic<I32>:$coords, Tile_MemDescType:$dst,
                        Tile_MemDescType:$bar, I1:$pred);
   let assemblyFormat = "$desc `[` $coords `]` `->` $dst `,` $bar `,` $pred attr-dict `:` type($desc) `,` type($dst) `,` type($bar)";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncTmaStoreOp : Tile_Op<"async_tma_store", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite]>]> {
+  let summary = "copy a shared-memory buffer to a block of a tensor descriptor (cp.async.bulk.tensor)";
+  let description = [{
+    Thread 0 has the tensor memory accelerator copy `src`, an `#tile.nvmma_shared` buffer,
+    to the block at `coords` (outermost first) of `desc`: one box per column group of the
+    layout's swizzle width; elements outside the tensor are not written. Thread 0 then
+    waits until the copy has read the buffer (`cp.async.bulk.wait_group.read 0`), so that a
+    barrier after the op frees it; the writes to global memory complete asynchronously,
+    as a store's do. Every thread's writes of `src` must precede it, fenced for the async
+    proxy (tile-insert-barriers puts the fence and barrier there).
+    ```mlir
+    tile.async_tma_store %buf -> %desc[%m, %n] : !tile.memdesc<128x256xf16, #nvmma>, !tile.tensordesc<f16, 2>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$src, Tile_TensorDescType:$desc, Variadic<I32>:$coords);
+  let assemblyFormat = "$src `->` $desc `[` $coords `]` attr-dict `:` type($src) `,` type($desc)";
   let hasVerifier = 1;
 }
 

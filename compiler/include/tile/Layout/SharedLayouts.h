@@ -23,7 +23,8 @@ LinearLayout swizzledShared(int64_t rows, int64_t cols, int vec, int perPhase, i
 /// rows x W with 16-byte chunks of row r XORed with (r / (128 / swizzleBytes)) %
 /// (swizzleBytes / 16), which is what the hardware's address swizzle does to a buffer
 /// starting at a 1024-byte boundary. Needs cols a multiple of W and rows of 8.
-LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes);
+/// `transposed`: the [cols, rows] tile's layout with coordinates swapped (dim0 contiguous).
+LinearLayout nvmmaShared(int64_t rows, int64_t cols, int elemBytes, int swizzleBytes, bool transposed = false);
 
 /// TMA's largest box extent: a #tile.nvmma_shared buffer with more rows is copied in chunks.
 inline constexpr int64_t kMaxTmaBoxRows = 256;

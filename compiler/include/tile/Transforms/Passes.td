@@ -96,6 +96,21 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::ModuleOp"> {
   ];
 }
 
+def TileTmaStores : Pass<"tile-tma-stores", "mlir::ModuleOp"> {
+  let summary = "Store descriptor blocks through the tensor memory accelerator (sm_90a)";
+  let description = [{
+    On sm_90a a `tile.store` of a 2-D descriptor block (`box %desc[%offsets]`, the desc a
+    kernel parameter) of f16, bf16 or f32 whose tile fills whole swizzle rows of 8-row
+    atoms becomes: the value written, from whatever layout it has (a conversion before the
+    store is skipped), into a `#tile.nvmma_shared` buffer (`tile.local_alloc`), then
+    `tile.async_tma_store` of the buffer to the block; the box and swizzle go on the module
+    for the launch (as tile-pipeline's TMA loads). The block's elements outside the tensor
+    are not written, as the masked store did not write them. A descriptor already copied
+    with another box keeps its ordinary stores.
+  }];
+  let dependentDialects = ["::mlir::tile::TileDialect"];
+}
+
 def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
   let summary = "Place shared-memory buffers and scratch by liveness";
   let description = [{

@@ -61,12 +61,6 @@ inline void matmulEpilogue(Value acc, Value c, Value bias, Value rm, Value rn, V
   store(c + col(rm) * strideCm + row(rn) * strideCn, acc, (col(rm) < m) & (row(rn) < n));
 }
 
-/// Whether a rows x cols half-precision operand at `base` with row stride `ld` (inner stride 1)
-/// is a valid tensor descriptor (checkTensorDesc: 16-byte aligned base and rows).
-inline bool describable(Address base, int64_t rows, int64_t cols, int64_t ld) {
-  return checkTensorDesc("", TensorDescArg{base.ptr(), {rows, cols}, {ld, 1}}, 2, 2).empty();
-}
-
 /// The program of Matmul and BatchedMatmul: one BM x BN tile of C = A·B (+ bias) (relu)
 /// for program `pid`, programs ordered in groups of GROUP_M tile rows; a, b, c and bias
 /// point at one problem's matrices. Traced where a kernel body calls it.
@@ -165,7 +159,13 @@ inline void checkMatmulArgs(const char *name, bool tensorCores, int64_t m, int64
 }
 } // namespace detail
 
-template <class T, class C> struct MatmulTma;
+/// How MatmulTma's operand b lies in memory.
+enum class MatmulB {
+  RowMajor,   ///< b [K, N], N contiguous: wgmma reads it N-major (16-bit inputs only)
+  Transposed, ///< bᵀ [N, K], K contiguous, as nn.Linear's weight: wgmma reads it K-major,
+              ///< the only order it reads tf32 in
+};
+template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct MatmulTma;
 
 /// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu), f32 C, any strides (a transposed
 /// operand is a stride swap), ragged M, N, K masked. One BM x BN tile of C per program,
@@ -210,6 +210,15 @@ template <class T> struct Matmul {
     detail::checkMatmulArgs(name, kTensorCores, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn,
                             tf32);
     if (m == 0 || n == 0) return;
+    if constexpr (!kTensorCores) {
+      // TF32 with B given K-major (Bᵀ row-major, as x·Wᵀ): the descriptor kernel, wgmma on sm_90a.
+      using Tma = MatmulTma<T, float, MatmulB::Transposed>;
+      if (tf32 && !config && strideAk == 1 && strideBk == 1 && strideCn == 1 &&
+          Tma::whyNotDescribable(a, b, c, m, n, k, strideAm, strideBn, strideCm).empty()) {
+        Tma::launch(l, a, b, c, bias, m, n, k, strideAm, strideBn, strideCm, epilogue, stream);
+        return;
+      }
+    }
     const MatmulConfig cfg =
         detail::matmulConfig(name, detail::matmulPath(kTensorCores, tf32), a, b, c, bias, m, n, k, strideAm, strideAk,
                              strideBk, strideBn, strideCm, strideCn, 1, true, config);
@@ -217,7 +226,7 @@ template <class T> struct Matmul {
     if constexpr (kTensorCores) {
       // Row-major operands that TMA can describe: the descriptor kernel (TMA copies on sm_90a).
       if (strideAk == 1 && strideBn == 1 && strideCn == 1 && MatmulTma<T, float>::hasTile(cfg) &&
-          detail::describable(a, m, k, strideAm) && detail::describable(b, k, n, strideBk)) {
+          MatmulTma<T, float>::whyNotDescribable(a, b, c, m, n, k, strideAm, strideBk, strideCm).empty()) {
         MatmulTma<T, float>::launchTile(l, cfg, a, b, c, bias, m, n, k, strideAm, strideBk, strideCm, epilogue, stream);
         return;
       }

@@ -1,55 +1,118 @@
 //===- MatmulTma.h - C = A·B through tensor descriptors (TMA on sm_90a) ----===//
-// Included at the end of Matmul.h (Matmul::launch runs it for row-major f16/bf16 operands).
+// Included at the end of Matmul.h (Matmul::launch runs it for operands descriptors describe).
 #pragma once
 
 #include "tile/kernels/Matmul.h"
+#include "tile/kernels/Transpose.h"
+#include "tile/runtime/Context.h"
+
+#include <span>
 
 namespace tile::kernels {
 
-/// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu) for row-major A and B that tensor
-/// descriptors describe (16-byte aligned, rows of a multiple of 16 bytes), f16/bf16 inputs,
-/// f32 accumulation; C is f32 (C = float) or the inputs' type (C = T: one rounding at the store,
-/// what torch.matmul and Triton's tutorial write). Matmul's program with its K loop reading both
-/// operands as TensorDesc blocks: on sm_90a they move by TMA into the wgmma rings
-/// (cp.async.bulk.tensor on mbarriers: no thread computes an address); elsewhere, and on the CPU
-/// executor, by masked loads like Matmul's.
-template <class T, class C = float> struct MatmulTma {
-  static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16>, "MatmulTma is for f16/bf16 inputs");
-  static_assert(std::is_same_v<C, float> || std::is_same_v<C, T>, "C is f32 or the inputs' type");
-  static constexpr bool kHalfOut = !std::is_same_v<C, float>;
-  static constexpr const char *name = std::is_same_v<T, f16> ? (kHalfOut ? "matmul_tma_f16_out_f16" : "matmul_tma_f16")
-                                                             : (kHalfOut ? "matmul_tma_bf16_out_bf16" : "matmul_tma_bf16");
-  static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, Ptr<C> c, Ptr<float> bias, I32 m, I32 n,
-                                  I32 k, I32 strideCm, Const<int> BM, Const<int> BN, Const<int> BK,
-                                  Const<int> GROUP_M, Const<int> EPILOGUE) {
-    auto [pidM, pidN] = detail::groupedTile(program_id(0), m, n, BM, BN, GROUP_M);
-    Value m0 = pidM * BM, n0 = pidN * BN;
-    Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-      return dot(load(a, {m0, k0}, {BM, BK}), load(b, {k0, n0}, {BK, BN}), acc);
-    });
-    detail::matmulEpilogue(acc, c, bias, m0 + arange(0, BM), n0 + arange(0, BN), m, n, strideCm, 1, EPILOGUE);
-  };
-  static constexpr std::array params{"a", "b", "c", "bias", "m", "n", "k", "strideCm",
-                                     "BM", "BN", "BK", "GROUP_M", "EPILOGUE"};
+namespace detail {
+/// One BM x BN tile of C = A·B (+ bias) (relu) at (m0, n0) through descriptors: the K loop
+/// reads blocks of a and b (bᵀ when `bt`), the epilogue writes C's block through its
+/// descriptor (TMA on sm_90a; masked stores elsewhere), rounded once to C's type.
+inline void matmulTmaTile(Value a, Value b, Value c, Value bias, Value n, Value k, Value m0, Value n0, int BM, int BN,
+                          int BK, int EPILOGUE, bool bt, bool tf32) {
+  Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
+    Value tileB = bt ? trans(load(b, {n0, k0}, {BN, BK})) : load(b, {k0, n0}, {BK, BN});
+    return dot(load(a, {m0, k0}, {BM, BK}), tileB, acc, tf32 ? Precision::TF32 : Precision::IEEE);
+  });
+  Value rn = n0 + arange(0, BN);
+  if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
+  if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
+  store(c, {m0, n0}, acc);
+}
 
-  /// bench/'s sweep (f32 C, epilogue None), beside the library's two wgmma tiles.
+/// MatmulTma's kernel names, by inputs, C and b's layout.
+constexpr const char *matmulTmaName(bool tf32, bool f16, bool halfOut, bool bt) {
+  if (tf32) return "matmul_tma_tf32_bt";
+  if (bt) return f16 ? (halfOut ? "matmul_tma_f16_bt_out_f16" : "matmul_tma_f16_bt")
+                     : (halfOut ? "matmul_tma_bf16_bt_out_bf16" : "matmul_tma_bf16_bt");
+  return f16 ? (halfOut ? "matmul_tma_f16_out_f16" : "matmul_tma_f16")
+             : (halfOut ? "matmul_tma_bf16_out_bf16" : "matmul_tma_bf16");
+}
+/// MatmulTmaPersistent's names: MatmulTma's with "persistent_" after "matmul_tma_".
+constexpr const char *matmulTmaPersistentName(std::string_view tile) {
+  for (const char *n : {"matmul_tma_persistent_f16_out_f16", "matmul_tma_persistent_bf16_out_bf16",
+                        "matmul_tma_persistent_tf32_bt", "matmul_tma_persistent_f16", "matmul_tma_persistent_bf16",
+                        "matmul_tma_persistent_f16_bt", "matmul_tma_persistent_bf16_bt",
+                        "matmul_tma_persistent_f16_bt_out_f16", "matmul_tma_persistent_bf16_bt_out_bf16"})
+    if (std::string_view(n).substr(22) == tile.substr(11)) return n;
+  return "";
+}
+} // namespace detail
+
+/// C[M, N] = A[M, K] · B[K, N] (+ bias[N]) (then relu) for row-major A and B (or bᵀ = B
+/// transposed, row-major [N, K]: `BL`) that tensor descriptors describe (16-byte aligned,
+/// rows of a multiple of 16 bytes), f32 accumulation. Inputs f16/bf16, C f32 (C = float)
+/// or the inputs' type (C = T: one rounding at the store, what torch.matmul and Triton's
+/// tutorial write); or f32 inputs multiplied as TF32 (bᵀ only, C f32). Matmul's program
+/// with its K loop reading both operands as TensorDesc blocks: on sm_90a they move by TMA
+/// into the wgmma rings (cp.async.bulk.tensor on mbarriers: no thread computes an address);
+/// elsewhere, and on the CPU executor, by masked loads like Matmul's.
+///
+/// TF32 on Hopper's wgmma: the tensor cores read the f32 bits from shared memory and ignore
+/// the 13 low ones (truncation, as cuBLAS and Triton do there); mma.sync and the CPU executor
+/// round to nearest first (cvt.rna).
+template <class T, class C, MatmulB BL> struct MatmulTma {
+  static constexpr bool kTf32 = std::is_same_v<T, float>;
+  static constexpr bool kHalfOut = !std::is_same_v<C, float>;
+  static constexpr bool kBt = BL == MatmulB::Transposed;
+  static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16> || kTf32, "MatmulTma is for f16/bf16 or f32 inputs");
+  static_assert(std::is_same_v<C, float> || std::is_same_v<C, T>, "C is f32 or the inputs' type");
+  static_assert(!kTf32 || kBt, "wgmma reads tf32 operands K-major only: f32 inputs need bᵀ (MatmulB::Transposed)");
+  static constexpr const char *name = detail::matmulTmaName(kTf32, std::is_same_v<T, f16>, kHalfOut, kBt);
+  static constexpr int kElemBytes = int(sizeof(T));
+
+  static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, TensorDesc<C, 2> c, Ptr<float> bias, I32 m,
+                                  I32 n, I32 k, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> GROUP_M,
+                                  Const<int> EPILOGUE) {
+    auto [pidM, pidN] = detail::groupedTile(program_id(0), m, n, BM, BN, GROUP_M);
+    detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, kBt, kTf32);
+  };
+  static constexpr std::array params{"a", "b", "c", "bias", "m", "n", "k", "BM", "BN", "BK", "GROUP_M", "EPILOGUE"};
+
+  /// bench/'s sweeps (epilogue None): f16 with f32 C beside the library's two wgmma tiles,
+  /// and TF32's (its 32-element K steps are 128 bytes, as f16's 64).
   static constexpr MatmulConfig kSweep[] = {{128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {128, 128, 64, 4, 4},
                                             {128, 128, 64, 8, 4}, {256, 128, 64, 8, 4}, {128, 256, 32, 8, 4},
                                             {128, 128, 64, 4, 3}, {64, 128, 64, 4, 4},  {64, 256, 64, 4, 4}};
-  /// The library's tiles, largest first: Matmul's two wgmma tiles, then smaller ones for grids
-  /// those leave short of a wave (tileFor).
+  static constexpr MatmulConfig kTf32Sweep[] = {{128, 256, 32, 8, 3}, {128, 128, 32, 8, 4}, {128, 128, 32, 4, 6},
+                                                {256, 128, 32, 8, 4}, {128, 128, 64, 8, 3}, {128, 256, 16, 8, 6}};
+  static constexpr bool kHasSweep = kTf32 || (!kHalfOut && !kBt && std::is_same_v<T, f16>);
+  static constexpr std::span<const MatmulConfig> sweep() {
+    if constexpr (kTf32) return kTf32Sweep;
+    else if constexpr (kHasSweep) return kSweep;
+    else return {};
+  }
+
+  /// The library's tiles, largest first: Matmul's two wgmma tiles (for TF32 with half the K
+  /// step: the same bytes per stage), then smaller ones for grids those leave short of a wave
+  /// (tileFor): 64 x 128, 64 x 64 (Matmul's small tile, and 8 stages deep for the long K loops
+  /// of skinny products), and 64 x 32, 8 deep, for the skinniest.
   static constexpr MatmulConfig kMedium{64, 128, 64, 4, 4};
+  static constexpr MatmulConfig kTf32Tiles[] = {{128, 256, 32, 8, 4}, {128, 128, 32, 4, 4}, {64, 128, 32, 4, 4},
+                                                {64, 64, 32, 4, 4},   {64, 64, 32, 4, 8},   {64, 32, 32, 4, 8}};
   static std::vector<MatmulConfig> tiles() {
-    return {kMatmulTensorCoreLarge, kMatmulTensorCore, kMedium, kMatmulTensorCoreSmall};
+    if constexpr (kTf32) return {std::begin(kTf32Tiles), std::end(kTf32Tiles)};
+    else
+      return {kMatmulTensorCoreLarge, kMatmulTensorCore, kMedium, kMatmulTensorCoreSmall, {64, 64, 64, 4, 8},
+              {64, 32, 64, 4, 8}};
   }
   /// The first of tiles() whose grid fills a wave (7/8 of the SMs; the 128 x 128 tile two waves,
-  /// else its one warpgroup per SM idles half the tensor cores), else the smallest.
+  /// else its one warpgroup per SM idles half the tensor cores): 128 x 256, 128 x 128, 64 x 128,
+  /// 64 x 64 (8 stages), else 64 x 32 (8 stages).
   static MatmulConfig tileFor(int64_t m, int64_t n) {
-    auto programs = [&](const MatmulConfig &t) { return ceilDiv(m, t.bm) * ceilDiv(n, t.bn); };
-    if (programs(kMatmulTensorCoreLarge) * 8 >= kMatmulWaveTiles * 7) return kMatmulTensorCoreLarge;
-    if (programs(kMatmulTensorCore) * 8 >= kMatmulWaveTiles * 14) return kMatmulTensorCore;
-    if (programs(kMedium) * 8 >= kMatmulWaveTiles * 7) return kMedium;
-    return kMatmulTensorCoreSmall;
+    const std::vector<MatmulConfig> t = tiles();
+    auto programs = [&](const MatmulConfig &c) { return ceilDiv(m, c.bm) * ceilDiv(n, c.bn); };
+    if (programs(t[0]) * 8 >= kMatmulWaveTiles * 7) return t[0];
+    if (programs(t[1]) * 8 >= kMatmulWaveTiles * 14) return t[1];
+    if (programs(t[2]) * 8 >= kMatmulWaveTiles * 7) return t[2];
+    if (programs(t[4]) * 8 >= kMatmulWaveTiles * 7) return t[4];
+    return t[5];
   }
   static bool hasTile(const MatmulConfig &c) {
     auto same = [&](const MatmulConfig &t) {
@@ -57,9 +120,8 @@ template <class T, class C = float> struct MatmulTma {
     };
     for (const MatmulConfig &t : tiles())
       if (same(t)) return true;
-    if constexpr (!kHalfOut && std::is_same_v<T, f16>)
-      for (const MatmulConfig &t : kSweep)
-        if (same(t)) return true;
+    for (const MatmulConfig &t : sweep())
+      if (same(t)) return true;
     return false;
   }
 
@@ -69,40 +131,129 @@ template <class T, class C = float> struct MatmulTma {
     for (int epilogue = 0; epilogue < 3; ++epilogue)
       for (const MatmulConfig &t : tiles())
         v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, epilogue}, t.numWarps, /*unitOnly=*/false, t.numStages});
-    if constexpr (!kHalfOut && std::is_same_v<T, f16>)
-      for (const MatmulConfig &t : kSweep)
-        v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, 0}, t.numWarps, /*unitOnly=*/true, t.numStages});
+    for (const MatmulConfig &t : sweep())
+      v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, 0}, t.numWarps, /*unitOnly=*/true, t.numStages});
     return v;
   }
 
-  /// C = A·B (+ bias) (relu) for row-major A [m, k] and B [k, n] with row strides lda and ldb,
-  /// C with row stride ldc (elements). Refuses operands a descriptor cannot describe, naming
-  /// the rule (Matmul<T>::launch takes any strides). The tile: tileFor's (`config`: one of
-  /// tiles(), or kSweep's for f16 inputs and f32 C).
+  /// C = A·B (+ bias) (relu) for row-major A [m, k] and B [k, n] (bᵀ [n, k] when BL is
+  /// Transposed) with row strides lda and ldb, C with row stride ldc (elements). Refuses
+  /// operands a descriptor cannot describe, naming the rule (Matmul<T>::launch takes any
+  /// strides). The tile: tileFor's (`config`: one of tiles(), or of sweep()).
   static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
                      int64_t lda, int64_t ldb, int64_t ldc, MatmulEpilogue epilogue = MatmulEpilogue::None,
                      CUstream stream = nullptr, const MatmulConfig *config = nullptr) {
     detail::checkMatmulArgs(name, true, m, n, k, lda, 1, ldb, 1, ldc, 1, false);
     if (m == 0 || n == 0) return;
-    for (auto [base, rows, cols, ld, what] : {std::tuple{a, m, k, lda, "operand a"}, {b, k, n, ldb, "operand b"}})
-      if (std::string why = checkTensorDesc(what, TensorDescArg{base.ptr(), {rows, cols}, {ld, 1}}, 2, sizeof(T));
-          !why.empty())
-        fail(name, why);
+    if (std::string why = whyNotDescribable(a, b, c, m, n, k, lda, ldb, ldc); !why.empty()) fail(name, why);
     if (config && !hasTile(*config)) fail(name, "no compiled variant has the requested tile");
-    const MatmulConfig cfg = config ? *config : tileFor(m, n);
-    if ((ceilDiv(m, cfg.bm) * cfg.bm - 1) * ldc + ceilDiv(n, cfg.bn) * cfg.bn - 1 > kMaxI32)
-      fail(name, "m, n = " + num(m) + ", " + num(n) + " with row stride " + num(ldc) + " exceed int32 indexing");
-    launchTile(l, cfg, a, b, c, bias, m, n, k, lda, ldb, ldc, epilogue, stream);
+    launchTile(l, config ? *config : tileFor(m, n), a, b, c, bias, m, n, k, lda, ldb, ldc, epilogue, stream);
+  }
+
+  /// "" when descriptors describe the three operands (TMA's rules: 16-byte aligned bases and
+  /// rows), else the first rule broken, naming the operand.
+  static std::string whyNotDescribable(Address a, Address b, Address c, int64_t m, int64_t n, int64_t k, int64_t lda,
+                                       int64_t ldb, int64_t ldc) {
+    const int64_t bRows = kBt ? n : k, bCols = kBt ? k : n;
+    for (auto [base, rows, cols, ld, bytes, what] :
+         {std::tuple{a, m, k, lda, kElemBytes, "operand a"},
+          {b, bRows, bCols, ldb, kElemBytes, kBt ? "operand bT" : "operand b"},
+          {c, m, n, ldc, int(sizeof(C)), "operand c"}})
+      if (std::string why = checkTensorDesc(what, TensorDescArg{base.ptr(), {rows, cols}, {ld, 1}}, 2, bytes);
+          !why.empty())
+        return why;
+    return {};
+  }
+
+  /// TF32 C = A·B for a dense row-major B [k, n]: B is first transposed into `workspace`
+  /// (k * n floats, Transpose), which wgmma then reads K-major. The transpose moves 8 k n
+  /// bytes (at 4096^3 about 30 us against the product's 0.4 ms at cuBLAS's TF32 rate).
+  static void launchTransposingB(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n,
+                                 int64_t k, int64_t lda, int64_t ldc, Address workspace, int64_t workspaceFloats,
+                                 MatmulEpilogue epilogue = MatmulEpilogue::None, CUstream stream = nullptr,
+                                 const MatmulConfig *config = nullptr)
+    requires kTf32
+  {
+    if (workspaceFloats < k * n)
+      fail(name, "the workspace holds " + num(workspaceFloats) + " floats; bᵀ needs k * n = " + num(k * n));
+    Transpose::launch(l, b, workspace, k, n, stream);
+    launch(l, a, workspace, c, bias, m, n, k, lda, k, ldc, epilogue, stream, config);
   }
 
   /// The launch for a checked problem and chosen tile (Matmul::launch's path too).
   static void launchTile(Launcher &l, const MatmulConfig &cfg, Address a, Address b, Address c, Address bias,
                          int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                          MatmulEpilogue epilogue, CUstream stream) {
+    const TensorDescArg bDesc = kBt ? TensorDescArg{b.ptr(), {n, k}, {ldb, 1}} : TensorDescArg{b.ptr(), {k, n}, {ldb, 1}};
     launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream,
-                            TensorDescArg{a.ptr(), {m, k}, {lda, 1}}, TensorDescArg{b.ptr(), {k, n}, {ldb, 1}}, c,
-                            bias, int32_t(m), int32_t(n), int32_t(k), int32_t(ldc), cfg.bm, cfg.bn, cfg.bk,
-                            kMatmulGroupM, int(epilogue));
+                            TensorDescArg{a.ptr(), {m, k}, {lda, 1}}, bDesc, TensorDescArg{c.ptr(), {m, n}, {ldc, 1}},
+                            bias, int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
+                            int(epilogue));
+  }
+};
+
+/// MatmulTma's product on a persistent grid: one program per SM (at most one per tile) walks
+/// the tiles t = program_id, program_id + programs, ... in MatmulTma's grouped order, each
+/// tile's K loop then its epilogue (the C block through its descriptor: a TMA store on
+/// sm_90a). On sm_90a tile-pipeline keeps the TMA copies running across tiles: the last
+/// iterations of one tile's K loop already load the next tile's first blocks, so its
+/// epilogue overlaps them, and the rings and mbarriers are set up once per program.
+template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct MatmulTmaPersistent {
+  using Tile = MatmulTma<T, C, BL>;
+  static constexpr const char *name = detail::matmulTmaPersistentName(Tile::name);
+  static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, TensorDesc<C, 2> c, Ptr<float> bias, I32 m,
+                                  I32 n, I32 k, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> GROUP_M,
+                                  Const<int> EPILOGUE) {
+    Value tiles = ((m + (BM - 1)) / BM) * ((n + (BN - 1)) / BN);
+    for_range(program_id(0), tiles, num_programs(0), [&](Value t) {
+      auto [pidM, pidN] = detail::groupedTile(t, m, n, BM, BN, GROUP_M);
+      detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, Tile::kBt, Tile::kTf32);
+    });
+  };
+  static constexpr std::array params = Tile::params;
+
+  /// The persistent tiles, the first the default: the rings live across tiles beside the
+  /// epilogue's staging buffer of the C block (TMA store), so they cannot be as deep as
+  /// MatmulTma's (227 KB per block on Hopper), and the epilogue's two paths (TMA store, or
+  /// masked stores for a block starting outside C) leave no registers for 128 x 256 tiles
+  /// (255 and spills, ptxas): 128 x 128 on two warpgroups. bench/'s sweep times the other.
+  static std::vector<MatmulConfig> tiles() {
+    if constexpr (Tile::kTf32) return {{128, 128, 32, 8, 4}, {128, 128, 32, 8, 5}};
+    else return {{128, 128, 64, 8, 5}, {128, 128, 64, 8, 4}};
+  }
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    const std::vector<MatmulConfig> t = tiles();
+    for (int epilogue = 0; epilogue < 3; ++epilogue)
+      v.push_back({{t[0].bm, t[0].bn, t[0].bk, kMatmulGroupM, epilogue}, t[0].numWarps, false, t[0].numStages});
+    for (size_t i = 1; i < t.size(); ++i)
+      v.push_back({{t[i].bm, t[i].bn, t[i].bk, kMatmulGroupM, 0}, t[i].numWarps, false, t[i].numStages});
+    return v;
+  }
+
+  /// As MatmulTma::launch, on min(tiles, programs) programs: `programs` 0 = the GPU's SMs;
+  /// `config` one of tiles() (the others: epilogue None only).
+  static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
+                     int64_t lda, int64_t ldb, int64_t ldc, MatmulEpilogue epilogue = MatmulEpilogue::None,
+                     CUstream stream = nullptr, int64_t programs = 0, const MatmulConfig *config = nullptr) {
+    detail::checkMatmulArgs(name, true, m, n, k, lda, 1, ldb, 1, ldc, 1, false);
+    if (m == 0 || n == 0) return;
+    if (std::string why = Tile::whyNotDescribable(a, b, c, m, n, k, lda, ldb, ldc); !why.empty()) fail(name, why);
+    const MatmulConfig cfg = config ? *config : tiles()[0];
+    const std::vector<Variant> declared = variants();
+    if (std::none_of(declared.begin(), declared.end(), [&](const Variant &v) {
+          return v.consts[0] == cfg.bm && v.consts[1] == cfg.bn && v.consts[2] == cfg.bk &&
+                 v.consts[4] == int(epilogue) && v.numWarps == cfg.numWarps && v.numStages == cfg.numStages;
+        }))
+      fail(name, "no compiled variant has the requested tile and epilogue");
+    if (programs <= 0) programs = l.hostMemory() ? 1 : rt::Context::get().info().smCount;
+    const int64_t grid = std::min(ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn), programs);
+    const TensorDescArg bDesc = Tile::kBt ? TensorDescArg{b.ptr(), {n, k}, {ldb, 1}}
+                                          : TensorDescArg{b.ptr(), {k, n}, {ldb, 1}};
+    launchKernel<MatmulTmaPersistent>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream,
+                                      TensorDescArg{a.ptr(), {m, k}, {lda, 1}}, bDesc,
+                                      TensorDescArg{c.ptr(), {m, n}, {ldc, 1}}, bias, int32_t(m), int32_t(n),
+                                      int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM, int(epilogue));
   }
 };
 
@@ -110,9 +261,22 @@ using MatmulTmaF16 = MatmulTma<f16>;
 using MatmulTmaBF16 = MatmulTma<bf16>;
 using MatmulTmaF16OutF16 = MatmulTma<f16, f16>;
 using MatmulTmaBF16OutBF16 = MatmulTma<bf16, bf16>;
+/// bᵀ operands (y = x·Wᵀ with W [N, K] as nn.Linear keeps it).
+using MatmulTmaTf32Bt = MatmulTma<float, float, MatmulB::Transposed>;
+using MatmulTmaF16BtOutF16 = MatmulTma<f16, f16, MatmulB::Transposed>;
+using MatmulTmaBF16BtOutBF16 = MatmulTma<bf16, bf16, MatmulB::Transposed>;
 TILE_LIBRARY_KERNEL(MatmulTmaF16);
 TILE_LIBRARY_KERNEL(MatmulTmaBF16);
 TILE_LIBRARY_KERNEL(MatmulTmaF16OutF16);
 TILE_LIBRARY_KERNEL(MatmulTmaBF16OutBF16);
+TILE_LIBRARY_KERNEL(MatmulTmaTf32Bt);
+TILE_LIBRARY_KERNEL(MatmulTmaF16BtOutF16);
+TILE_LIBRARY_KERNEL(MatmulTmaBF16BtOutBF16);
+using MatmulTmaPersistentF16OutF16 = MatmulTmaPersistent<f16, f16>;
+using MatmulTmaPersistentBF16OutBF16 = MatmulTmaPersistent<bf16, bf16>;
+using MatmulTmaPersistentTf32Bt = MatmulTmaPersistent<float, float, MatmulB::Transposed>;
+TILE_LIBRARY_KERNEL(MatmulTmaPersistentF16OutF16);
+TILE_LIBRARY_KERNEL(MatmulTmaPersistentBF16OutBF16);
+TILE_LIBRARY_KERNEL(MatmulTmaPersistentTf32Bt);
 
 } // namespace tile::kernels

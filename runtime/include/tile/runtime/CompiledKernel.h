@@ -19,15 +19,22 @@
 
 namespace tile::rt {
 
+// The element type of a TMA map (CUtensorMapDataType). TF32: f32 in memory that the copy
+// rounds to tf32 (to nearest, ties to even) on its way to shared memory, for wgmma's tf32
+// operands, which the tensor cores would otherwise truncate.
+enum class TensorMapType { U8, I32, F16, BF16, F32, TF32 };
+inline constexpr TensorMapType kTensorMapTypes[] = {TensorMapType::U8,  TensorMapType::I32, TensorMapType::F16,
+                                                    TensorMapType::BF16, TensorMapType::F32, TensorMapType::TF32};
+int tensorMapElementBytes(TensorMapType t);
+const char *tensorMapTypeName(TensorMapType t); // "u8", "i32", "f16", "bf16", "f32", "tf32"
+
 // A tensor-descriptor parameter the code copies through TMA: rt::launch encodes its map (the
 // parameter's base, shape and strides with this box and swizzle) into the parameter's first 128
 // bytes. The box is what one cp.async.bulk.tensor moves, which the compiler chose; dimensions
 // outermost first.
 struct TmaParam {
   int param = -1;            // index among the launch's parameters (Consts excluded); -1: unused slot
-  unsigned elemBytes = 0;    // 1, 2 or 4 (with `isFloat`: f16/bf16 by `isBf16`, f32; else integers)
-  bool isFloat = false;
-  bool isBf16 = false;
+  TensorMapType type = TensorMapType::F32;
   unsigned swizzleBytes = 0; // 0, 32, 64 or 128
   unsigned rank = 0;
   std::array<unsigned, 4> box{};
@@ -59,7 +66,7 @@ using CompiledKernelView = BasicCompiledKernel<std::string_view>;
 // The serialised form's version: part of its first line and of the disk cache's key, so that a
 // format change makes old entries miss (and be rebuilt) instead of being mis-read. Bump it with
 // any change to encodeCompiledKernel.
-inline constexpr int kCompiledKernelFormatVersion = 3;
+inline constexpr int kCompiledKernelFormatVersion = 4;
 
 // "" when the record is well-formed, else why not: the name a C identifier (the PTX entry
 // symbol), the target non-empty printable ASCII without '"' or '\\' (it is embedded in C++ string
@@ -69,8 +76,8 @@ std::string checkCompiledKernel(const CompiledKernel &k);
 
 // The one serialisation (disk cache entries, differential bundle cases). A text header, then
 // the PTX: readable with `head`, and self-delimiting (the header gives the PTX's size):
-//   tile-ptx v3\nname <name>\ntarget <target>\nshared <bytes>\nwarps <n>\ntma <count>\n
-//   (tmaparam <param> <elemBytes> <f|b|i> <swizzle> <box, outermost first, 'x'-separated>\n)*
+//   tile-ptx v4\nname <name>\ntarget <target>\nshared <bytes>\nwarps <n>\ntma <count>\n
+//   (tmaparam <param> <type name> <swizzle> <box, outermost first, 'x'-separated>\n)*
 //   ptx <bytes>\n<ptx>
 // Throws Error for a record that checkCompiledKernel rejects (a bug in its producer).
 std::string encodeCompiledKernel(const CompiledKernel &k);

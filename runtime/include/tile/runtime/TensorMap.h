@@ -12,6 +12,8 @@
 // so a bad request is a one-line tile::ArgumentError naming the parameter, never a driver error code.
 #pragma once
 
+#include "tile/runtime/CompiledKernel.h"
+
 #include <cuda.h>
 
 #include <cstdint>
@@ -19,8 +21,6 @@
 #include <vector>
 
 namespace tile::rt {
-
-enum class TensorMapType { U8, I32, F16, BF16, F32 };
 
 struct TensorMapRequest {
   std::string param;             ///< the kernel parameter it is for: named by every error
@@ -39,8 +39,6 @@ struct alignas(64) TensorMap {
   unsigned char bytes[128];
 };
 static_assert(sizeof(TensorMap) == sizeof(CUtensorMap), "TensorMap mirrors CUtensorMap");
-
-int tensorMapElementBytes(TensorMapType t);
 
 /// Empty when the request satisfies TMA's constraints; else one line naming the parameter and the
 /// rule broken ("tensor map 'a': stride 1 is 200 bytes, not a multiple of 16").
