@@ -48,12 +48,13 @@ MemDescType stagingBuffer(RankedTensorType t) {
 /// other value converted (a bias row: one conversion of its 1-D load instead of one of the tile).
 Value computeIn(OpBuilder &b, Value v, Attribute layout) {
   auto type = cast<RankedTensorType>(v.getType());
-  if (!layout || type.getEncoding() == layout) return v; // unlaid IR (a pass run alone): as it is
+  // Unlaid IR (the pass run alone) or foreign encodings: as it is.
+  if (!isa_and_nonnull<DistributedLayoutInterface>(layout) || type.getEncoding() == layout) return v;
   if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) return computeIn(b, cvt.getSrc(), layout);
   if (rebuildableIn(v, layout)) return rematerialize(b, v, withLayout(type, layout));
   Operation *op = v.getDefiningOp();
   RankedTensorType wanted = withLayout(type, layout);
-  if (auto e = dyn_cast_or_null<ExpandDimsOp>(op)) {
+  if (auto e = dyn_cast_or_null<ExpandDimsOp>(op); e && e.getAxis() < type.getRank()) {
     auto slice = SliceLayoutAttr::get(b.getContext(), e.getAxis(), cast<DistributedLayoutInterface>(layout));
     return ExpandDimsOp::create(b, e.getLoc(), wanted, computeIn(b, e.getSrc(), slice), e.getAxisAttr());
   }
@@ -139,7 +140,9 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   static void convertLate(StoreOp store) {
     const Value original = store.getValue();
     ConvertLayoutOp root = chainRootConversion(original);
-    if (!root) return;
+    if (!root || !isa_and_nonnull<DistributedLayoutInterface>(layoutOf(root.getSrc().getType())) ||
+        !isa_and_nonnull<DistributedLayoutInterface>(layoutOf(original.getType())))
+      return;
     Type from = getElementTypeOrSelf(root.getSrc().getType()), to = getElementTypeOrSelf(original.getType());
     if (!from.isIntOrFloat() || !to.isIntOrFloat() || from.getIntOrFloatBitWidth() <= to.getIntOrFloatBitWidth())
       return;
@@ -171,9 +174,11 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     // The masked store converts the final value (after the cast to C's type: fewer bytes)
     // into its own layout, in its branch: its scratch and the staging buffer never live at once.
     store->moveBefore(branch.elseBlock()->getTerminator());
-    b.setInsertionPoint(store);
-    store.getValueMutable().assign(convertTo(b, computeIn(b, original, source), layoutOf(original.getType())));
-    eraseIfDead(original.getDefiningOp());
+    if (Attribute own = layoutOf(original.getType()); isa_and_nonnull<DistributedLayoutInterface>(own)) {
+      b.setInsertionPoint(store);
+      store.getValueMutable().assign(convertTo(b, computeIn(b, original, source), own));
+      eraseIfDead(original.getDefiningOp());
+    }
     DominanceInfo dominance;
     controlFlowSink(RegionRange{&branch.getElseRegion()}, dominance,
                     [](Operation *op, Region *) { return isMemoryEffectFree(op) && op->getNumRegions() == 0; },
