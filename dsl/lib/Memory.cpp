@@ -12,6 +12,12 @@ namespace {
 /// The pointer operand, checked to be one.
 mlir::Value pointerOperand(TraceState &s, const Value &ptr, const SrcLoc &loc, const char *op, const char *verb) {
   mlir::Value p = use(s, ptr, loc, op);
+  // A descriptor lands here when its offsets and block were braced lists ({i}, {64}): C++
+  // then prefers the (ptr, mask, other) overload. Say how to reach the descriptor one.
+  if (mlir::isa<mlir::tile::TensorDescType>(p.getType()))
+    fail(loc, std::string("tile::") + op + ": " + verb + " a tensor descriptor through the pointer overload; pass " +
+                  "the offsets and block as std::vector<Operand> and std::vector<int64_t> (braced lists of one " +
+                  "element pick (ptr, mask, other))");
   if (!isPtrElem(p.getType()))
     fail(loc, std::string("tile::") + op + ": " + verb + " a non-pointer value of type " + typeStr(p.getType()) +
                   " (expected a pointer or a tensor of pointers, e.g. base + offsets)");

@@ -21,6 +21,15 @@ enum class Op { Input, Row, Col, Scalar, Const, Iter, Carried, Neg, Abs, Exp, Ha
 enum class Red { Sum, Max, Min };
 /// Dot inputs: f32 exact and TF32 (CUDA cores), f16 and bf16 (tensor cores where the tile allows).
 enum class DotInput { F32, TF32, F16, BF16 };
+/// How a leaf reads global memory: masked loads of pointer tensors, or blocks of a tensor
+/// descriptor (out-of-bounds elements read 0 there, not `other`: what the masks hide never
+/// reaches an output) of every rank and of f32 and f16:
+enum class Via {
+  Pointers,
+  Desc,    ///< in0: its descriptor of the program's rank; row / col: rank-1 descriptors of the vectors
+  Desc4,   ///< in0: a rank-4 descriptor viewing it as [1, p, m, n], the block reshaped to the tile
+  DescF16, ///< in2 (on a grid f16 holds exactly): an f16 copy's descriptor of the program's rank, cast to f32
+};
 
 /// One node of the DAG; every node is an f32 tile of the program's shape: [BM, BN], or
 /// [BP, BM, BN] for a rank-3 program.
@@ -35,7 +44,7 @@ struct Node {
   int loop = -1;       ///< Loop/Iter/Carried: the loop's id
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
-  bool descriptor = false; ///< Input 0: read as a block of the tensor descriptor of in0 (the program's rank)
+  Via via = Via::Pointers; ///< Input, Row, Col
 };
 
 /// How the output is stored: in one masked store, or split at a column constant c into two
@@ -46,8 +55,16 @@ enum class Split { None, Lt, Le, Gt, Ge, Eq, Ne };
 
 struct Program {
   int rank = 2;
-  bool usesDescriptors() const {
-    return std::any_of(nodes.begin(), nodes.end(), [](const Node &n) { return n.op == Op::Input && n.descriptor; });
+  /// Whether a leaf of kind `op` (Input: of input `input`, -1 any) reads through `via`.
+  bool reads(Op op, Via via, int input = -1) const {
+    return std::any_of(nodes.begin(), nodes.end(),
+                       [&](const Node &n) { return n.op == op && n.via == via && (input < 0 || n.input == input); });
+  }
+  /// The tile's blocks through descriptors of rank >= 2 need rows of a multiple of 16 bytes:
+  /// n a multiple of this (1: no such descriptor).
+  int rowMultiple() const {
+    if (reads(Op::Input, Via::DescF16)) return 8;
+    return reads(Op::Input, Via::Desc) || reads(Op::Input, Via::Desc4) ? 4 : 1;
   }
   std::vector<Node> nodes;
   int output = 0;
@@ -223,12 +240,15 @@ private:
       n.op = Op::Input;
       n.input = pick(0, 2);
       n.value = chance(0.5) ? 0.f : quantised(-2, 2);
-      // in0 through its tensor descriptor in a third of the cases (out-of-bounds elements read
-      // 0 there, not `other`: what the masks hide never reaches an output).
-      n.descriptor = n.input == 0 && chance(0.33);
-      n.lanesAlong = !n.descriptor && chance(0.3) ? pick(0, p_.rank - 1) : -1;
+      // in0 through a descriptor of the program's rank in a quarter of the cases, of rank 4 in
+      // a sixth; in2 through an f16 copy's in a quarter.
+      if (n.input == 0) n.via = chance(0.25) ? Via::Desc : chance(0.2) ? Via::Desc4 : Via::Pointers;
+      if (n.input == 2 && chance(0.25)) n.via = Via::DescF16;
+      n.lanesAlong = n.via == Via::Pointers && chance(0.3) ? pick(0, p_.rank - 1) : -1;
       break;
     }
+    // The row and column vectors through rank-1 descriptors in a quarter of the cases.
+    if ((n.op == Op::Row || n.op == Op::Col) && chance(0.25)) n.via = Via::Desc;
     return add(n);
   }
 
@@ -358,8 +378,23 @@ struct Tracer {
   Value rowIdx, colIdx, rmask, cmask, mask, idx; ///< row/column indices expanded to the rank
   Value in[3];
   Value desc;                        ///< in0's descriptor of the program's rank
-  std::vector<Operand> descOffsets;  ///< the program's block in it
+  std::vector<Operand> descOffsets;  ///< the program's block in it (and in2's f16 copy's)
+  Value desc4;                       ///< in0 as [1, p, m, n]
+  std::vector<Operand> desc4Offsets; ///< the program's block in it
+  std::vector<int64_t> block4;       ///< [1, BP, BM, BN] (BP = 1 for rank 2)
+  Value descHalf;                    ///< in2's f16 copy's descriptor of the program's rank
+  Value rowDesc, colDesc;            ///< rank 1: the row vector (n), the column vector (m)
+  Value rowStart, colStart;          ///< the program's first column and row
   Value rowv, colv, s, flag;
+
+  /// A [BN] block of the row vector or a [BM] block of the column vector, expanded to the rank
+  /// as the column / row indices are.
+  Value asRow(Value v) const { return shape.size() == 3 ? row(row(v)) : row(v); }
+  Value asCol(Value v) const { return shape.size() == 3 ? row(col(v)) : col(v); }
+  /// The `size` elements of a rank-1 descriptor from `start`.
+  static Value vectorBlock(Value desc, Value start, int64_t size) {
+    return load(desc, std::vector<Operand>{start}, std::vector<int64_t>{size});
+  }
 
   const Scope &owner(int scope, const Scope &at) const {
     const Scope *cur = &at;
@@ -388,12 +423,18 @@ struct Tracer {
     auto B = [&] { return build(n.b, at); };
     switch (n.op) {
     case Op::Input: {
-      if (n.descriptor) return load(desc, descOffsets, shape);
+      if (n.via == Via::Desc) return load(desc, descOffsets, shape);
+      if (n.via == Via::Desc4) return reshape(load(desc4, desc4Offsets, block4), shape);
+      if (n.via == Via::DescF16) return cast(load(descHalf, descOffsets, shape), DType::f32);
       Value ptrs = in[n.input] + idx;
       return load(n.lanesAlong >= 0 ? lanes_along(ptrs, n.lanesAlong) : ptrs, mask, n.value);
     }
-    case Op::Row: return broadcast_to(load(rowv + colIdx, cmask, 0.0f), shape);
-    case Op::Col: return broadcast_to(load(colv + rowIdx, rmask, 0.0f), shape);
+    case Op::Row:
+      if (n.via == Via::Desc) return broadcast_to(asRow(vectorBlock(rowDesc, rowStart, shape.back())), shape);
+      return broadcast_to(load(rowv + colIdx, cmask, 0.0f), shape);
+    case Op::Col:
+      if (n.via == Via::Desc) return broadcast_to(asCol(vectorBlock(colDesc, colStart, shape[shape.size() - 2])), shape);
+      return broadcast_to(load(colv + rowIdx, rmask, 0.0f), shape);
     case Op::Scalar: return broadcast_to(s, shape);
     case Op::Const: return full(shape, n.value, DType::f32);
     case Op::Iter: return broadcast_to(cast(owner(n.loop, at).iter, DType::f32), shape);
@@ -464,9 +505,11 @@ struct Tracer {
 
 auto makeBody(std::shared_ptr<const Program> prog) {
   return [prog](Ptr<float> in0, Ptr<float> in1, Ptr<float> in2, Ptr<float> rowv, Ptr<float> colv, Ptr<float> out,
-                Ptr<float> out2, I32 m, I32 n, I32 p, I32 trips, I32 flag, F32 s, TensorDesc<float, 2> d2,
-                TensorDesc<float, 3> d3, TensorDesc<float, 2> o2, TensorDesc<float, 3> o3, Const<int> BM,
-                Const<int> BN, Const<int> BP) {
+                Ptr<float> out2, Ptr<f16> in2Half, I32 m, I32 n, I32 p, I32 trips, I32 flag, F32 s,
+                TensorDesc<float, 2> d2, TensorDesc<float, 3> d3, TensorDesc<float, 2> o2, TensorDesc<float, 3> o3,
+                TensorDesc<float, 1> r1, TensorDesc<float, 1> c1, TensorDesc<float, 4> d4, TensorDesc<f16, 2> h2,
+                TensorDesc<f16, 3> h3, Const<int> BM, Const<int> BN, Const<int> BP) {
+    (void)in2Half; // read only through h2 / h3, its descriptors
     const bool rank3 = prog->rank == 3;
     Tracer t{*prog, rank3 ? std::vector<int64_t>{BP.value(), BM.value(), BN.value()}
                           : std::vector<int64_t>{BM.value(), BN.value()}};
@@ -488,6 +531,14 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     t.desc = rank3 ? Value(d3) : Value(d2);
     t.descOffsets = {program_id(0) * BM, program_id(1) * BN};
     if (rank3) t.descOffsets.insert(t.descOffsets.begin(), program_id(2) * BP);
+    t.desc4 = d4;
+    t.desc4Offsets = {0, rank3 ? Operand(program_id(2) * BP) : Operand(0), program_id(0) * BM, program_id(1) * BN};
+    t.block4 = {1, rank3 ? int64_t(BP.value()) : 1, BM.value(), BN.value()};
+    t.descHalf = rank3 ? Value(h3) : Value(h2);
+    t.rowDesc = r1;
+    t.colDesc = c1;
+    t.rowStart = program_id(1) * BN;
+    t.colStart = program_id(0) * BM;
     t.in[1] = in1;
     t.in[2] = in2;
     t.rowv = rowv;
@@ -742,7 +793,9 @@ std::string RandomCase::describe() const {
     os << "  %" << i << " = " << opName(nd.op);
     if (nd.op == Op::Input) os << nd.input << " (other " << nd.value << ")";
     if (nd.op == Op::Input && nd.lanesAlong >= 0) os << " lanes along " << nd.lanesAlong;
-    if (nd.op == Op::Input && nd.descriptor) os << " through its descriptor";
+    if (nd.via == Via::Desc) os << (nd.op == Op::Input ? " through its descriptor" : " through a rank-1 descriptor");
+    if (nd.via == Via::Desc4) os << " through a rank-4 descriptor";
+    if (nd.via == Via::DescF16) os << " through its f16 copy's descriptor";
     if (nd.op == Op::Const) os << " " << nd.value;
     if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
@@ -766,33 +819,96 @@ std::string RandomCase::describe() const {
 }
 
 void RandomCase::launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *rowv,
-                        const void *colv, void *out, void *out2) const {
-  static_cast<const RandomKernel &>(*kernel).launch(grid, opts, in0, in1, in2, rowv, colv, out, out2, m, n, p, trips,
-                                                    flag, scalar, descriptor(in0, 2), descriptor(in0, 3),
-                                                    descriptor(out, 2), descriptor(out, 3), bm, bn, bp);
+                        const void *colv, void *out, void *out2, const void *in2Half) const {
+  auto at = [&](Desc which) {
+    const void *bases[] = {in0, nullptr, nullptr, rowv, colv, out, nullptr, in2Half};
+    return descriptor(which, bases[descriptorBase(which)]);
+  };
+  static_cast<const RandomKernel &>(*kernel).launch(
+      grid, opts, in0, in1, in2, rowv, colv, out, out2, in2Half, m, n, p, trips, flag, scalar, at(Desc::In0R2),
+      at(Desc::In0R3), at(Desc::OutR2), at(Desc::OutR3), at(Desc::Row), at(Desc::Col), at(Desc::In0R4),
+      at(Desc::In2HalfR2), at(Desc::In2HalfR3), bm, bn, bp);
 }
 
-TensorDescArg RandomCase::descriptor(const void *base, int rank) const {
-  const bool used = program->usesDescriptors() && rank == program->rank;
+int RandomCase::descriptorBase(Desc which) {
+  switch (which) {
+  case Desc::In0R2:
+  case Desc::In0R3:
+  case Desc::In0R4: return 0;
+  case Desc::Row: return 3;
+  case Desc::Col: return 4;
+  case Desc::OutR2:
+  case Desc::OutR3: return 5;
+  case Desc::In2HalfR2:
+  case Desc::In2HalfR3: return 7;
+  }
+  return 0;
+}
+
+TensorDescArg RandomCase::descriptor(Desc which, const void *base) const {
+  const Program &prog = *program;
+  const int64_t all[3] = {p, m, n}, allStrides[3] = {int64_t(m) * n, n, 1};
+  // Shape and strides (elements) when the program reads or writes through it, else a valid
+  // one-element descriptor (16-byte rows), so that every launch passes the checks.
+  std::vector<int64_t> shape, strides;
+  auto tail = [&](int rank) {
+    shape.assign(all + 3 - rank, all + 3);
+    strides.assign(allStrides + 3 - rank, allStrides + 3);
+  };
+  int rank = 0, elemBytes = 4;
+  bool used = false;
+  switch (which) {
+  case Desc::In0R2:
+  case Desc::In0R3:
+    rank = which == Desc::In0R2 ? 2 : 3;
+    used = prog.reads(Op::Input, Via::Desc, 0) && rank == prog.rank;
+    if (used) tail(rank);
+    break;
+  case Desc::OutR2:
+  case Desc::OutR3:
+    rank = which == Desc::OutR2 ? 2 : 3;
+    used = prog.descriptorStore && rank == prog.rank;
+    if (used) tail(rank);
+    break;
+  case Desc::Row:
+  case Desc::Col:
+    rank = 1;
+    used = prog.reads(which == Desc::Row ? Op::Row : Op::Col, Via::Desc);
+    if (used) shape = {which == Desc::Row ? n : m}, strides = {1};
+    break;
+  case Desc::In0R4:
+    rank = 4;
+    used = prog.reads(Op::Input, Via::Desc4, 0);
+    if (used) shape = {1, p, m, n}, strides = {int64_t(p) * m * n, int64_t(m) * n, n, 1};
+    break;
+  case Desc::In2HalfR2:
+  case Desc::In2HalfR3:
+    rank = which == Desc::In2HalfR2 ? 2 : 3;
+    elemBytes = 2;
+    used = prog.reads(Op::Input, Via::DescF16, 2) && rank == prog.rank;
+    if (used) tail(rank);
+    break;
+  }
+  if (!used) {
+    shape.assign(size_t(rank), 1);
+    strides.assign(size_t(rank), 16 / elemBytes);
+    strides.back() = 1;
+  }
   TensorDescArg d;
   d.base = reinterpret_cast<uint64_t>(base);
   d.rank = rank;
-  const int64_t shape[3] = {p, m, n}, strides[3] = {int64_t(m) * n, n, 1};
-  const int skip = 3 - rank; // rank 2: (m, n)
-  for (int i = 0; i < rank; ++i) {
-    // Unused: a valid one-element descriptor (16-byte rows), so that every launch passes the checks.
-    d.shape[i] = used ? shape[skip + i] : 1;
-    d.strides[i] = used ? strides[skip + i] : i + 1 < rank ? 4 : 1;
-  }
+  for (int i = 0; i < rank; ++i) d.shape[i] = shape[size_t(i)], d.strides[i] = strides[size_t(i)];
   return d;
 }
 
 Specialization RandomCase::specialization(int numWarps, bool alignedPointers) const {
   const void *a = reinterpret_cast<const void *>(uintptr_t(alignedPointers ? 256 : 260));
   const void *aligned = reinterpret_cast<const void *>(uintptr_t(256)); // descriptors are always aligned
-  return static_cast<const RandomKernel &>(*kernel).specialize(numWarps, a, a, a, a, a, a, a, m, n, this->p, trips, flag,
-                                                                scalar, descriptor(aligned, 2), descriptor(aligned, 3),
-                                                                descriptor(aligned, 2), descriptor(aligned, 3), bm, bn, bp);
+  auto at = [&](Desc which) { return descriptor(which, aligned); };
+  return static_cast<const RandomKernel &>(*kernel).specialize(
+      numWarps, a, a, a, a, a, a, a, a, m, n, this->p, trips, flag, scalar, at(Desc::In0R2), at(Desc::In0R3),
+      at(Desc::OutR2), at(Desc::OutR3), at(Desc::Row), at(Desc::Col), at(Desc::In0R4), at(Desc::In2HalfR2),
+      at(Desc::In2HalfR3), bm, bn, bp);
 }
 
 RandomCase makeRandomCase(uint64_t seed) {
@@ -828,10 +944,10 @@ RandomCase makeRandomCase(uint64_t seed) {
     program->splitAt = choice == 0 ? 0 : choice == 1 ? unit * pick(0, (c.n + unit - 1) / unit) : pick(0, c.n);
   }
   c.program = program;
-  // A descriptor needs rows of a multiple of 16 bytes: n a multiple of 4. Half the unsplit
-  // programs that read through descriptors store through out's.
-  if (program->usesDescriptors()) {
-    c.n = (c.n + 3) / 4 * 4;
+  // A descriptor needs rows of a multiple of 16 bytes: n a multiple of 4 (8 for f16). Half the
+  // unsplit programs that read through such descriptors store through out's.
+  if (const int multiple = program->rowMultiple(); multiple > 1) {
+    c.n = (c.n + multiple - 1) / multiple * multiple;
     c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
     program->descriptorStore = program->split == Split::None && pick(0, 1);
   }
@@ -845,6 +961,7 @@ RandomCase makeRandomCase(uint64_t seed) {
   };
   size_t mn = size_t(c.p) * c.m * c.n;
   c.inputs = {vec(mn, false), vec(mn, true), vec(mn, true), vec(size_t(c.n), false), vec(size_t(c.m), true)};
+  for (float x : c.inputs[2]) c.in2Half.push_back(halfBits(x)); // exact: quarters in [-2, 2]
 
   Reference ref{*program, Geometry{c.p, c.m, c.n, c.bp, c.bm, c.bn}, c.inputs, c.scalar, c.trips, c.flag};
   RefScope top;

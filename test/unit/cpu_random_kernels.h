@@ -4,9 +4,11 @@
 // edges masked: elementwise chains (+ - * / maximum minimum exp abs neg), comparisons with
 // where, broadcasts of rows (along n) and columns (along m), reductions along any axis
 // (sum, max, min, argmax) broadcast back,
-// loops with a carried tile and branches on a scalar argument, in0 read as blocks of its
-// tensor descriptor (a third of its loads) and then, unsplit, half the results stored through
-// out's; half of them store the
+// loops with a carried tile and branches on a scalar argument; leaves read through tensor
+// descriptors of every rank and of f32 and f16 (in0 as blocks of its descriptor of the
+// program's rank or of a rank-4 view, in2 through an f16 copy's, the row and column vectors
+// through rank-1 descriptors) and then, unsplit, half the results stored through out's; half
+// of them store the
 // result in two masked stores split at a column constant by one of < <= > >= == != (the
 // comparisons a store mask can hold). It comes with random
 // inputs and the expected outputs from a naive float64 evaluation of the same DAG, so
@@ -35,6 +37,7 @@ struct RandomCase {
   Grid grid;
   /// in0, in1, in2 (p x m x n, row-major), row (n), col (m).
   std::vector<std::vector<float>> inputs;
+  std::vector<uint16_t> in2Half; ///< in2 in f16 (exact: in2 is on a grid of quarters), read through h2 / h3
   std::vector<double> expected;     ///< out: p x m x n
   std::vector<double> expectedRows; ///< out2: per row (p x m), the sum of out over the first column tile
   /// Per element, the same DAG evaluated on absolute values (|a + b| -> |a| + |b|, ...):
@@ -48,13 +51,19 @@ struct RandomCase {
   /// is): to compile the same variant ahead of time for the GPU.
   Specialization specialization(int numWarps = 4, bool alignedPointers = true) const;
   /// Launches with `opts` (any executor); `out`, `out2` are p x m x n and p x m floats (host
-  /// pointers for the CPU executor, device addresses for the GPU).
+  /// pointers for the CPU executor, device addresses for the GPU), `in2Half` in2Half's data.
   void launch(const LaunchOptions &opts, const void *in0, const void *in1, const void *in2, const void *row,
-              const void *col, void *out, void *out2) const;
-  /// The kernel's rank-`rank` descriptor argument (2 or 3) of in0 or out at `base`: the
-  /// p x m x n (or m x n) tensor where the program reads (and maybe stores) through
-  /// descriptors, else a valid one-element one.
-  TensorDescArg descriptor(const void *base, int rank) const;
+              const void *col, void *out, void *out2, const void *in2Half) const;
+  /// The kernel's descriptor arguments, in parameter order: in0 and out of rank 2 and 3, the
+  /// row and column vectors (rank 1), in0 as [1, p, m, n] (rank 4), in2's f16 copy of rank 2 and 3.
+  enum class Desc { In0R2, In0R3, OutR2, OutR3, Row, Col, In0R4, In2HalfR2, In2HalfR3 };
+  static constexpr Desc kDescriptors[] = {Desc::In0R2, Desc::In0R3,     Desc::OutR2,     Desc::OutR3,    Desc::Row,
+                                          Desc::Col,   Desc::In0R4,     Desc::In2HalfR2, Desc::In2HalfR3};
+  /// The kernel argument whose buffer a descriptor describes: 0 in0, 3 row, 4 col, 5 out, 7 in2Half.
+  static int descriptorBase(Desc which);
+  /// Descriptor `which` over `base`: the tensor where the program reads (or stores) through
+  /// it, else a valid one-element one.
+  TensorDescArg descriptor(Desc which, const void *base) const;
 };
 
 /// The same seed always gives the same case.

@@ -49,7 +49,7 @@ TEST(CpuRandomKernels, MatchFloat64Reference) {
                          std::to_string(seed) + " TILE_RANDOM_COUNT=1)\n" + c.describe();
     try {
       c.launch(cpuOptions(), c.inputs[0].data(), c.inputs[1].data(), c.inputs[2].data(), c.inputs[3].data(),
-               c.inputs[4].data(), out.data(), out2.data());
+               c.inputs[4].data(), out.data(), out2.data(), c.in2Half.data());
     } catch (const std::exception &e) {
       ADD_FAILURE() << replay << e.what();
       ++failures;

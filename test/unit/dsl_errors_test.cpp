@@ -85,6 +85,18 @@ TEST(DslErrors, LoadOfNonPointer) {
   expectError(traceError(k, k.specialize(4, 7)), &gLine, "cannot load from a non-pointer");
 }
 
+// `load(d, {i}, {64})` picks load(ptr, mask, other) in C++; the error names the way out.
+TEST(DslErrors, DescriptorThroughThePointerOverload) {
+  auto k = kernel("bad", [](TensorDesc<float, 1> d, I32 i) {
+    gLine = __LINE__; auto x = load(d, {i}, {64});
+    (void)x;
+  });
+  alignas(16) static float buf[64];
+  std::string msg = traceError(k, k.specialize(4, TensorDescArg{buf, {64}, {1}}, 0));
+  expectError(msg, gLine, "a tensor descriptor through the pointer overload");
+  EXPECT_NE(msg.find("std::vector<Operand>"), std::string::npos) << msg;
+}
+
 TEST(DslErrors, FloatPointerOffset) {
   auto k = kernel("bad", [](Ptr<float> p) {
     auto offs = arange(0, 128);

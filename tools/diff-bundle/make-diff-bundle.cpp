@@ -250,10 +250,11 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
 /// Random programs: the CPU executor's outputs are what the GPU must reproduce, within
 /// per-element bounds from the magnitudes of each result's terms (cancellation makes a
 /// norm meaningless): twice the bound each executor meets against float64 in the tests.
-/// The case's rank-`rank` descriptor argument over the buffer of argument `base` (0: in0, 5: out).
-Descriptor descriptor(const randomkernels::RandomCase &c, size_t base, int rank) {
-  TensorDescArg d = c.descriptor(nullptr, rank);
-  return Descriptor{base, std::vector<int64_t>(d.shape, d.shape + rank), std::vector<int64_t>(d.strides, d.strides + rank)};
+/// The case's descriptor argument `which`, over the buffer of the argument it describes.
+Descriptor descriptor(const randomkernels::RandomCase &c, randomkernels::RandomCase::Desc which) {
+  TensorDescArg d = c.descriptor(which, nullptr);
+  return Descriptor{size_t(randomkernels::RandomCase::descriptorBase(which)),
+                    std::vector<int64_t>(d.shape, d.shape + d.rank), std::vector<int64_t>(d.strides, d.strides + d.rank)};
 }
 
 void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count) {
@@ -264,10 +265,12 @@ void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count
     auto floats = [](const std::vector<float> &v) { return Buffer::of(v, DiffElem::F32); };
     std::vector<Arg> args = {floats(c.inputs[0]), floats(c.inputs[1]), floats(c.inputs[2]), floats(c.inputs[3]),
                              floats(c.inputs[4]), Buffer::poisoned(c.expected.size() * 4, DiffElem::F32),
-                             Buffer::poisoned(c.expectedRows.size() * 4, DiffElem::F32), Scalar{c.m}, Scalar{c.n},
-                             Scalar{c.p}, Scalar{c.trips}, Scalar{c.flag}, Float{c.scalar}, descriptor(c, 0, 2),
-                             descriptor(c, 0, 3), descriptor(c, 5, 2), descriptor(c, 5, 3), Constant{c.bm},
-                             Constant{c.bn}, Constant{c.bp}};
+                             Buffer::poisoned(c.expectedRows.size() * 4, DiffElem::F32),
+                             Buffer::of(c.in2Half, DiffElem::F16), Scalar{c.m}, Scalar{c.n}, Scalar{c.p},
+                             Scalar{c.trips}, Scalar{c.flag}, Float{c.scalar}};
+    for (randomkernels::RandomCase::Desc which : randomkernels::RandomCase::kDescriptors)
+      args.push_back(descriptor(c, which));
+    for (int tile : {c.bm, c.bn, c.bp}) args.push_back(Constant{tile});
     rt::DiffCase d = makeCase(*c.kernel, "random#" + std::to_string(i), seed, c.grid, 4, std::move(args), kBound);
     d.args[5].errorScale = c.magnitude;
     d.args[6].errorScale = c.magnitudeRows;
