@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -298,28 +299,32 @@ void benchMatmulSkinny(Bench &b, int64_t m, int64_t nk) {
              2.0 * double(m) * nk * nk, us);
 }
 
-// "128x256x64w8s4": a tile's row name.
+// "128x256x64w8s4": a tile's row name (no "s" where the stages are the compiler's default, 0).
 std::string tileName(const tk::MatmulConfig &c) {
   return std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + "w" +
-         std::to_string(c.numWarps) + "s" + std::to_string(c.numStages);
+         std::to_string(c.numWarps) + (c.numStages ? "s" + std::to_string(c.numStages) : "");
 }
 
-// The descriptor kernel's small tiles on skinny products (f16, C in f16): which keeps the long K
-// loop of few programs fed (bench/NOTES.md).
-void benchMatmulSkinnyTiles(Bench &b, int64_t m, int64_t nk) {
+// One row per tile: "<prefix><tileName>" at `shape`, `launch(tile)` timed with the L2 flushed before each.
+void tileRows(Bench &b, const std::string &prefix, const std::string &shape, double flops,
+              const std::vector<tk::MatmulConfig> &tiles, const std::function<void(const tk::MatmulConfig &)> &launch) {
+  for (const tk::MatmulConfig &cfg : tiles)
+    b.addFlops(prefix + tileName(cfg), shape, flops, b.medianUs([&](int) { launch(cfg); }, 0, /*flushEach=*/true));
+}
+
+// Every tile of the descriptor kernel (f16, C in f16) on an m x nk x nk product: on skinny products
+// which keeps the long K loop of few programs fed (bench/NOTES.md), at 1024^3 which fills 132 SMs
+// with 1-4 Ki tiles best.
+void benchMatmulHalfOutTiles(Bench &b, int64_t m, int64_t nk) {
   DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
   DeviceBuffer c(size_t(m * nk) * 2), bias(size_t(nk) * 4);
   const std::vector<tk::MatmulConfig> tiles = tk::MatmulTmaF16OutF16::tiles();
-  for (size_t i = 2; i < tiles.size(); ++i) {
-    const tk::MatmulConfig &cfg = tiles[i];
-    std::string name = "tile_matmul_f16_" + tileName(cfg);
-    double us = b.medianUs([&](int) {
-      tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, nk, nk, tk::MatmulEpilogue::None, nullptr,
-                                     &cfg);
-    }, 0, /*flushEach=*/true);
-    const std::string shape = std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk);
-    b.addFlops(name, shape, 2.0 * double(m) * nk * nk, us);
-  }
+  const std::string shape = std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk);
+  tileRows(b, "tile_matmul_f16_", shape, 2.0 * double(m) * nk * nk, tiles,
+           [&](const tk::MatmulConfig &cfg) {
+             tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, nk, nk, tk::MatmulEpilogue::None,
+                                            nullptr, &cfg);
+           });
 }
 
 // C = relu(A·B + bias) in one kernel (the epilogue fused after the K loop), against
@@ -339,13 +344,11 @@ void benchMatmulTf32Tiles(Bench &b, int64_t n) {
   DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
   std::vector<tk::MatmulConfig> tiles = tk::MatmulTmaTf32Bt::tiles();
   for (const tk::MatmulConfig &t : tk::MatmulTmaTf32Bt::sweep()) tiles.push_back(t);
-  for (const tk::MatmulConfig &cfg : tiles) {
-    std::string name = "tile_matmul_tf32_bt_" + tileName(cfg);
-    double us = b.medianUs([&](int) {
-      tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr, &cfg);
-    }, 0, /*flushEach=*/true);
-    b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
-  }
+  tileRows(b, "tile_matmul_tf32_bt_", std::to_string(n), 2.0 * double(n) * n * n, tiles,
+           [&](const tk::MatmulConfig &cfg) {
+             tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr,
+                                         &cfg);
+           });
 }
 
 // The persistent kernel's tiles (MatmulTmaPersistent::tiles(), f16 and TF32 bᵀ) at n^3.
@@ -355,19 +358,15 @@ void benchMatmulPersistentTiles(Bench &b, int64_t n) {
     DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
     const std::vector<tk::MatmulConfig> tiles =
         tf32 ? tk::MatmulTmaPersistentTf32Bt::tiles() : tk::MatmulTmaPersistentF16OutF16::tiles();
-    for (const tk::MatmulConfig &cfg : tiles) {
-      std::string name =
-          std::string(tf32 ? "tile_matmul_tf32_bt" : "tile_matmul_f16") + "_persistent_" + tileName(cfg);
-      double us = b.medianUs([&](int) {
-        if (tf32)
-          tk::MatmulTmaPersistentTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None,
-                                                nullptr, 0, &cfg);
-        else
-          tk::MatmulTmaPersistentF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None,
-                                                   nullptr, 0, &cfg);
-      }, 0, /*flushEach=*/true);
-      b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
-    }
+    tileRows(b, std::string(tf32 ? "tile_matmul_tf32_bt" : "tile_matmul_f16") + "_persistent_", std::to_string(n),
+             2.0 * double(n) * n * n, tiles, [&](const tk::MatmulConfig &cfg) {
+               if (tf32)
+                 tk::MatmulTmaPersistentTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n,
+                                                       tk::MatmulEpilogue::None, nullptr, 0, &cfg);
+               else
+                 tk::MatmulTmaPersistentF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n,
+                                                          tk::MatmulEpilogue::None, nullptr, 0, &cfg);
+             });
   }
 }
 
@@ -383,10 +382,7 @@ void benchMatmulTiles(Bench &b, int64_t n) {
   tiles.insert(tiles.end(), std::begin(tk::MatmulTma<tile::f16>::kSweep), std::end(tk::MatmulTma<tile::f16>::kSweep));
   std::vector<std::string> seen;
   for (const tk::MatmulConfig &cfg : tiles) {
-    std::string name = "tile_matmul_f16_" + std::to_string(cfg.bm) + "x" + std::to_string(cfg.bn) + "x" +
-                       std::to_string(cfg.bk) + "w" + std::to_string(cfg.numWarps) +
-                       (cfg.numStages ? "s" + std::to_string(cfg.numStages) : "") +
-                       (tk::MatmulTma<tile::f16>::hasTile(cfg) ? "_tma" : "");
+    std::string name = "tile_matmul_f16_" + tileName(cfg) + (tk::MatmulTma<tile::f16>::hasTile(cfg) ? "_tma" : "");
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue; // listed by both kernels
     seen.push_back(name);
     double us = b.medianUs([&](int) {
@@ -484,7 +480,7 @@ int main(int argc, char **argv) {
     // 8192: tensor cores only (f32 on CUDA cores would take ~0.1 s a launch), 20 repeats of ~3 ms.
     for (int kind : {1, 2, 3}) benchMatmul(b, 8192, kind, 20);
     benchMatmulTiles(b, 4096);
-    benchMatmulTf32Tiles(b, 4096);
+    for (int64_t n : {1024, 4096}) benchMatmulTf32Tiles(b, n);
     for (int64_t n : {4096, 8192}) benchMatmulPersistentTiles(b, n);
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2}) benchMatmulAutotuned(b, n, kind);
@@ -494,7 +490,7 @@ int main(int argc, char **argv) {
     benchBatchedMatmul(b, 32, 512, 512, 512);
     for (int64_t nk : {4096, 8192})
       for (int64_t m : {64, 128, 256, 512}) benchMatmulSkinny(b, m, nk);
-    for (int64_t m : {64, 128}) benchMatmulSkinnyTiles(b, m, 4096);
+    for (int64_t m : {64, 128, 1024}) benchMatmulHalfOutTiles(b, m, m == 1024 ? 1024 : 4096);
     benchMatmulBiasRelu(b, 4096);
     b.print();
   } catch (const std::exception &e) {

@@ -109,6 +109,18 @@ Value lanes_along(Value ptr, int dim, SrcLoc loc) {
 
 namespace {
 
+/// tile.store of `value` through `ptr`, where `mask` holds (if given); a descriptor block's
+/// store also names the descriptor and the block's first coordinates (its box), which
+/// tile-tma-stores may copy by TMA instead.
+void emitStore(TraceState &s, const Value &ptr, const Value &value, const Value *mask, const SrcLoc &loc,
+               mlir::Value desc = {}, mlir::ValueRange offsets = {}) {
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "store", "cannot store to");
+  mlir::Value v = dataOperand(s, l, p, Operand(value, loc), loc, "store");
+  mlir::Value m = mask ? maskOperand(s, l, p, *mask, loc, "store") : mlir::Value();
+  mlir::tile::StoreOp::create(s.builder, l, p, v, m, desc, offsets);
+}
+
 /// A descriptor block's element pointers and in-bounds mask, built from the descriptor's base,
 /// extents and strides with the DSL's own operations (so the CPU executor and targets without
 /// TMA run it as any masked load, and the analyses see through it). `offsets` are the block's
@@ -184,28 +196,13 @@ void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc 
   std::vector<int64_t> block = shapeOf(v.getType());
   if (block.empty()) fail(loc, "tile::store: a descriptor store writes a block (a tensor), got a scalar");
   DescriptorBlock b = descriptorBlock(s, desc, offsets, block, loc, "store");
-  mlir::Location l = toLoc(s.ctx, loc);
-  mlir::Value p = pointerOperand(s, b.ptrs, loc, "store", "cannot store to");
-  mlir::Value stored = dataOperand(s, l, p, Operand(value, loc), loc, "store");
-  mlir::Value m = maskOperand(s, l, p, b.mask, loc, "store");
-  mlir::tile::StoreOp::create(s.builder, l, p, stored, m, b.desc, b.offsets);
+  emitStore(s, b.ptrs, value, &b.mask, loc, b.desc, b.offsets);
 }
 
-void store(Value ptr, Value value, SrcLoc loc) {
-  TraceState &s = requireTrace(loc, "store");
-  mlir::Location l = toLoc(s.ctx, loc);
-  mlir::Value p = pointerOperand(s, ptr, loc, "store", "cannot store to");
-  mlir::Value v = dataOperand(s, l, p, Operand(value, loc), loc, "store");
-  mlir::tile::StoreOp::create(s.builder, l, p, v, mlir::Value());
-}
+void store(Value ptr, Value value, SrcLoc loc) { emitStore(requireTrace(loc, "store"), ptr, value, nullptr, loc); }
 
 void store(Value ptr, Value value, Value mask, SrcLoc loc) {
-  TraceState &s = requireTrace(loc, "store");
-  mlir::Location l = toLoc(s.ctx, loc);
-  mlir::Value p = pointerOperand(s, ptr, loc, "store", "cannot store to");
-  mlir::Value v = dataOperand(s, l, p, Operand(value, loc), loc, "store");
-  mlir::Value m = maskOperand(s, l, p, mask, loc, "store");
-  mlir::tile::StoreOp::create(s.builder, l, p, v, m);
+  emitStore(requireTrace(loc, "store"), ptr, value, &mask, loc);
 }
 
 static Value atomicAdd(const Value &ptr, const Operand &value, const Value *mask, const SrcLoc &loc) {

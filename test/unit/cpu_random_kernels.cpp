@@ -948,8 +948,16 @@ RandomCase makeRandomCase(uint64_t seed) {
   // unsplit programs that read through such descriptors store through out's.
   if (const int multiple = program->rowMultiple(); multiple > 1) {
     c.n = (c.n + multiple - 1) / multiple * multiple;
-    c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
     program->descriptorStore = program->split == Split::None && pick(0, 1);
+    // Most rank-2 ones store through TMA on sm_90a (tile-tma-stores): extents of multiples of 16
+    // elements (the descriptor's divisibility) and a tile of whole 8-row atoms of 32-byte rows.
+    if (program->descriptorStore && rank == 2 && pick(0, 3)) {
+      c.m = (c.m + 15) / 16 * 16;
+      c.n = (c.n + 15) / 16 * 16;
+      c.bm = std::max(c.bm, 8);
+      c.bn = std::max(c.bn, 8);
+    }
+    c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
   }
 
   // Inputs: in0 continuous, in1 and in2 on a coarse grid (ties for argmax and where).

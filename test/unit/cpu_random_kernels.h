@@ -7,7 +7,8 @@
 // loops with a carried tile and branches on a scalar argument; leaves read through tensor
 // descriptors of every rank and of f32 and f16 (in0 as blocks of its descriptor of the
 // program's rank or of a rank-4 view, in2 through an f16 copy's, the row and column vectors
-// through rank-1 descriptors) and then, unsplit, half the results stored through out's; half
+// through rank-1 descriptors) and then, unsplit, half the results stored through out's (most
+// rank-2 ones with extents of multiples of 16 and 8-row tiles: TMA stores on sm_90a); half
 // of them store the
 // result in two masked stores split at a column constant by one of < <= > >= == != (the
 // comparisons a store mask can hold). It comes with random

@@ -184,13 +184,17 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                          "3x100x77x45" + (broadcastB ? " broadcast B" : "");
       out.push_back(makeCase(kernel, name, seed, {cdiv(m, 64) * cdiv(n, 64), batch}, 4, std::move(args), 1e-5));
     }
-  // The descriptor matmul (MatmulTma's tile: TMA copies into wgmma rings on sm_90a, the C block
-  // stored by TMA): B row-major (f16) or transposed (f16 and TF32, read K-major), on a grid of
-  // tiles or persistent on 2 programs (copies running ahead across tiles), ragged M and N.
+  // The descriptor matmul (MatmulTma's tile: TMA copies into wgmma rings on sm_90a): B row-major
+  // (f16) or transposed (f16 and TF32, read K-major), on a grid of tiles or persistent on 2
+  // programs (copies running ahead across tiles), ragged M and N. The C block is stored by TMA
+  // where C's extents are multiples of 16 (the last six, clipped at C's edges), else by masked stores.
   struct Tma { int type; bool persistent; int m, n, k, bm, bn, bk, warps, epilogue; }; // type: 0 f16, 1 f16 bT, 2 tf32 bT
   for (Tma c : std::vector<Tma>{{0, false, 200, 136, 96, 128, 128, 64, 4, 1}, {0, true, 300, 264, 128, 128, 128, 64, 8, 2},
                                 {1, false, 130, 72, 64, 64, 64, 64, 4, 0}, {1, true, 260, 200, 192, 128, 128, 64, 8, 1},
-                                {2, false, 150, 100, 68, 128, 128, 32, 4, 2}, {2, true, 300, 264, 96, 128, 128, 32, 8, 1}}) {
+                                {2, false, 150, 100, 68, 128, 128, 32, 4, 2}, {2, true, 300, 264, 96, 128, 128, 32, 8, 1},
+                                {0, false, 208, 144, 96, 128, 128, 64, 4, 2}, {0, true, 304, 272, 128, 128, 128, 64, 8, 1},
+                                {1, false, 144, 80, 64, 64, 64, 64, 4, 1}, {1, true, 272, 208, 192, 128, 128, 64, 8, 2},
+                                {2, false, 160, 112, 64, 128, 128, 32, 4, 1}, {2, true, 304, 272, 96, 128, 128, 32, 8, 2}}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);
     const bool bt = c.type > 0, tf32 = c.type == 2;

@@ -147,8 +147,14 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     if (!from.isIntOrFloat() || !to.isIntOrFloat() || from.getIntOrFloatBitWidth() <= to.getIntOrFloatBitWidth())
       return;
     OpBuilder b(store);
-    store.getValueMutable().assign(
-        convertTo(b, computeIn(b, original, layoutOf(root.getSrc().getType())), layoutOf(original.getType())));
+    convertAtChainEnd(b, store, layoutOf(root.getSrc().getType()));
+  }
+
+  /// The store's value computed in `source` (where its chain starts) and converted into the
+  /// store's own layout at `b`, after the chain.
+  static void convertAtChainEnd(OpBuilder &b, StoreOp store, Attribute source) {
+    const Value original = store.getValue();
+    store.getValueMutable().assign(convertTo(b, computeIn(b, original, source), layoutOf(original.getType())));
     eraseIfDead(original.getDefiningOp());
   }
 
@@ -174,10 +180,9 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     // The masked store converts the final value (after the cast to C's type: fewer bytes)
     // into its own layout, in its branch: its scratch and the staging buffer never live at once.
     store->moveBefore(branch.elseBlock()->getTerminator());
-    if (Attribute own = layoutOf(original.getType()); isa_and_nonnull<DistributedLayoutInterface>(own)) {
+    if (isa_and_nonnull<DistributedLayoutInterface>(layoutOf(original.getType()))) {
       b.setInsertionPoint(store);
-      store.getValueMutable().assign(convertTo(b, computeIn(b, original, source), own));
-      eraseIfDead(original.getDefiningOp());
+      convertAtChainEnd(b, store, source);
     }
     DominanceInfo dominance;
     controlFlowSink(RegionRange{&branch.getElseRegion()}, dominance,

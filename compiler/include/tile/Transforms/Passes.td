@@ -100,13 +100,18 @@ def TileTmaStores : Pass<"tile-tma-stores", "mlir::ModuleOp"> {
   let summary = "Store descriptor blocks through the tensor memory accelerator (sm_90a)";
   let description = [{
     On sm_90a a `tile.store` of a 2-D descriptor block (`box %desc[%offsets]`, the desc a
-    kernel parameter) of f16, bf16 or f32 whose tile fills whole swizzle rows of 8-row
-    atoms becomes: the value written, from whatever layout it has (a conversion before the
-    store is skipped), into a `#tile.nvmma_shared` buffer (`tile.local_alloc`), then
-    `tile.async_tma_store` of the buffer to the block; the box and swizzle go on the module
-    for the launch (as tile-pipeline's TMA loads). The block's elements outside the tensor
-    are not written, as the masked store did not write them. A descriptor already copied
-    with another box keeps its ordinary stores.
+    kernel parameter whose extents are multiples of 16 bytes by its `tile.divisibility`:
+    TMA clips a stored box only at that granularity) of f16, bf16 or f32 whose tile fills
+    whole swizzle rows of 8-row atoms becomes `scf.if` (the block starts inside the
+    tensor): the value, computed in the layout its elementwise chain starts in (a matmul's
+    accumulator; the conversion into the store's layout is skipped), written into a
+    `#tile.nvmma_shared` buffer (`tile.local_alloc`), then `tile.async_tma_store` of the
+    buffer to the block; else the masked store as it was, its conversion moved after the
+    chain. The box and swizzle go on the module for the launch (as tile-pipeline's TMA
+    loads). The block's elements outside the tensor are not written, as the masked store
+    did not write them. Stores it does not copy (a descriptor already copied with another
+    box, extents not known to be 16-byte multiples) stay masked stores; their conversion
+    moves past a narrowing cast (fewer bytes through shared memory).
   }];
   let dependentDialects = ["::mlir::tile::TileDialect"];
 }
