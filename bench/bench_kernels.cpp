@@ -318,7 +318,9 @@ void tileRows(Bench &b, const std::string &prefix, const std::string &shape, dou
 void benchMatmulHalfOutTiles(Bench &b, int64_t m, int64_t nk) {
   DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
   DeviceBuffer c(size_t(m * nk) * 2), bias(size_t(nk) * 4);
-  const std::vector<tk::MatmulConfig> tiles = tk::MatmulTmaF16OutF16::tiles();
+  std::vector<tk::MatmulConfig> tiles = tk::MatmulTmaF16OutF16::tiles();
+  if (m == nk)
+    for (const tk::MatmulConfig &t : tk::MatmulTmaF16OutF16::sweep()) tiles.push_back(t);
   const std::string shape = std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk);
   tileRows(b, "tile_matmul_f16_", shape, 2.0 * double(m) * nk * nk, tiles,
            [&](const tk::MatmulConfig &cfg) {

@@ -126,8 +126,15 @@ inline float bf16BitsToFloat(uint16_t h) {
   return f;
 }
 
+/// How the kernel rounds f32 to tf32: cvt.rna (mma.sync's operands) or a TMA copy through a
+/// TFLOAT32 map (wgmma's). They differ on ties, about one input in 8192: a one-ulp move of a factor
+/// that a 1e-5 bound notices at small K.
+enum class Tf32Rounding { TiesAway, TiesEven };
+
 /// Inputs drawn uniformly from [-2, 2) by `gen`, bias from [-1, 1).
-template <class Gen> BatchedMatmulProblem makeBatchedMatmul(MatmulInput input, const BatchedMatmulCase &cs, Gen &gen) {
+template <class Gen>
+BatchedMatmulProblem makeBatchedMatmul(MatmulInput input, const BatchedMatmulCase &cs, Gen &gen,
+                                       Tf32Rounding tf32 = Tf32Rounding::TiesAway) {
   BatchedMatmulProblem p;
   p.input = input;
   p.cs = cs;
@@ -165,7 +172,8 @@ template <class Gen> BatchedMatmulProblem makeBatchedMatmul(MatmulInput input, c
     switch (input) {
     case MatmulInput::F32: return v32[size_t(i)];
     case MatmulInput::TF32: {
-      uint32_t bits = tile::testing::tf32Bits(bitsOf(v32[size_t(i)]));
+      const uint32_t in = bitsOf(v32[size_t(i)]);
+      uint32_t bits = tf32 == Tf32Rounding::TiesEven ? tile::testing::tf32BitsTiesEven(in) : tile::testing::tf32Bits(in);
       float f;
       std::memcpy(&f, &bits, sizeof f);
       return f;

@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -390,76 +391,83 @@ const char *kindName(TmaMatmulKind k) {
 
 TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
   struct Case { int64_t m, n, k, ldc; };
+  // 960 x 1000 x 600: 120 programs of 64 x 128, the 8-deep ring (tileFor) wrapping over 10 ragged
+  // K steps. One draw of the inputs per shape and type serves every kind and epilogue (the float64
+  // product is the test's cost).
   for (Case c : std::vector<Case>{{100, 72, 48, 72}, {1000, 520, 264, 528}, {1024, 1024, 256, 1040}, {5, 8, 8, 16},
-                                  {300, 1000, 64, 1000}})
-    for (TmaMatmulKind kind : {TmaMatmulKind::Plain, TmaMatmulKind::Bt, TmaMatmulKind::Persistent,
-                               TmaMatmulKind::PersistentFew})
-      for (bool bf16 : {false, true})
-      for (auto e : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
-        SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + (bf16 ? " bf16" : " f16") +
-                     " epilogue " + std::to_string(int(e)) + " " + kindName(kind));
-        auto toBits = [&](float x) { return bf16 ? tile::testutil::toBf16(x) : tile::testutil::toHalf(x); };
-        auto toFloat = [&](uint16_t h) { return bf16 ? tile::testutil::bf16BitsToFloat(h) : tile::testutil::halfToFloat(h); };
-        std::vector<uint16_t> a(size_t(c.m * c.k)), b(size_t(c.k * c.n)), bT(b.size());
-        std::vector<float> bias(size_t(c.n));
-        for (auto &x : a) x = toBits(uniform(-2, 2));
-        for (auto &x : b) x = toBits(uniform(-2, 2));
-        for (int64_t kk = 0; kk < c.k; ++kk)
-          for (int64_t j = 0; j < c.n; ++j) bT[size_t(j * c.k + kk)] = b[size_t(kk * c.n + j)];
-        for (auto &x : bias) x = uniform(-4, 4);
-        const bool bt = kind == TmaMatmulKind::Bt;
-        DeviceBuffer da(a.size() * 2), db(b.size() * 2), dbias(bias.size() * 4), dc(size_t(c.m * c.ldc) * 2);
-        da.copyFromHost(a.data(), a.size() * 2);
-        db.copyFromHost((bt ? bT : b).data(), b.size() * 2);
-        dbias.copyFromHost(bias.data(), bias.size() * 4);
-        dc.fillBytes(0xFF);
-        const int64_t ldb = bt ? c.k : c.n, programs = kind == TmaMatmulKind::PersistentFew ? 3 : 0;
-        if (kind == TmaMatmulKind::Plain && bf16)
-          tk::MatmulTmaBF16OutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
-        else if (kind == TmaMatmulKind::Plain)
-          tk::MatmulTmaF16OutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
-        else if (bt && bf16)
-          tk::MatmulTmaBF16BtOutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
-        else if (bt)
-          tk::MatmulTmaF16BtOutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
-        else if (bf16)
-          tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
-                                                     nullptr, programs);
-        else
-          tk::MatmulTmaPersistentF16OutF16::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr,
-                                                   programs);
-        Context::get().synchronize();
-        std::vector<uint16_t> out(size_t(c.m * c.ldc));
-        dc.copyToHost(out.data(), out.size() * 2);
-        std::vector<float> got;
-        std::vector<double> ref;
-        std::vector<double> row(size_t(c.n));
-        for (int64_t i = 0; i < c.m; ++i) {
-          // Row i of A·B, accumulated row by row of B (cache-friendly).
-          std::fill(row.begin(), row.end(), 0.0);
-          for (int64_t kk = 0; kk < c.k; ++kk) {
-            const double x = toFloat(a[size_t(i * c.k + kk)]);
-            for (int64_t j = 0; j < c.n; ++j) row[size_t(j)] += x * toFloat(b[size_t(kk * c.n + j)]);
-          }
-          for (int64_t j = 0; j < c.n; ++j) {
-            double acc = row[size_t(j)];
-            if (e != tk::MatmulEpilogue::None) acc += bias[size_t(j)];
-            if (e == tk::MatmulEpilogue::BiasRelu) acc = std::max(acc, 0.0);
-            got.push_back(toFloat(out[size_t(i * c.ldc + j)]));
-            ref.push_back(acc);
-          }
-          for (int64_t j = c.n; j < c.ldc; ++j) ASSERT_EQ(out[size_t(i * c.ldc + j)], 0xFFFF) << "padding written";
+                                  {300, 1000, 64, 1000}, {960, 1000, 600, 1000}})
+    for (bool bf16 : {false, true}) {
+      auto toBits = [&](float x) { return bf16 ? tile::testutil::toBf16(x) : tile::testutil::toHalf(x); };
+      auto toFloat = [&](uint16_t h) { return bf16 ? tile::testutil::bf16BitsToFloat(h) : tile::testutil::halfToFloat(h); };
+      std::vector<uint16_t> a(size_t(c.m * c.k)), b(size_t(c.k * c.n)), bT(b.size());
+      std::vector<float> bias(size_t(c.n));
+      for (auto &x : a) x = toBits(uniform(-2, 2));
+      for (auto &x : b) x = toBits(uniform(-2, 2));
+      for (int64_t kk = 0; kk < c.k; ++kk)
+        for (int64_t j = 0; j < c.n; ++j) bT[size_t(j * c.k + kk)] = b[size_t(kk * c.n + j)];
+      for (auto &x : bias) x = uniform(-4, 4);
+      // A·B in float64, accumulated row by row of B (cache-friendly).
+      std::vector<double> product(size_t(c.m * c.n), 0.0);
+      for (int64_t i = 0; i < c.m; ++i)
+        for (int64_t kk = 0; kk < c.k; ++kk) {
+          const double x = toFloat(a[size_t(i * c.k + kk)]);
+          for (int64_t j = 0; j < c.n; ++j) product[size_t(i * c.n + j)] += x * toFloat(b[size_t(kk * c.n + j)]);
         }
-        // One rounding to f16 (2^-11) or bf16 (2^-8) relative, on top of f32 accumulation.
-        EXPECT_TRUE(closeTo(got, ref, bf16 ? 8e-3 : 1e-3, "matmul_tma half out"));
-      }
+      DeviceBuffer da(a.size() * 2), db(b.size() * 2), dbT(b.size() * 2), dbias(bias.size() * 4),
+          dc(size_t(c.m * c.ldc) * 2);
+      da.copyFromHost(a.data(), a.size() * 2);
+      db.copyFromHost(b.data(), b.size() * 2);
+      dbT.copyFromHost(bT.data(), bT.size() * 2);
+      dbias.copyFromHost(bias.data(), bias.size() * 4);
+      for (TmaMatmulKind kind : {TmaMatmulKind::Plain, TmaMatmulKind::Bt, TmaMatmulKind::Persistent,
+                                 TmaMatmulKind::PersistentFew})
+        for (auto e : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
+          SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) +
+                       (bf16 ? " bf16" : " f16") + " epilogue " + std::to_string(int(e)) + " " + kindName(kind));
+          const bool bt = kind == TmaMatmulKind::Bt;
+          const DeviceBuffer &bIn = bt ? dbT : db;
+          dc.fillBytes(0xFF);
+          const int64_t ldb = bt ? c.k : c.n, programs = kind == TmaMatmulKind::PersistentFew ? 3 : 0;
+          if (kind == TmaMatmulKind::Plain && bf16)
+            tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+          else if (kind == TmaMatmulKind::Plain)
+            tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+          else if (bt && bf16)
+            tk::MatmulTmaBF16BtOutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+          else if (bt)
+            tk::MatmulTmaF16BtOutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+          else if (bf16)
+            tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
+                                                       nullptr, programs);
+          else
+            tk::MatmulTmaPersistentF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
+                                                     nullptr, programs);
+          Context::get().synchronize();
+          std::vector<uint16_t> out(size_t(c.m * c.ldc));
+          dc.copyToHost(out.data(), out.size() * 2);
+          std::vector<float> got;
+          std::vector<double> ref;
+          for (int64_t i = 0; i < c.m; ++i) {
+            for (int64_t j = 0; j < c.n; ++j) {
+              double acc = product[size_t(i * c.n + j)];
+              if (e != tk::MatmulEpilogue::None) acc += bias[size_t(j)];
+              if (e == tk::MatmulEpilogue::BiasRelu) acc = std::max(acc, 0.0);
+              got.push_back(toFloat(out[size_t(i * c.ldc + j)]));
+              ref.push_back(acc);
+            }
+            for (int64_t j = c.n; j < c.ldc; ++j) ASSERT_EQ(out[size_t(i * c.ldc + j)], 0xFFFF) << "padding written";
+          }
+          // One rounding to f16 (2^-11) or bf16 (2^-8) relative, on top of f32 accumulation.
+          EXPECT_TRUE(closeTo(got, ref, bf16 ? 8e-3 : 1e-3, "matmul_tma half out"));
+        }
+    }
 }
 
 // TF32 on wgmma: B given transposed (bᵀ [N, K], K-major, the only order wgmma reads tf32 in), the
 // operands rounded to tf32 by the TMA copies (CU_TENSOR_MAP_DATA_TYPE_TFLOAT32: to nearest). Against
-// float64 of the tf32-rounded factors (1e-5: the products are exact, only the f32 sums' order
-// differs; ties round to even here, away from zero in the reference, a negligible difference) and
-// of the unrounded inputs (inputTolerance: 2^-10). The library's Matmul<float> takes this kernel
+// float64 of the factors rounded as the copies round them (1e-5: the products are exact, only the
+// f32 sums' order differs; ties to even on sm_90, where TMA copies round, else mma.sync's cvt.rna,
+// ties away) and of the unrounded inputs (inputTolerance: 2^-10). The library's Matmul<float> takes this kernel
 // for K-major B (x·Wᵀ); row-major B goes through a transpose (launchTransposingB); the persistent
 // grid on every SM and on 3 programs.
 class MatmulTmaTf32Gpu : public KernelsGpu {};
@@ -470,18 +478,28 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
   // pad: every row padded to a multiple of 16 bytes, as descriptors need (the transposing launch
   // takes a dense B: its cases have k and n multiples of 4).
   struct Case { int64_t m, n, k, pad; };
+  // 1000 x 1000 x 300: 128 programs of 64 x 128, the 8-deep ring (tileFor) wrapping over 10 ragged
+  // K steps; one epilogue, not persistent (the float64 reference is the test's cost).
+  const auto rounding = Context::get().info().ccMajor == 9 ? tile::testutil::Tf32Rounding::TiesEven
+                                                            : tile::testutil::Tf32Rounding::TiesAway;
   for (Case c : std::vector<Case>{{1000, 517, 261, 3}, {5, 13, 9, 3}, {1024, 1024, 512, 0}, {300, 257, 125, 3},
-                                  {260, 196, 124, 0}})
-    for (int how = 0; how < 5; ++how)
-      for (int epilogue = 0; epilogue < 3; ++epilogue) {
+                                  {260, 196, 124, 0}, {1000, 1000, 300, 4}})
+    for (int epilogue = 0; epilogue < 3; ++epilogue) {
+      // One problem per storage of B (bᵀ row-major, or B row-major for the transposing launch), drawn
+      // once for every launch that reads it (the float64 references are the test's cost).
+      std::optional<tile::testutil::BatchedMatmulProblem> problems[2];
+      for (int how = 0; how < 5; ++how) {
         if (how == 2 && (c.k % 4 || c.n % 4)) continue;
+        if (c.k == 300 && (how >= 3 || epilogue != 2)) continue;
         const char *names[] = {"MatmulTmaTf32Bt", "Matmul<float> tf32 with K-major B", "launchTransposingB",
                                "persistent", "persistent on 3 programs"};
         // B stored transposed (Storage::ColMajor is bᵀ row-major) except for the transposing launch.
         tile::testutil::BatchedMatmulCase cs{1, c.m, c.n, c.k, S::RowMajor, how == 2 ? S::RowMajor : S::ColMajor,
                                              S::RowMajor, epilogue, false, how == 2 ? 0 : c.pad, 0};
         SCOPED_TRACE(std::string(names[how]) + " " + cs.str());
-        tile::testutil::BatchedMatmulProblem p = tile::testutil::makeBatchedMatmul(MatmulInput::TF32, cs, gen_);
+        std::optional<tile::testutil::BatchedMatmulProblem> &problem = problems[how == 2 ? 1 : 0];
+        if (!problem) problem = tile::testutil::makeBatchedMatmul(MatmulInput::TF32, cs, gen_, rounding);
+        const tile::testutil::BatchedMatmulProblem &p = *problem;
         DeviceBuffer da = DeviceBuffer::fromHost(p.a32), db = DeviceBuffer::fromHost(p.b32);
         DeviceBuffer dbias = DeviceBuffer::fromHost(p.bias), dc = poisoned(size_t(p.c.size));
         const auto e = tk::MatmulEpilogue(epilogue);
@@ -501,6 +519,7 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
         Context::get().synchronize();
         EXPECT_TRUE(tile::testutil::checkBatchedMatmul(p, dc.toHost<float>(size_t(p.c.size)), 1e-5));
       }
+    }
 }
 
 TEST(KernelsArgs, MatmulTmaRefusesWhatADescriptorCannotDescribe) {

@@ -115,6 +115,13 @@ inline uint32_t tf32Bits(uint32_t bits) {
   return (bits + 0x1000u) & ~0x1fffu;
 }
 
+/// The bits of a TMA copy through a TFLOAT32 map (sm_90 wgmma's tf32 operands): nearest, ties to
+/// even (NaN and inf unchanged).
+inline uint32_t tf32BitsTiesEven(uint32_t bits) {
+  if ((bits & 0x7f800000u) == 0x7f800000u) return bits;
+  return (bits + 0xfffu + ((bits >> 13) & 1u)) & ~0x1fffu;
+}
+
 /// Float64 reference of loopBranchKernel.
 inline std::vector<double> loopBranchReference(const std::vector<float> &x, int block, int reps) {
   std::vector<double> ref(x.size());

@@ -80,11 +80,17 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   static constexpr MatmulConfig kSweep[] = {{128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {128, 128, 64, 4, 4},
                                             {128, 128, 64, 8, 4}, {256, 128, 64, 8, 4}, {128, 256, 32, 8, 4},
                                             {128, 128, 64, 4, 3}, {64, 128, 64, 4, 4},  {64, 256, 64, 4, 4}};
+  /// The last three (TF32) and f16 with C in f16's: deeper rings and other shapes for 1024^3, whose
+  /// 16-32 K steps leave the copies' latency little to hide behind (tiles() has the winner).
   static constexpr MatmulConfig kTf32Sweep[] = {{128, 256, 32, 8, 3}, {128, 128, 32, 8, 4}, {128, 128, 32, 4, 6},
-                                                {256, 128, 32, 8, 4}, {128, 128, 64, 8, 3}, {128, 256, 16, 8, 6}};
-  static constexpr bool kHasSweep = kTf32 || (!kHalfOut && !kBt && std::is_same_v<T, f16>);
+                                                {256, 128, 32, 8, 4}, {128, 128, 64, 8, 3}, {128, 256, 16, 8, 6},
+                                                {128, 128, 32, 4, 5}, {64, 128, 32, 4, 6}, {64, 256, 32, 4, 4}};
+  static constexpr MatmulConfig kHalfOutSweep[] = {{128, 128, 64, 4, 5}, {128, 128, 64, 4, 6}, {64, 128, 64, 4, 6},
+                                                   {64, 256, 64, 4, 4}};
+  static constexpr bool kHasSweep = kTf32 || (!kBt && std::is_same_v<T, f16>);
   static constexpr std::span<const MatmulConfig> sweep() {
     if constexpr (kTf32) return kTf32Sweep;
+    else if constexpr (kHasSweep && kHalfOut) return kHalfOutSweep;
     else if constexpr (kHasSweep) return kSweep;
     else return {};
   }
@@ -92,25 +98,29 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   /// The library's tiles, largest first: Matmul's two wgmma tiles (for TF32 with half the K
   /// step: the same bytes per stage), then smaller ones for grids those leave short of a wave
   /// (tileFor): 64 x 128, 64 x 64 (Matmul's small tile, and 8 stages deep for the long K loops
-  /// of skinny products), and 64 x 32, 8 deep, for the skinniest.
-  static constexpr MatmulConfig kMedium{64, 128, 64, 4, 4};
+  /// of skinny products), 64 x 32, 8 deep, for the skinniest, and last 64 x 128 8 deep (192 KB:
+  /// one program per SM) for grids of at most one wave.
+  static constexpr MatmulConfig kMedium{64, 128, 64, 4, 4}, kMediumDeep{64, 128, 64, 4, 8};
   static constexpr MatmulConfig kTf32Tiles[] = {{128, 256, 32, 8, 4}, {128, 128, 32, 4, 4}, {64, 128, 32, 4, 4},
-                                                {64, 64, 32, 4, 4},   {64, 64, 32, 4, 8},   {64, 32, 32, 4, 8}};
+                                                {64, 64, 32, 4, 4},   {64, 64, 32, 4, 8},   {64, 32, 32, 4, 8},
+                                                {64, 128, 32, 4, 8}};
   static std::vector<MatmulConfig> tiles() {
     if constexpr (kTf32) return {std::begin(kTf32Tiles), std::end(kTf32Tiles)};
     else
       return {kMatmulTensorCoreLarge, kMatmulTensorCore, kMedium, kMatmulTensorCoreSmall, {64, 64, 64, 4, 8},
-              {64, 32, 64, 4, 8}};
+              {64, 32, 64, 4, 8}, kMediumDeep};
   }
   /// The first of tiles() whose grid fills a wave (7/8 of the SMs; the 128 x 128 tile two waves,
   /// else its one warpgroup per SM idles half the tensor cores): 128 x 256, 128 x 128, 64 x 128,
-  /// 64 x 64 (8 stages), else 64 x 32 (8 stages).
+  /// 64 x 64 (8 stages), else 64 x 32 (8 stages). 64 x 128 8 deep where its grid is at most one
+  /// wave: a program per SM either way, and the deeper ring hides the copies of a short K loop
+  /// (1024^3 on an H100: f16 181 TFLOP/s against 155 four deep, TF32 135 against 97; bench/NOTES.md).
   static MatmulConfig tileFor(int64_t m, int64_t n) {
     const std::vector<MatmulConfig> t = tiles();
     auto programs = [&](const MatmulConfig &c) { return ceilDiv(m, c.bm) * ceilDiv(n, c.bn); };
     if (programs(t[0]) * 8 >= kMatmulWaveTiles * 7) return t[0];
     if (programs(t[1]) * 8 >= kMatmulWaveTiles * 14) return t[1];
-    if (programs(t[2]) * 8 >= kMatmulWaveTiles * 7) return t[2];
+    if (programs(t[2]) * 8 >= kMatmulWaveTiles * 7) return programs(t[2]) <= kMatmulWaveTiles ? t[6] : t[2];
     if (programs(t[4]) * 8 >= kMatmulWaveTiles * 7) return t[4];
     return t[5];
   }
