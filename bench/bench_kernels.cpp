@@ -417,21 +417,19 @@ void benchMatmulAutotuned(Bench &b, int64_t n, int kind, int reps = 0) {
   b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
 }
 
-// Host cost of one cached launch: 10000 back-to-back launches without sync, median of 5 trials. A tiny
-// kernel runs for a few µs, so if launching is faster than that the launch queue fills and this measures
-// the GPU instead: read it as an upper bound on the host cost.
-double launchHostUs() {
-  const int64_t n = 1024;
-  DeviceBuffer x(n * 4), y(n * 4), z(n * 4);
+// Host cost of one cached launch of `launch`: batches of 100 back-to-back launches without sync,
+// median of 100 batches. A tiny kernel runs for a few µs, so if launching is faster than that the
+// launch queue fills and this measures the GPU instead: read it as an upper bound on the host cost.
+double launchHostUs(const std::function<void()> &launch) {
   // Batches short enough that the launch queue never fills (else the GPU's per-kernel time,
   // not the host's, is measured), synchronised between batches; median over batches.
   constexpr int kLaunches = 100;
   std::vector<double> per;
-  tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n);
+  launch();
   Context::get().synchronize();
   for (int trial = 0; trial < 100; ++trial) {
     auto t0 = Clock::now();
-    for (int i = 0; i < kLaunches; ++i) tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n);
+    for (int i = 0; i < kLaunches; ++i) launch();
     per.push_back(microsSince(t0) / kLaunches);
     Context::get().synchronize();
   }
@@ -476,7 +474,15 @@ int main(int argc, char **argv) {
     const std::pair<int64_t, int64_t> rowShapes[] = {{4096, 1024}, {4096, 4096}, {4096, 16384}, {65536, 1024}, {16384, 4096}};
     for (auto [rows, cols] : rowShapes) benchSoftmax(b, rows, cols);
     for (auto [rows, cols] : rowShapes) benchLayerNorm(b, rows, cols);
-    b.note("tile_launch_host", "1024", launchHostUs());
+    {
+      // A vector add (3 pointers), and a descriptor matmul (3 tensor descriptors, their TMA maps
+      // written into the parameters at every launch).
+      const int64_t n = 1024, mm = 64;
+      DeviceBuffer x(n * 4), y(n * 4), z(n * 4), a(mm * mm * 2), bm(mm * mm * 2), c(mm * mm * 2), bias(mm * 4);
+      b.note("tile_launch_host", "1024", launchHostUs([&] { tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n); }));
+      b.note("tile_launch_host_tma", "64x64x64",
+             launchHostUs([&] { tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, mm, mm, mm, mm, mm, mm); }));
+    }
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2, 0, 3}) benchMatmul(b, n, kind);
     // 8192: tensor cores only (f32 on CUDA cores would take ~0.1 s a launch), 20 repeats of ~3 ms.

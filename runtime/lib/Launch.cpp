@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include <string>
+#include <unordered_map>
 
 namespace tile::rt {
 
@@ -29,12 +30,36 @@ void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedBytes, CUstream 
 
 namespace {
 
+/// The map one thread last wrote for one TMA record, with what it was encoded from. Relaunching a
+/// kernel on the same tensors (the common case) copies these bytes without building a request
+/// (a string, three vectors) or taking the shared cache's lock. Keyed by the record's address but
+/// matched on its contents too, so a record freed and another allocated in its place never reads
+/// a stale map.
+struct LastMap {
+  TmaParam record;
+  uint64_t base = 0;
+  int32_t shape[kMaxDescRank] = {}, strides[kMaxDescRank] = {};
+  TensorMap map;
+
+  bool describes(const TmaParam &p, const TensorDescParam &d) const {
+    return record == p && base == d.base && !std::memcmp(shape, d.shape, sizeof shape) &&
+           !std::memcmp(strides, d.strides, sizeof strides);
+  }
+};
+
 /// Writes the TMA map of each descriptor parameter the code copies through TMA into the parameter
 /// (the launch checked its base, shape and strides; encodeTensorMap caches the map per request).
 void encodeTensorMaps(const LaunchMetadata &meta, void **params, const char *kernelName) {
+  thread_local std::unordered_map<const TmaParam *, LastMap> last;
+  if (last.size() > 4096) last.clear(); // kernels compiled and freed without end: keep it bounded
   for (const TmaParam &p : meta.tma) {
     if (p.param < 0) break;
     auto &desc = *static_cast<TensorDescParam *>(params[p.param]);
+    LastMap &seen = last[&p];
+    if (seen.describes(p, desc)) {
+      std::memcpy(desc.map, seen.map.bytes, sizeof desc.map);
+      continue;
+    }
     TensorMapRequest r;
     r.param = std::string(kernelName ? kernelName : "<unnamed>") + ", parameter " + std::to_string(p.param);
     r.base = desc.base;
@@ -47,6 +72,11 @@ void encodeTensorMaps(const LaunchMetadata &meta, void **params, const char *ker
     }
     const TensorMap &map = encodeTensorMap(r);
     std::memcpy(desc.map, map.bytes, sizeof desc.map);
+    seen.record = p;
+    seen.base = desc.base;
+    std::memcpy(seen.shape, desc.shape, sizeof seen.shape);
+    std::memcpy(seen.strides, desc.strides, sizeof seen.strides);
+    seen.map = map;
   }
 }
 
