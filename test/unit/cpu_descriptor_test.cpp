@@ -175,3 +175,25 @@ TEST_F(CpuDescriptors, LibraryMatmulBtTf32AndPersistentMatchFloat64) {
     EXPECT_TRUE(tile::testutil::checkBatchedMatmul(p, out, 1e-5));
   }
 }
+
+// MatmulTma's tile policy on 132 SMs (kMatmulWaveTiles), worked out by hand from tileFor's rule: the
+// first tile whose grid fills 7/8 of a wave, and the 8-deep 64 x 128 tile where that tile's grid is
+// at most one wave.
+TEST(MatmulTmaPolicy, TileForFillsAWaveAndDeepensOneWaveGrids) {
+  namespace tk = tile::kernels;
+  struct Case { int64_t m, n; int bm, bn, stages; };
+  auto check = [](const tk::MatmulConfig &got, const Case &c, const char *kernel) {
+    EXPECT_TRUE(got.bm == c.bm && got.bn == c.bn && got.numStages == c.stages)
+        << kernel << " " << c.m << "x" << c.n << ": got " << got.bm << "x" << got.bn << " s" << got.numStages;
+  };
+  for (Case c : std::vector<Case>{{4096, 4096, 128, 256, 4},  // 512 programs of 128 x 256
+                                  {2048, 2048, 128, 256, 4},  // 128: 7/8 of a wave
+                                  {1024, 1024, 64, 128, 8},   // 128 of 64 x 128: one wave, the deep ring
+                                  {256, 4096, 64, 128, 8},    // 128 of 64 x 128
+                                  {512, 4096, 64, 128, 4},    // 256 of 64 x 128: two waves, 4 deep
+                                  {128, 4096, 64, 64, 8},     // 128 of 64 x 64
+                                  {64, 4096, 64, 32, 8}}) {   // 64 of 64 x 64 fall short: 64 x 32
+    check(tk::MatmulTmaF16OutF16::tileFor(c.m, c.n), c, "f16");
+    check(tk::MatmulTmaTf32Bt::tileFor(c.m, c.n), c, "tf32");
+  }
+}

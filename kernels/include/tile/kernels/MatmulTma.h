@@ -95,34 +95,41 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
     else return {};
   }
 
-  /// The library's tiles, largest first: Matmul's two wgmma tiles (for TF32 with half the K
-  /// step: the same bytes per stage), then smaller ones for grids those leave short of a wave
-  /// (tileFor): 64 x 128, 64 x 64 (Matmul's small tile, and 8 stages deep for the long K loops
-  /// of skinny products), 64 x 32, 8 deep, for the skinniest, and last 64 x 128 8 deep (192 KB:
-  /// one program per SM) for grids of at most one wave.
-  static constexpr MatmulConfig kMedium{64, 128, 64, 4, 4}, kMediumDeep{64, 128, 64, 4, 8};
-  static constexpr MatmulConfig kTf32Tiles[] = {{128, 256, 32, 8, 4}, {128, 128, 32, 4, 4}, {64, 128, 32, 4, 4},
-                                                {64, 64, 32, 4, 4},   {64, 64, 32, 4, 8},   {64, 32, 32, 4, 8},
-                                                {64, 128, 32, 4, 8}};
+  /// The library's tiles by role (tileFor). TF32's take half the K step: the same bytes per stage.
+  struct Tiles {
+    MatmulConfig large;      ///< 128 x 256: Matmul's wgmma tile
+    MatmulConfig square;     ///< 128 x 128, one warpgroup: Matmul's other tile
+    MatmulConfig medium;     ///< 64 x 128, 4 deep
+    MatmulConfig small;      ///< 64 x 64, the compiler's default stages: Matmul's small tile
+    MatmulConfig smallDeep;  ///< 64 x 64, 8 deep: the long K loops of skinny products
+    MatmulConfig narrowDeep; ///< 64 x 32, 8 deep: the skinniest
+    MatmulConfig mediumDeep; ///< 64 x 128, 8 deep (192 KB: one program per SM): grids of at most one wave
+  };
+  static constexpr Tiles kTiles =
+      kTf32 ? Tiles{{128, 256, 32, 8, 4}, {128, 128, 32, 4, 4}, {64, 128, 32, 4, 4}, {64, 64, 32, 4, 4},
+                    {64, 64, 32, 4, 8},   {64, 32, 32, 4, 8},   {64, 128, 32, 4, 8}}
+            : Tiles{kMatmulTensorCoreLarge, kMatmulTensorCore, {64, 128, 64, 4, 4}, kMatmulTensorCoreSmall,
+                    {64, 64, 64, 4, 8},     {64, 32, 64, 4, 8}, {64, 128, 64, 4, 8}};
+  /// The order of variants() (the AOT PTX files number the variants: matmul_tma_f16_0 is the
+  /// large tile, epilogue None).
   static std::vector<MatmulConfig> tiles() {
-    if constexpr (kTf32) return {std::begin(kTf32Tiles), std::end(kTf32Tiles)};
-    else
-      return {kMatmulTensorCoreLarge, kMatmulTensorCore, kMedium, kMatmulTensorCoreSmall, {64, 64, 64, 4, 8},
-              {64, 32, 64, 4, 8}, kMediumDeep};
+    const Tiles &t = kTiles;
+    return {t.large, t.square, t.medium, t.small, t.smallDeep, t.narrowDeep, t.mediumDeep};
   }
-  /// The first of tiles() whose grid fills a wave (7/8 of the SMs; the 128 x 128 tile two waves,
-  /// else its one warpgroup per SM idles half the tensor cores): 128 x 256, 128 x 128, 64 x 128,
-  /// 64 x 64 (8 stages), else 64 x 32 (8 stages). 64 x 128 8 deep where its grid is at most one
-  /// wave: a program per SM either way, and the deeper ring hides the copies of a short K loop
-  /// (1024^3 on an H100: f16 181 TFLOP/s against 155 four deep, TF32 135 against 97; bench/NOTES.md).
+  /// The first tile whose grid fills a wave (7/8 of the SMs; the 128 x 128 tile two waves, else
+  /// its one warpgroup per SM idles half the tensor cores): large, square, medium, smallDeep, else
+  /// narrowDeep. mediumDeep instead of medium where its grid is at most one wave: a program per SM
+  /// either way, and the deeper ring hides the copies of a short K loop (1024^3 on an H100: f16
+  /// 176-181 TFLOP/s against 155-157 four deep, TF32 135 against 97; bench/NOTES.md).
   static MatmulConfig tileFor(int64_t m, int64_t n) {
-    const std::vector<MatmulConfig> t = tiles();
+    const Tiles &t = kTiles;
     auto programs = [&](const MatmulConfig &c) { return ceilDiv(m, c.bm) * ceilDiv(n, c.bn); };
-    if (programs(t[0]) * 8 >= kMatmulWaveTiles * 7) return t[0];
-    if (programs(t[1]) * 8 >= kMatmulWaveTiles * 14) return t[1];
-    if (programs(t[2]) * 8 >= kMatmulWaveTiles * 7) return programs(t[2]) <= kMatmulWaveTiles ? t[6] : t[2];
-    if (programs(t[4]) * 8 >= kMatmulWaveTiles * 7) return t[4];
-    return t[5];
+    if (programs(t.large) * 8 >= kMatmulWaveTiles * 7) return t.large;
+    if (programs(t.square) * 8 >= kMatmulWaveTiles * 14) return t.square;
+    if (programs(t.medium) * 8 >= kMatmulWaveTiles * 7)
+      return programs(t.medium) <= kMatmulWaveTiles ? t.mediumDeep : t.medium;
+    if (programs(t.smallDeep) * 8 >= kMatmulWaveTiles * 7) return t.smallDeep;
+    return t.narrowDeep;
   }
   static bool hasTile(const MatmulConfig &c) {
     auto same = [&](const MatmulConfig &t) {
