@@ -80,8 +80,9 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   static constexpr MatmulConfig kSweep[] = {{128, 256, 32, 8, 6}, {128, 256, 64, 8, 3}, {128, 128, 64, 4, 4},
                                             {128, 128, 64, 8, 4}, {256, 128, 64, 8, 4}, {128, 256, 32, 8, 4},
                                             {128, 128, 64, 4, 3}, {64, 128, 64, 4, 4},  {64, 256, 64, 4, 4}};
-  /// The last three (TF32) and f16 with C in f16's: deeper rings and other shapes for 1024^3, whose
-  /// 16-32 K steps leave the copies' latency little to hide behind (tiles() has the winner).
+  /// The last three of kTf32Sweep, and kHalfOutSweep (f16 with C in f16): deeper rings and other
+  /// shapes for 1024^3, whose 16-32 K steps leave the copies' latency little to hide behind
+  /// (tiles()' mediumDeep was the winner).
   static constexpr MatmulConfig kTf32Sweep[] = {{128, 256, 32, 8, 3}, {128, 128, 32, 8, 4}, {128, 128, 32, 4, 6},
                                                 {256, 128, 32, 8, 4}, {128, 128, 64, 8, 3}, {128, 256, 16, 8, 6},
                                                 {128, 128, 32, 4, 5}, {64, 128, 32, 4, 6}, {64, 256, 32, 4, 4}};
