@@ -313,8 +313,8 @@ void tileRows(Bench &b, const std::string &prefix, const std::string &shape, dou
 }
 
 // Every tile of the descriptor kernel (f16, C in f16) on an m x nk x nk product: on skinny products
-// which keeps the long K loop of few programs fed (bench/NOTES.md), at 1024^3 which fills 132 SMs
-// with 1-4 Ki tiles best.
+// which keeps the long K loop of few programs fed, at 1024^3 (with the sweep's deeper rings) which
+// serves a grid of about one wave and a short K loop best (bench/NOTES.md).
 void benchMatmulHalfOutTiles(Bench &b, int64_t m, int64_t nk) {
   DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
   DeviceBuffer c(size_t(m * nk) * 2), bias(size_t(nk) * 4);
