@@ -54,9 +54,10 @@ constexpr const char *matmulTmaPersistentName(std::string_view tile) {
 /// into the wgmma rings (cp.async.bulk.tensor on mbarriers: no thread computes an address);
 /// elsewhere, and on the CPU executor, by masked loads like Matmul's.
 ///
-/// TF32 on Hopper's wgmma: the tensor cores read the f32 bits from shared memory and ignore
-/// the 13 low ones (truncation, as cuBLAS and Triton do there); mma.sync and the CPU executor
-/// round to nearest first (cvt.rna).
+/// TF32 on Hopper's wgmma: the tensor cores would ignore the 13 low bits of the f32 they read
+/// (truncation), so the TMA copies round the operands on their way into shared memory (maps of
+/// type TFLOAT32: to nearest, ties to even); mma.sync and the CPU executor round with cvt.rna
+/// (to nearest, ties away from zero).
 template <class T, class C, MatmulB BL> struct MatmulTma {
   static constexpr bool kTf32 = std::is_same_v<T, float>;
   static constexpr bool kHalfOut = !std::is_same_v<C, float>;
@@ -168,18 +169,27 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
     launchTile(l, config ? *config : tileFor(m, n), a, b, c, bias, m, n, k, lda, ldb, ldc, epilogue, stream);
   }
 
+  /// The three operands' descriptors: a [m, k], b [k, n] (bᵀ [n, k]) and c [m, n], rows of
+  /// strides lda, ldb and ldc elements.
+  struct Operands {
+    TensorDescArg a, b, c;
+  };
+  static Operands operands(Address a, Address b, Address c, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
+                           int64_t ldc) {
+    return {TensorDescArg{a.ptr(), {m, k}, {lda, 1}},
+            kBt ? TensorDescArg{b.ptr(), {n, k}, {ldb, 1}} : TensorDescArg{b.ptr(), {k, n}, {ldb, 1}},
+            TensorDescArg{c.ptr(), {m, n}, {ldc, 1}}};
+  }
+
   /// "" when descriptors describe the three operands (TMA's rules: 16-byte aligned bases and
   /// rows), else the first rule broken, naming the operand.
   static std::string whyNotDescribable(Address a, Address b, Address c, int64_t m, int64_t n, int64_t k, int64_t lda,
                                        int64_t ldb, int64_t ldc) {
-    const int64_t bRows = kBt ? n : k, bCols = kBt ? k : n;
-    for (auto [base, rows, cols, ld, bytes, what] :
-         {std::tuple{a, m, k, lda, kElemBytes, "operand a"},
-          {b, bRows, bCols, ldb, kElemBytes, kBt ? "operand bT" : "operand b"},
-          {c, m, n, ldc, int(sizeof(C)), "operand c"}})
-      if (std::string why = checkTensorDesc(what, TensorDescArg{base.ptr(), {rows, cols}, {ld, 1}}, 2, bytes);
-          !why.empty())
-        return why;
+    const Operands o = operands(a, b, c, m, n, k, lda, ldb, ldc);
+    for (auto [desc, bytes, what] : {std::tuple{&o.a, kElemBytes, "operand a"},
+                                     {&o.b, kElemBytes, kBt ? "operand bT" : "operand b"},
+                                     {&o.c, int(sizeof(C)), "operand c"}})
+      if (std::string why = checkTensorDesc(what, *desc, 2, bytes); !why.empty()) return why;
     return {};
   }
 
@@ -202,10 +212,9 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   static void launchTile(Launcher &l, const MatmulConfig &cfg, Address a, Address b, Address c, Address bias,
                          int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
                          MatmulEpilogue epilogue, CUstream stream) {
-    const TensorDescArg bDesc = kBt ? TensorDescArg{b.ptr(), {n, k}, {ldb, 1}} : TensorDescArg{b.ptr(), {k, n}, {ldb, 1}};
-    launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream,
-                            TensorDescArg{a.ptr(), {m, k}, {lda, 1}}, bDesc, TensorDescArg{c.ptr(), {m, n}, {ldc, 1}},
-                            bias, int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
+    const Operands o = operands(a, b, c, m, n, k, lda, ldb, ldc);
+    launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream, o.a,
+                            o.b, o.c, bias, int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
                             int(epilogue));
   }
 };
@@ -266,12 +275,10 @@ template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct Matmu
       fail(name, "no compiled variant has the requested tile and epilogue");
     if (programs <= 0) programs = l.hostMemory() ? 1 : rt::Context::get().info().smCount;
     const int64_t grid = std::min(ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn), programs);
-    const TensorDescArg bDesc = Tile::kBt ? TensorDescArg{b.ptr(), {n, k}, {ldb, 1}}
-                                          : TensorDescArg{b.ptr(), {k, n}, {ldb, 1}};
-    launchKernel<MatmulTmaPersistent>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream,
-                                      TensorDescArg{a.ptr(), {m, k}, {lda, 1}}, bDesc,
-                                      TensorDescArg{c.ptr(), {m, n}, {ldc, 1}}, bias, int32_t(m), int32_t(n),
-                                      int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM, int(epilogue));
+    const typename Tile::Operands o = Tile::operands(a, b, c, m, n, k, lda, ldb, ldc);
+    launchKernel<MatmulTmaPersistent>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream, o.a, o.b, o.c, bias,
+                                      int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
+                                      int(epilogue));
   }
 };
 
