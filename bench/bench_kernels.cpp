@@ -302,7 +302,8 @@ void benchMatmulSkinny(Bench &b, int64_t m, int64_t nk) {
 // "128x256x64w8s4": a tile's row name (no "s" where the stages are the compiler's default, 0).
 std::string tileName(const tk::MatmulConfig &c) {
   return std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + "w" +
-         std::to_string(c.numWarps) + (c.numStages ? "s" + std::to_string(c.numStages) : "");
+         std::to_string(c.numWarps) + (c.numStages ? "s" + std::to_string(c.numStages) : "") +
+         (c.warpSpecialize ? "ws" : "");
 }
 
 // One row per tile: "<prefix><tileName>" at `shape`, `launch(tile)` timed with the L2 flushed before each.
@@ -351,6 +352,32 @@ void benchMatmulTf32Tiles(Bench &b, int64_t n) {
              tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr,
                                          &cfg);
            });
+}
+
+// The warp-specialised K loop (MatmulTma's kWarpSpecialized: a producer warp issues the TMA copies)
+// beside the same kernel's grid-of-tiles default (tileFor's) at n^3: f16 and bf16 with C in the
+// inputs' type, TF32 bᵀ with C in f32.
+void benchMatmulWarpSpecialized(Bench &b, int64_t n) {
+  for (int kind : {0, 1, 2}) { // f16, bf16, tf32
+    const bool tf32 = kind == 2;
+    DeviceBuffer a = randomMatrix(size_t(n * n), tf32 ? 0 : 1, 1), bm = randomMatrix(size_t(n * n), tf32 ? 0 : 1, 2);
+    DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
+    auto launch = [&](const tk::MatmulConfig &cfg) {
+      if (kind == 0)
+        tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr, &cfg);
+      else if (kind == 1)
+        tk::MatmulTmaBF16OutBF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr,
+                                         &cfg);
+      else
+        tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr, &cfg);
+    };
+    std::vector<tk::MatmulConfig> tiles{tf32 ? tk::MatmulTmaTf32Bt::tileFor(n, n) : tk::MatmulTmaF16OutF16::tileFor(n, n)};
+    for (const tk::MatmulConfig &t : tf32 ? std::span<const tk::MatmulConfig>(tk::MatmulTmaTf32Bt::kWarpSpecialized)
+                                          : std::span<const tk::MatmulConfig>(tk::MatmulTmaF16OutF16::kWarpSpecialized))
+      tiles.push_back(t);
+    tileRows(b, kind == 0 ? "tile_matmul_f16_" : kind == 1 ? "tile_matmul_bf16_" : "tile_matmul_tf32_bt_",
+             std::to_string(n), 2.0 * double(n) * n * n, tiles, launch);
+  }
 }
 
 // The persistent kernel's tiles (MatmulTmaPersistent::tiles(), f16 and TF32 bᵀ) at n^3.
@@ -440,10 +467,12 @@ double launchHostUs(const std::function<void()> &launch) {
 
 int main(int argc, char **argv) {
   int reps = 100;
+  bool onlyWarpSpecialized = false; // --warp-specialized: only benchMatmulWarpSpecialized's rows (a short device call)
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--reps") && i + 1 < argc) reps = std::max(50, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--warp-specialized")) onlyWarpSpecialized = true;
     else {
-      std::fprintf(stderr, "usage: %s [--reps N (>= 50)]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--reps N (>= 50)] [--warp-specialized]\n", argv[0]);
       return 2;
     }
   }
@@ -461,6 +490,11 @@ int main(int argc, char **argv) {
                 d.name.c_str(), d.ccMajor, d.ccMinor, d.smCount, d.totalMem >> 20, driverVersion(),
                 microsSince(t0) / 1e3, reps);
     Bench b(reps);
+    if (onlyWarpSpecialized) {
+      for (int64_t n : {4096, 8192}) benchMatmulWarpSpecialized(b, n);
+      b.print();
+      return 0;
+    }
     {
       DeviceBuffer x(1024 * 4), y(1024 * 4), z(1024 * 4), m(1024 * 4);
       b.note("tile_cold_add", "-", coldUs([&] { tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), 1024); }));
@@ -490,6 +524,7 @@ int main(int argc, char **argv) {
     benchMatmulTiles(b, 4096);
     for (int64_t n : {1024, 4096}) benchMatmulTf32Tiles(b, n);
     for (int64_t n : {4096, 8192}) benchMatmulPersistentTiles(b, n);
+    for (int64_t n : {4096, 8192}) benchMatmulWarpSpecialized(b, n);
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2}) benchMatmulAutotuned(b, n, kind);
     for (int kind : {1, 2}) benchMatmulAutotuned(b, 8192, kind, 20);

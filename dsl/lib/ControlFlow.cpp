@@ -61,6 +61,11 @@ llvm::SmallVector<mlir::Value> yielded(TraceState &s, const std::vector<Value> &
 
 std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init, const LoopBody &body,
                              SrcLoc loc) {
+  return for_range(lo, hi, step, std::move(init), body, LoopOptions{}, loc);
+}
+
+std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init, const LoopBody &body,
+                             LoopOptions options, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "for_range");
   mlir::Location l = toLoc(s.ctx, loc);
   if (step.kind == Operand::Kind::Int && step.i <= 0)
@@ -75,6 +80,7 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
     inits.push_back(m);
   }
   auto loop = mlir::scf::ForOp::create(s.builder, l, vlo, vhi, vstep, inits);
+  if (options.warpSpecialize) loop->setAttr(mlir::tile::kWarpSpecializeAttr, s.builder.getUnitAttr());
   mlir::Block *bodyBlock = loop.getBody();
   std::vector<Value> results;
   {
@@ -98,9 +104,14 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
 
 Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
                 SrcLoc loc) {
+  return for_range(lo, hi, step, init, body, LoopOptions{}, loc);
+}
+
+Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
+                LoopOptions options, SrcLoc loc) {
   return for_range(lo, hi, step, std::vector<Value>{init}, [&](Value iv, std::vector<Value> carried) {
     return std::vector<Value>{body(iv, carried[0])};
-  }, loc)[0];
+  }, options, loc)[0];
 }
 
 void for_range(Operand lo, Operand hi, Operand step, const std::function<void(Value iv)> &body, SrcLoc loc) {

@@ -379,14 +379,23 @@ TEST(KernelsArgs, EmptyLaunchesNothing) {
 // (16-byte rows), both library tiles, every epilogue, C with a padded row stride: against float64
 // rounded once. The same for B given transposed (bᵀ [N, K], read K-major by wgmma) and for the
 // persistent grid (on every SM, and on 3 programs so each walks many tiles and its copies run
-// ahead across them).
+// ahead across them), and for the warp-specialised K loop (its 128 x 256 tile: a producer warp
+// issues the copies, K loops of 1 to 10 steps against its 4-deep ring) on a grid of tiles; the
+// persistent kernel's default is warp-specialised too (the producer running into each program's
+// next tile), so its tile without is launched as well.
 class MatmulTmaHalfOutGpu : public KernelsGpu {};
 
-enum class TmaMatmulKind { Plain, Bt, Persistent, PersistentFew };
+enum class TmaMatmulKind { Plain, Bt, Persistent, PersistentFew, WarpSpecialized, PersistentUnspecialized };
 const char *kindName(TmaMatmulKind k) {
-  return k == TmaMatmulKind::Plain ? "plain" : k == TmaMatmulKind::Bt ? "bT" : k == TmaMatmulKind::Persistent
-                                                                            ? "persistent"
-                                                                            : "persistent on 3 programs";
+  switch (k) {
+  case TmaMatmulKind::Plain: return "plain";
+  case TmaMatmulKind::Bt: return "bT";
+  case TmaMatmulKind::Persistent: return "persistent";
+  case TmaMatmulKind::PersistentFew: return "persistent on 3 programs";
+  case TmaMatmulKind::WarpSpecialized: return "warp-specialised";
+  case TmaMatmulKind::PersistentUnspecialized: return "persistent on 3 programs, K loop not warp-specialised";
+  }
+  return "?";
 }
 
 TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
@@ -420,15 +429,25 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
       dbT.copyFromHost(bT.data(), bT.size() * 2);
       dbias.copyFromHost(bias.data(), bias.size() * 4);
       for (TmaMatmulKind kind : {TmaMatmulKind::Plain, TmaMatmulKind::Bt, TmaMatmulKind::Persistent,
-                                 TmaMatmulKind::PersistentFew})
+                                 TmaMatmulKind::PersistentFew, TmaMatmulKind::WarpSpecialized,
+                                 TmaMatmulKind::PersistentUnspecialized})
         for (auto e : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
           SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) +
                        (bf16 ? " bf16" : " f16") + " epilogue " + std::to_string(int(e)) + " " + kindName(kind));
           const bool bt = kind == TmaMatmulKind::Bt;
           const DeviceBuffer &bIn = bt ? dbT : db;
           dc.fillBytes(0xFF);
-          const int64_t ldb = bt ? c.k : c.n, programs = kind == TmaMatmulKind::PersistentFew ? 3 : 0;
-          if (kind == TmaMatmulKind::Plain && bf16)
+          const bool unspecialized = kind == TmaMatmulKind::PersistentUnspecialized;
+          const int64_t ldb = bt ? c.k : c.n, programs = kind == TmaMatmulKind::PersistentFew || unspecialized ? 3 : 0;
+          // Every epilogue has the default persistent tile; the others have epilogue None only.
+          if (unspecialized && e != tk::MatmulEpilogue::None) continue;
+          const tk::MatmulConfig unspecializedTile = tk::MatmulTmaPersistentF16OutF16::tiles()[1];
+          const tk::MatmulConfig *ws = &tk::MatmulTmaF16OutF16::kWarpSpecialized[0];
+          if (kind == TmaMatmulKind::WarpSpecialized && bf16)
+            tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr, ws);
+          else if (kind == TmaMatmulKind::WarpSpecialized)
+            tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr, ws);
+          else if (kind == TmaMatmulKind::Plain && bf16)
             tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
           else if (kind == TmaMatmulKind::Plain)
             tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
@@ -438,10 +457,10 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
             tk::MatmulTmaF16BtOutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
           else if (bf16)
             tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
-                                                       nullptr, programs);
+                                                       nullptr, programs, unspecialized ? &unspecializedTile : nullptr);
           else
             tk::MatmulTmaPersistentF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
-                                                     nullptr, programs);
+                                                     nullptr, programs, unspecialized ? &unspecializedTile : nullptr);
           Context::get().synchronize();
           std::vector<uint16_t> out(size_t(c.m * c.ldc));
           dc.copyToHost(out.data(), out.size() * 2);
@@ -469,7 +488,7 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
 // f32 sums' order differs; ties to even on sm_90, where TMA copies round, else mma.sync's cvt.rna,
 // ties away) and of the unrounded inputs (inputTolerance: 2^-10). The library's Matmul<float> takes this kernel
 // for K-major B (x·Wᵀ); row-major B goes through a transpose (launchTransposingB); the persistent
-// grid on every SM and on 3 programs.
+// grid on every SM and on 3 programs; the warp-specialised K loop (its 128 x 256 tile).
 class MatmulTmaTf32Gpu : public KernelsGpu {};
 
 TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
@@ -488,11 +507,11 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
       // One problem per storage of B (bᵀ row-major, or B row-major for the transposing launch), drawn
       // once for every launch that reads it (the float64 references are the test's cost).
       std::optional<tile::testutil::BatchedMatmulProblem> problems[2];
-      for (int how = 0; how < 5; ++how) {
+      for (int how = 0; how < 6; ++how) {
         if (how == 2 && (c.k % 4 || c.n % 4)) continue;
-        if (c.k == 300 && (how >= 3 || epilogue != 2)) continue;
+        if (c.k == 300 && ((how >= 3 && how != 5) || epilogue != 2)) continue;
         const char *names[] = {"MatmulTmaTf32Bt", "Matmul<float> tf32 with K-major B", "launchTransposingB",
-                               "persistent", "persistent on 3 programs"};
+                               "persistent", "persistent on 3 programs", "warp-specialised"};
         // B stored transposed (Storage::ColMajor is bᵀ row-major) except for the transposing launch.
         tile::testutil::BatchedMatmulCase cs{1, c.m, c.n, c.k, S::RowMajor, how == 2 ? S::RowMajor : S::ColMajor,
                                              S::RowMajor, epilogue, false, how == 2 ? 0 : c.pad, 0};
@@ -513,7 +532,10 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
                                                   c.k * c.n, e);
           Context::get().synchronize();
         }
-        if (how >= 3)
+        if (how == 5)
+          tk::MatmulTmaTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e, nullptr,
+                                      &tk::MatmulTmaTf32Bt::kWarpSpecialized[0]);
+        if (how == 3 || how == 4)
           tk::MatmulTmaPersistentTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e,
                                                 nullptr, how == 4 ? 3 : 0);
         Context::get().synchronize();

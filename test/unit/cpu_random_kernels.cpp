@@ -45,6 +45,9 @@ struct Node {
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
   Via via = Via::Pointers; ///< Input, Row, Col
+  /// Loop: LoopOptions::warpSpecialize, a hint the compiler must ignore for these loops (no
+  /// TMA-fed wgmma K loop): the code is then the same as without it.
+  bool warpSpecialize = false;
 };
 
 /// How the output is stored: in one masked store, or split at a column constant c into two
@@ -347,6 +350,7 @@ private:
     l.loop = id;
     l.a = init;
     l.b = s;
+    l.warpSpecialize = chance(0.25);
     return add(l);
   }
 
@@ -470,7 +474,7 @@ struct Tracer {
                inner.iter = k;
                buildScope(n.b, inner);
                return std::vector<Value>{build(n.b, inner)};
-             })[0];
+             }, LoopOptions{.warpSpecialize = n.warpSpecialize})[0];
     }
     case Op::Dot: {
       const int64_t bn = shape.back();

@@ -66,7 +66,8 @@ TEST(CompiledKernel, RejectsMalformedFields) {
   EXPECT_EQ(rejection(edited("shared 2048\n", "shared -1\n")), "bad 'shared' value '-1'");
   EXPECT_EQ(rejection(edited("shared 2048\n", "shared 99999999999\n")), "bad 'shared' value '99999999999'");
   EXPECT_EQ(rejection(edited("warps 8\n", "warps 8 \n")), "bad 'warps' value '8 '");
-  EXPECT_EQ(rejection(edited("warps 8\n", "warps 3\n")), "warps must be a power of two from 1 to 32, not 3");
+  EXPECT_EQ(rejection(edited("warps 8\n", "warps 33\n")), "warps must be from 1 to 32, not 33");
+  EXPECT_EQ(rejection(edited("warps 8\n", "warps 0\n")), "warps must be from 1 to 32, not 0");
   EXPECT_EQ(rejection(edited("warps 8\n", "")), "expected a 'warps' line");
   EXPECT_EQ(rejection(edited("name softmax\n", "name soft max\n")), "name 'soft max' is not a C identifier");
   EXPECT_EQ(rejection(edited("target sm_90 ptx80\n", "target \n")), "empty target");

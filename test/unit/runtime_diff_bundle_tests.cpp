@@ -85,7 +85,7 @@ TEST(DiffBundle, CorruptOrMissingFilesGiveOneLineErrors) {
 
 TEST(DiffBundle, RefusesToWriteAMalformedKernel) {
   DiffCase c = sampleCase();
-  c.kernel.meta.numWarps = 3;
+  c.kernel.meta.numWarps = 33; // the launch takes at most 32 warps (1024 threads)
   EXPECT_THROW(writeDiffBundle(tempPath("malformed.bundle"), {c}), rt::Error);
 }
 

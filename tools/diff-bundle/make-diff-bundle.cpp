@@ -185,16 +185,29 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
       out.push_back(makeCase(kernel, name, seed, {cdiv(m, 64) * cdiv(n, 64), batch}, 4, std::move(args), 1e-5));
     }
   // The descriptor matmul (MatmulTma's tile: TMA copies into wgmma rings on sm_90a): B row-major
-  // (f16) or transposed (f16 and TF32, read K-major), on a grid of tiles or persistent on 2
-  // programs (copies running ahead across tiles), ragged M and N. The C block is stored by TMA
-  // where C's extents are multiples of 16 (the last six, clipped at C's edges), else by masked stores.
-  struct Tma { int type; bool persistent; int m, n, k, bm, bn, bk, warps, epilogue; }; // type: 0 f16, 1 f16 bT, 2 tf32 bT
-  for (Tma c : std::vector<Tma>{{0, false, 200, 136, 96, 128, 128, 64, 4, 1}, {0, true, 300, 264, 128, 128, 128, 64, 8, 2},
-                                {1, false, 130, 72, 64, 64, 64, 64, 4, 0}, {1, true, 260, 200, 192, 128, 128, 64, 8, 1},
-                                {2, false, 150, 100, 68, 128, 128, 32, 4, 2}, {2, true, 300, 264, 96, 128, 128, 32, 8, 1},
-                                {0, false, 208, 144, 96, 128, 128, 64, 4, 2}, {0, true, 304, 272, 128, 128, 128, 64, 8, 1},
-                                {1, false, 144, 80, 64, 64, 64, 64, 4, 1}, {1, true, 272, 208, 192, 128, 128, 64, 8, 2},
-                                {2, false, 160, 112, 64, 128, 128, 32, 4, 1}, {2, true, 304, 272, 96, 128, 128, 32, 8, 2}}) {
+  // (f16) or transposed (f16 and TF32, read K-major), on a grid of tiles, persistent on 2
+  // programs (copies running ahead across tiles), warp-specialised (a producer warp issues the
+  // copies: K loops shorter and longer than the 4-deep ring) on a grid of tiles or persistent on 2
+  // programs (the producer running into the next tile's blocks), ragged M and N. The C
+  // block is stored by TMA where C's extents are multiples of 16 (from the seventh, clipped at C's
+  // edges), else by masked stores.
+  struct Tma { int type, schedule, m, n, k, bm, bn, bk, warps, epilogue; }; // type: 0 f16, 1 f16 bT, 2 tf32 bT
+  constexpr int kGrid = 0, kPersistent = 1, kWarpSpecialized = 2, kPersistentWarpSpecialized = 3;
+  for (Tma c : std::vector<Tma>{{0, kGrid, 200, 136, 96, 128, 128, 64, 4, 1}, {0, kPersistent, 300, 264, 128, 128, 128, 64, 8, 2},
+                                {1, kGrid, 130, 72, 64, 64, 64, 64, 4, 0}, {1, kPersistent, 260, 200, 192, 128, 128, 64, 8, 1},
+                                {2, kGrid, 150, 100, 68, 128, 128, 32, 4, 2}, {2, kPersistent, 300, 264, 96, 128, 128, 32, 8, 1},
+                                {0, kGrid, 208, 144, 96, 128, 128, 64, 4, 2}, {0, kPersistent, 304, 272, 128, 128, 128, 64, 8, 1},
+                                {1, kGrid, 144, 80, 64, 64, 64, 64, 4, 1}, {1, kPersistent, 272, 208, 192, 128, 128, 64, 8, 2},
+                                {2, kGrid, 160, 112, 64, 128, 128, 32, 4, 1}, {2, kPersistent, 304, 272, 96, 128, 128, 32, 8, 2},
+                                {0, kWarpSpecialized, 200, 136, 600, 128, 128, 64, 4, 1},
+                                {0, kWarpSpecialized, 304, 272, 128, 128, 256, 64, 8, 2},
+                                {1, kWarpSpecialized, 260, 200, 1000, 128, 128, 64, 8, 0},
+                                {1, kWarpSpecialized, 144, 80, 64, 64, 64, 64, 4, 1},
+                                {2, kWarpSpecialized, 150, 100, 300, 128, 128, 32, 8, 2},
+                                {2, kWarpSpecialized, 160, 112, 64, 128, 256, 32, 8, 0},
+                                {0, kPersistentWarpSpecialized, 300, 264, 200, 128, 128, 64, 8, 1},
+                                {1, kPersistentWarpSpecialized, 272, 208, 64, 128, 128, 64, 4, 2},
+                                {2, kPersistentWarpSpecialized, 304, 272, 300, 128, 128, 32, 8, 0}}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);
     const bool bt = c.type > 0, tf32 = c.type == 2;
@@ -211,18 +224,22 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                              Descriptor{0, {c.m, c.k}, {c.k, 1}},
                              bt ? Descriptor{1, {c.n, c.k}, {c.k, 1}} : Descriptor{1, {c.k, c.n}, {c.n, 1}},
                              Descriptor{2, {c.m, c.n}, {c.n, 1}}, Scalar{c.m}, Scalar{c.n}, Scalar{c.k},
-                             Constant{c.bm}, Constant{c.bn}, Constant{c.bk}, Constant{c.persistent}, Constant{c.epilogue}};
+                             Constant{c.bm}, Constant{c.bn}, Constant{c.bk}, Constant{c.schedule}, Constant{c.epilogue}};
     const KernelBase &kernel = tf32 ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<float, float, true>())
                                : bt ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, true>())
                                     : static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, false>());
     const int tiles = cdiv(c.m, c.bm) * cdiv(c.n, c.bn);
-    std::string name = std::string(kernel.name()) + (c.persistent ? " persistent " : " ") + std::to_string(c.m) + "x" +
+    const char *schedule = c.schedule == kPersistent                  ? " persistent "
+                           : c.schedule == kWarpSpecialized           ? " ws "
+                           : c.schedule == kPersistentWarpSpecialized ? " persistent ws "
+                                                                      : " ";
+    std::string name = std::string(kernel.name()) + schedule + std::to_string(c.m) + "x" +
                        std::to_string(c.n) + "x" + std::to_string(c.k);
     // f16 C: one rounding of the f32 sum (2^-11), whose order the tensor cores choose. TF32: the
     // TMA copies round to nearest with ties to even, the CPU executor (as cvt.rna) ties away from
     // zero; the one in 2^13 inputs on a tie moves its products by 2^-10, about 1.5e-5 of ||C||
     // at these sizes (seen: 1.4e-5 on an H100).
-    out.push_back(makeCase(kernel, name, seed, {c.persistent ? 2 : tiles}, c.warps, std::move(args), tf32 ? 1e-4 : 1e-3));
+    out.push_back(makeCase(kernel, name, seed, {c.schedule % 2 ? 2 : tiles}, c.warps, std::move(args), tf32 ? 1e-4 : 1e-3));
   }
   for (int flag : {0, 1}) {
     uint64_t seed = rng();

@@ -2,7 +2,8 @@
 // A !tile.tensordesc is a pointer to its tile::TensorDescParam (tile/TensorDescAbi.h): on the
 // GPU the kernel parameter itself, passed `byval` as a grid constant, so reading base, extents
 // and strides is a load from parameter space and cp.async.bulk.tensor reads the TMA map at its
-// start in place. Barrier rings are 8-byte mbarriers, one per stage; "thread 0" issues what one
+// start in place. Barrier rings are 8-byte mbarriers, one per stage; "thread 0" (emitIsLeader: a
+// warp-specialised producer's first thread in its region) issues what one
 // thread of the program must (initialisation, expect_tx, the copies).
 #include "TileToLLVM.h"
 
@@ -46,11 +47,6 @@ struct DescriptorDimLowering : OpConversionPattern<DescriptorDimOp> {
   }
 };
 
-Value isThreadZero(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid, LLVM::ConstantOp::create(b, loc, b.getI32Type(), 0));
-}
-
 /// The mbarrier of stage `i` of a ring at `base`.
 Value barrierAt(OpBuilder &b, Location loc, Value base, int64_t i) {
   if (!i) return base;
@@ -62,10 +58,10 @@ struct InitBarriersLowering : OpConversionPattern<InitBarriersOp> {
   LogicalResult matchAndRewrite(InitBarriersOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value first = isThreadZero(rewriter, loc);
-    Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), 1);
+    Value first = emitIsLeader(rewriter, loc, op);
+    Value count = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), op.getCount());
     for (int64_t i = 0; i < op.getBars().getType().getShape()[0]; ++i)
-      NVVM::MBarrierInitOp::create(rewriter, loc, barrierAt(rewriter, loc, adaptor.getBars()[0], i), one, first);
+      NVVM::MBarrierInitOp::create(rewriter, loc, barrierAt(rewriter, loc, adaptor.getBars()[0], i), count, first);
     // Makes the initialisation visible to the async proxy (the copies' complete_tx).
     NVVM::FenceMbarrierInitOp::create(rewriter, loc);
     rewriter.eraseOp(op);
@@ -73,9 +69,10 @@ struct InitBarriersLowering : OpConversionPattern<InitBarriersOp> {
   }
 };
 
-/// Emits `body` in a branch only thread 0 takes (for instructions without a predicate
-/// operand); the rewriter continues after the branch.
-void onThreadZero(ConversionPatternRewriter &rewriter, Location loc, llvm::function_ref<void()> body) {
+/// Emits `body` in a branch only `op`'s leader thread takes (emitIsLeader: for instructions
+/// without a predicate operand); the rewriter continues after the branch.
+void onLeader(ConversionPatternRewriter &rewriter, Operation *op, llvm::function_ref<void()> body) {
+  Location loc = op->getLoc();
   Block *before = rewriter.getInsertionBlock();
   Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
   rewriter.createBlock(after);
@@ -83,7 +80,7 @@ void onThreadZero(ConversionPatternRewriter &rewriter, Location loc, llvm::funct
   body();
   LLVM::BrOp::create(rewriter, loc, after);
   rewriter.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(rewriter, loc, isThreadZero(rewriter, loc), then, after);
+  LLVM::CondBrOp::create(rewriter, loc, emitIsLeader(rewriter, loc, op), then, after);
   rewriter.setInsertionPointToStart(after);
 }
 
@@ -92,7 +89,7 @@ struct InvalidateBarriersLowering : OpConversionPattern<InvalidateBarriersOp> {
   LogicalResult matchAndRewrite(InvalidateBarriersOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    onThreadZero(rewriter, loc, [&] {
+    onLeader(rewriter, op, [&] {
       for (int64_t i = 0; i < op.getBars().getType().getShape()[0]; ++i)
         NVVM::MBarrierInvalOp::create(rewriter, loc, barrierAt(rewriter, loc, adaptor.getBars()[0], i));
     });
@@ -130,7 +127,7 @@ struct BarrierExpectLowering : OpConversionPattern<BarrierExpectOp> {
   LogicalResult matchAndRewrite(BarrierExpectOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], isThreadZero(rewriter, loc));
+    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], emitIsLeader(rewriter, loc, op));
     Value bytes = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), op.getBytes());
     NVVM::MBarrierArriveExpectTxOp::create(rewriter, loc, Type(), adaptor.getBar()[0], bytes, NVVM::MemScopeKind::CTA,
                                            /*relaxed=*/false, pred);
@@ -160,7 +157,7 @@ struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
     MemDescType dst = op.getDst().getType();
     if (dst.getRank() != 2 || op.getCoords().size() != 2)
       return op.emitOpError("copies 2-D blocks into swizzled buffers only");
-    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], isThreadZero(rewriter, loc));
+    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], emitIsLeader(rewriter, loc, op));
     // A shared::cta address is a valid shared::cluster address of this program (no cluster
     // launch): the copy's destination space (isCTAOnly would need PTX 8.6).
     Type cluster = LLVM::LLVMPointerType::get(op.getContext(), /*addressSpace=*/7);
@@ -188,7 +185,7 @@ struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
     Location loc = op.getLoc();
     Value base = adaptor.getSrc()[0], desc = adaptor.getDesc()[0];
     Value row0 = adaptor.getCoords()[0][0], col0 = adaptor.getCoords()[1][0];
-    onThreadZero(rewriter, loc, [&] {
+    onLeader(rewriter, op, [&] {
       IntBuilder ib{rewriter, loc};
       forEachTmaBox(op.getSrc().getType(), [&](int64_t bytes, int64_t row, int64_t col) {
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(rewriter, loc, desc, byteOffset(rewriter, loc, base, bytes),

@@ -119,7 +119,7 @@ struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
     for (unsigned r = 0; r < n; ++r) {
       Value cond = masks.empty() ? Value() : masks[r];
       if (layout) cond = ib.andi(cond, emitIsOwner(rewriter, loc, *layout, pos, r));
-      else cond = ib.andi(cond, ib.eq(NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type()), 0));
+      else cond = ib.andi(cond, emitIsLeader(rewriter, loc, op));
       auto kind = isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
       auto emit = [&](OpBuilder &b) -> Value {
         return LLVM::AtomicRMWOp::create(b, loc, kind, ptrs[r], values[r], LLVM::AtomicOrdering::monotonic);

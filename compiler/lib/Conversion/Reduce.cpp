@@ -247,7 +247,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         if (withIndex)
           LLVM::StoreOp::create(rewriter, loc, acc[key]->index, sharedElementPtr(rewriter, loc, indexBase, rewriter.getI32Type(), at));
       }
-      NVVM::Barrier0Op::create(rewriter, loc);
+      emitProgramBarrier(rewriter, loc, op);
       for (unsigned key = 0; key < acc.size(); ++key) {
         std::optional<Partial> total;
         for (unsigned w = 0; w < warps; ++w) {

@@ -156,7 +156,7 @@ SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Op
   Value base = smem.scratch(rewriter, loc, op, srcType.getNumElements() * sharedBytesOf(elem));
   auto [srcOffsets, dstOffsets] = exchangeOffsets(src, dst, srcType, dstType, elem);
   storeRegisters(rewriter, loc, base, src, srcOffsets, srcRegs, elem);
-  NVVM::Barrier0Op::create(rewriter, loc);
+  emitProgramBarrier(rewriter, loc, op);
   return loadRegisters(rewriter, loc, base, dst, dstOffsets, elem);
 }
 

@@ -246,7 +246,7 @@ template <class Op> struct Replace : OpConversionPattern<Op> {
     Location loc = op.getLoc();
     if constexpr (std::is_same_v<Op, AsyncCommitGroupOp>) NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
     else if constexpr (std::is_same_v<Op, AsyncWaitOp>) NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
-    else NVVM::Barrier0Op::create(rewriter, loc);
+    else emitProgramBarrier(rewriter, loc, op);
     rewriter.eraseOp(op);
     return success();
   }

@@ -7,6 +7,9 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include <map>
+#include <string>
+
 namespace mlir::tile {
 
 /// Tensors become the scalars their layout gives one thread (1:N); tile pointers
@@ -67,6 +70,18 @@ void populateWarpGroupDotPatterns(TileTypeConverter &converter, RewritePatternSe
 void populateDescriptorPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 /// Buffers (tile.local_*), cp.async copies and barriers.
 void populateSharedMemoryPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
+
+/// tile.warp_specialize and tile.barrier_arrive.
+void populateWarpSpecializePatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
+/// Before the conversion: tells each op of a tile.warp_specialize region which threads run it
+/// (emitIsLeader, emitProgramBarrier). Returns the warps each kernel with one launches (by name).
+std::map<std::string, int64_t> markWarpPartitions(ModuleOp module);
+/// Whether this thread is the one that issues `op`'s single-thread work: thread 0, or in a
+/// warp-specialised producer the producer's first thread.
+Value emitIsLeader(OpBuilder &b, Location loc, Operation *op);
+/// A barrier of every thread that runs `op`: bar.sync 0, or among a warp-specialised
+/// kernel's consumers a named barrier over them alone.
+void emitProgramBarrier(OpBuilder &b, Location loc, Operation *op);
 
 /// Bytes of scratch a reduction needs for combining warps (0 when one warp holds each
 /// result's whole axis).

@@ -82,6 +82,9 @@ namespace {
 constexpr llvm::StringLiteral kSharedGlobalName = "__tile_smem";
 
 struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
+  /// Kernels with a tile.warp_specialize: the warps they launch (consumers and producer).
+  std::map<std::string, int64_t> launchWarps;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
@@ -104,6 +107,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
                                          /*alignment=*/1024, /*addrSpace=*/3);
     SharedMemory smem(global);
     passDescriptorsByValue(module);
+    launchWarps = markWarpPartitions(module);
 
     TileTypeConverter converter(ctx);
     ConversionTarget target(*ctx);
@@ -122,6 +126,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateDotPatterns(converter, patterns);
     populateWarpGroupDotPatterns(converter, patterns);
     populateDescriptorPatterns(converter, patterns);
+    populateWarpSpecializePatterns(converter, patterns);
     populateSharedMemoryPatterns(converter, patterns, smem);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
     populateReturnOpTypeConversionPattern(patterns, converter);
@@ -200,12 +205,19 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
       func->removeAttr(kKernelAttr);
       func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), UnitAttr::get(func.getContext()));
       if (auto warps = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr)) {
+        // A warp-specialised kernel launches its producer warpgroup beside the layouts' warps.
+        if (auto it = launchWarps.find(func.getSymName().str()); it != launchWarps.end())
+          warps = IntegerAttr::get(warps.getType(), it->second);
         int32_t threads = 32 * warps.getInt();
         func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                       DenseI32ArrayAttr::get(func.getContext(), {threads, 1, 1}));
         module->setAttr(kNumWarpsAttr, warps);
         func->removeAttr(kNumWarpsAttr);
       }
+      // ptxas honours setmaxnreg only where it knows the registers a thread starts with: one
+      // program per SM at the launch's threads (research/tensor-cores, pitfall 4).
+      if (func.walk([](NVVM::SetMaxRegisterOp) { return WalkResult::interrupt(); }).wasInterrupted())
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), IntegerAttr::get(IntegerType::get(func.getContext(), 32), 1));
     });
   }
 };

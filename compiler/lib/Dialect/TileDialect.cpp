@@ -80,9 +80,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   if (name == kKernelAttr) {
     if (!isFunc()) return op->emitError() << "'" << name << "' marks a func.func";
   } else if (name == kNumWarpsAttr) {
-    if (!isFuncOrModule() || !intIn(1, 32, true))
+    // The module's is the launch's: a warp-specialised kernel adds a producer warpgroup.
+    if (isa<ModuleOp>(op) ? !intIn(1, 32, false) : !isFunc() || !intIn(1, 32, true))
       return op->emitError() << "'" << name << "' must be a power of two from 1 to 32 on a func.func, got "
                              << attr.getValue();
+  } else if (name == kWarpSpecializeAttr) {
+    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << name << "' is a unit attribute of an scf.for";
   } else if (name == kNumStagesAttr) {
     if (!isFuncOrModule() || !intIn(1, 8, false))
       return op->emitError() << "'" << name << "' must be 1..8 on a func.func, got " << attr.getValue();

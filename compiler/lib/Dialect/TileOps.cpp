@@ -129,6 +129,22 @@ LogicalResult AsyncTmaLoadOp::verify() {
   return success();
 }
 
+LogicalResult WarpSpecializeOp::verify() {
+  const int64_t warps = getConsumerWarps();
+  if (warps % 4 || warps + 4 > 32)
+    return emitOpError("needs whole consumer warpgroups and at most 32 warps with the producer's 4, got ")
+           << warps << " consumer warps";
+  for (int64_t regs : {int64_t(getProducerRegisters()), int64_t(getConsumerRegisters())})
+    if (regs && (regs < 24 || regs > 256 || regs % 8))
+      return emitOpError("register counts are 0 (unchanged) or multiples of 8 from 24 to 256, got ") << regs;
+  WalkResult tensors = getProducer().walk([](Operation *op) {
+    return llvm::any_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ? WalkResult::interrupt()
+                                                                                             : WalkResult::advance();
+  });
+  if (tensors.wasInterrupted()) return emitOpError("the producer region computes no tensors (one warp runs it)");
+  return success();
+}
+
 LogicalResult StoreOp::verify() {
   if (failed(verifyBox(*this, getDesc(), getDescOffsets(), getValue().getType(), getMask(), "store"))) return failure();
   return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());

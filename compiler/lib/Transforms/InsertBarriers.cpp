@@ -10,6 +10,9 @@
 // writer orders its writes before the barrier publishes them.
 // TMA copies (tile.async_tma_load) land on mbarriers that every reader waits on itself: they
 // need a barrier only before them (against the slot's earlier readers), never after.
+// A warp-specialised loop (tile.warp_specialize) orders its rings by mbarriers alone: its
+// producer region, which one warp runs, may never need a barrier (an error if it would); the
+// consumers region continues from the state before the op (its barriers are the consumers').
 #include "../Conversion/SharedAccess.h"
 #include "tile/Transforms/Passes.h"
 
@@ -71,6 +74,7 @@ std::optional<Range> bufferRange(Value v) {
 
 struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers> {
   bool failed = false;
+  bool inProducer = false; ///< walking a tile.warp_specialize op's producer region
 
   void runOnOperation() override {
     getOperation().walk([&](func::FuncOp func) {
@@ -89,7 +93,11 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
   }
 
   void barrierBefore(Operation *op, State &state, bool insert) {
-    if (insert) {
+    if (insert && inProducer) {
+      op->emitOpError("in a warp-specialised producer would need a barrier: its warp cannot synchronise with the "
+                      "consumers but through mbarriers");
+      failed = true;
+    } else if (insert) {
       OpBuilder b(op);
       if (llvm::any_of(state.writes, [](const Range &r) { return r.asyncRead; }))
         FenceAsyncSharedOp::create(b, op->getLoc());
@@ -118,6 +126,15 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       if (!branch.getElseRegion().empty()) walkBlock(branch.getElseRegion().front(), elseState, insert);
       thenState.merge(elseState);
       state = thenState;
+      return;
+    }
+    if (auto split = dyn_cast<WarpSpecializeOp>(op)) {
+      State producer = state;
+      inProducer = true;
+      walkBlock(split.getProducer().front(), producer, insert);
+      inProducer = false;
+      walkBlock(split.getConsumers().front(), state, insert);
+      state.merge(producer);
       return;
     }
     if (isa<BarrierOp>(op)) {

@@ -40,6 +40,23 @@
 // are the tile loop's slice cloned for the next induction value), so the epilogue between
 // two K loops overlaps those copies and no tile starts with an empty pipeline. Like every TMA
 // copy (and Triton's), these loads are not ordered after the program's own earlier stores.
+//
+// Warp specialisation: a K loop marked `tile.warp_specialize` whose copies are all TMA and
+// whose dots stay in flight, at the kernel's top level after only register work, is split
+// (warpSpecialize) into a tile.warp_specialize op. A producer warp (an extra warpgroup, most
+// of its registers given to the consumers) runs the loop's trips again issuing only the
+// copies: iteration j waits until slot j % S is free (the `empty` ring: one arrival per
+// consumer warp), then announces and starts its copies on the `full` ring. The consumer
+// warps (the kernel's num_warps, its layouts unchanged) run the loop without copies: wait
+// for the slot, wgmma, and once iteration j - 1's wgmmas have retired (the wait that keeps
+// one group in flight) free its slot; then the epilogue. No thread of the consumers issues a
+// copy or computes a box, and the producer runs up to S - 1 iterations ahead without
+// waiting on the consumers' barrier, so the copies keep going while the consumers compute.
+// The K loop of a persistent tile loop (tileSlice) splits at the tile loop: the producer
+// walks the same tiles (their coordinates from the tile loop's slice), iterations numbered
+// globally as in pipelineAcrossTiles, so it loads the next tile's blocks while the consumers
+// store a tile; the consumers free a tile's last slot after its final wgmma wait.
+#include "../Conversion/SharedAccess.h"
 #include "TmaRecord.h"
 #include "tile/Transforms/Passes.h"
 
@@ -389,8 +406,10 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     // One wgmma group in flight needs a third slot; with two stages the dots wait.
     if (stages < 3) inFlight.clear();
     const int ahead = stages - 1 - (inFlight.empty() ? 0 : 1);
-    if (std::optional<SmallVector<Operation *>> tile = tileSlice(loop, cands))
-      return pipelineAcrossTiles(loop, *tile, cands, inFlight, stages, ahead);
+    std::optional<SmallVector<Operation *>> tile = tileSlice(loop, cands);
+    if (canWarpSpecialize(loop, cands, inFlight, tile.has_value()))
+      return warpSpecialize(loop, cands, inFlight, stages, std::move(tile));
+    if (tile) return pipelineAcrossTiles(loop, *tile, cands, inFlight, stages, ahead);
 
     Location loc = loop.getLoc();
     Type it = loop.getInductionVar().getType();
@@ -432,6 +451,146 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
       BarrierOp::create(b, loc);
       InvalidateBarriersOp::create(b, loc, bars);
     }
+  }
+
+  /// The loop a warp-specialised `loop` splits the kernel at: itself, or the persistent tile
+  /// loop around it (`tile`: tileSlice's ops, when the K loop is one's).
+  static scf::ForOp splitPoint(scf::ForOp loop, bool tile) {
+    return tile ? cast<scf::ForOp>(loop->getParentOp()) : loop;
+  }
+
+  /// Whether `loop` runs warp-specialised (the file comment): asked for, its copies all TMA, its
+  /// dots in flight; it (or the tile loop around it, without carried values) in the kernel's
+  /// body after only register work (which every warp repeats: no memory access, no
+  /// shared-memory scratch); whole consumer warpgroups.
+  static bool canWarpSpecialize(scf::ForOp loop, ArrayRef<Candidate> cands, ArrayRef<WarpGroupDotOp> inFlight,
+                                bool tile) {
+    if (!loop->hasAttr(kWarpSpecializeAttr) || inFlight.empty() ||
+        llvm::any_of(cands, [](const Candidate &c) { return !c.tma; }))
+      return false;
+    scf::ForOp top = splitPoint(loop, tile);
+    auto func = dyn_cast<func::FuncOp>(top->getParentOp());
+    auto warps = func ? func->getAttrOfType<IntegerAttr>(kNumWarpsAttr) : IntegerAttr();
+    if (!func || !func->hasAttr(kKernelAttr) || !warps || warps.getInt() % 4 || warps.getInt() + 4 > 32 ||
+        (tile && top.getNumResults()))
+      return false;
+    for (Operation *op = &top->getBlock()->front(); op != top; op = op->getNextNode())
+      if (op->getNumRegions() || !isMemoryEffectFree(op) || scratchBytes(op)) return false;
+    return top->getBlock()->getTerminator()->getNumOperands() == 0;
+  }
+
+  /// setmaxnreg's counts (producer, consumers) for `warps` consumer warps beside the producer
+  /// warpgroup: the producer keeps 40 registers and the consumers share the rest of the 64K
+  /// (232 each for two warpgroups, as CUTLASS's). (0, 0), unchanged, where the launch's even
+  /// share already gives every thread the most it can hold (255).
+  static std::pair<int, int> registerSplit(int warps) {
+    constexpr int kRegisters = 65536, kProducer = 40;
+    if (kRegisters / (32 * (warps + 4)) >= 255) return {0, 0};
+    return {kProducer, std::min(256, (kRegisters - 128 * kProducer) / (32 * warps) / 8 * 8)};
+  }
+
+  /// The loop, its copies all TMA, split into a producer warp and the consumers (the file
+  /// comment): tile.warp_specialize, its consumers region the loop (or the persistent tile loop
+  /// around it: `tile`, tileSlice's ops) and the rest of the kernel. Iterations are numbered
+  /// globally across tiles for the slots and phases, G = (tiles before) x trips + j, as in
+  /// pipelineAcrossTiles: the producer runs into the next tile's blocks while the consumers
+  /// finish a tile and store it.
+  void warpSpecialize(scf::ForOp loop, MutableArrayRef<Candidate> cands, ArrayRef<WarpGroupDotOp> inFlight,
+                      int stages, std::optional<SmallVector<Operation *>> tile) {
+    scf::ForOp top = splitPoint(loop, tile.has_value());
+    auto func = cast<func::FuncOp>(top->getParentOp());
+    const int warps = int(func->getAttrOfType<IntegerAttr>(kNumWarpsAttr).getInt());
+    MLIRContext *ctx = loop.getContext();
+    Location loc = loop.getLoc();
+    Type it = loop.getInductionVar().getType();
+    const Value lb = loop.getLowerBound(), step = loop.getStep();
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, v)); };
+    auto add = [&](OpBuilder &b, Value x, Value y) -> Value { return arith::AddIOp::create(b, loc, x, y); };
+    auto iteration = [&](OpBuilder &b, Value iv, Value from, Value by) -> Value {
+      return arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, from), by);
+    };
+    auto slotOf = [&](OpBuilder &b, Value g) { return toI32(b, loc, arith::RemUIOp::create(b, loc, g, cst(b, stages))); };
+    auto barrier = [&](OpBuilder &b, Value ring, Value slot) {
+      return MemDescIndexOp::create(b, loc, barrierType(ctx, 0), ring, slot);
+    };
+
+    // Rings, both mbarrier rings and the K loop's trip count, while every warp is still here.
+    OpBuilder b(top);
+    SmallVector<Value> rings = createRings(b, loc, cands, stages);
+    Value full = LocalAllocOp::create(b, loc, barrierType(ctx, stages), Value());
+    Value empty = LocalAllocOp::create(b, loc, barrierType(ctx, stages), Value());
+    InitBarriersOp::create(b, loc, full, 1);
+    InitBarriersOp::create(b, loc, empty, warps);
+    BarrierOp::create(b, loc);
+    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), cst(b, 0));
+    Value trips = arith::DivUIOp::create(b, loc, add(b, span, arith::SubIOp::create(b, loc, step, cst(b, 1))), step);
+    auto [producerRegisters, consumerRegisters] = registerSplit(warps);
+    auto split = WarpSpecializeOp::create(b, loc, warps, producerRegisters, consumerRegisters);
+    Block *producer = &split.getProducer().emplaceBlock();
+    Block *consumers = &split.getConsumers().emplaceBlock();
+    Block *body = top->getBlock();
+    consumers->getOperations().splice(consumers->end(), body->getOperations(), Block::iterator(top),
+                                      Block::iterator(body->getTerminator()));
+
+    // The first global iteration of the tile the tile loop's induction value `o` names (0
+    // without a tile loop).
+    auto firstOfTile = [&](OpBuilder &b, Value o) -> Value {
+      if (!tile) return cst(b, 0);
+      return arith::MulIOp::create(b, loc, iteration(b, o, top.getLowerBound(), top.getStep()), trips);
+    };
+
+    // The producer (each tile's coordinates from the tile loop's slice): iteration G waits for
+    // slot G % S to be free (phase (G / S - 1) & 1 of its `empty` barrier; parity 1 returns at
+    // once on a fresh barrier, so the first S pass), then copies into it.
+    b.setInsertionPointToStart(producer);
+    IRMapping outside;
+    Value g0 = cst(b, 0);
+    if (tile) {
+      auto tiles = scf::ForOp::create(b, loc, top.getLowerBound(), top.getUpperBound(), top.getStep());
+      b.setInsertionPointToStart(tiles.getBody());
+      outside.map(top.getInductionVar(), tiles.getInductionVar());
+      for (Operation *op : *tile) b.clone(*op, outside);
+      g0 = firstOfTile(b, tiles.getInductionVar());
+    }
+    auto copies = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step);
+    b.setInsertionPointToStart(copies.getBody());
+    Value g = add(b, g0, iteration(b, copies.getInductionVar(), lb, step));
+    Value slot = slotOf(b, g);
+    Value one = cst(b, 1);
+    Value parity = toI32(b, loc, arith::XOrIOp::create(b, loc, arith::AndIOp::create(b, loc,
+                                                          arith::DivUIOp::create(b, loc, g, cst(b, stages)), one), one));
+    BarrierWaitOp::create(b, loc, barrier(b, empty, slot), parity);
+    SmallVector<SmallVector<Value>> offsets;
+    for (const Candidate &c : cands) offsets.push_back(boxOffsetsAt(b, c, loop, copies.getInductionVar(), outside));
+    issueTma(b, loc, cands, rings, full, offsets, slot, arith::ConstantIntOp::create(b, loc, 1, 1));
+
+    // The consumers: wait for the slot, read it; after the iteration's dots (which retire the
+    // previous iteration's) each warp frees the previous iteration's slot, and in a tile loop
+    // after the loop's last wait the last one's, for the next tile's copies. (Without a tile
+    // loop no copy waits for that slot: no arrival, whose branch on the trip count would also
+    // lead LLVM to split the accumulators' paths around the loop, which makes ptxas serialise
+    // the wgmmas, C7515.)
+    b.setInsertionPoint(loop);
+    Value first = firstOfTile(b, tile ? top.getInductionVar() : Value());
+    b.setInsertionPointToStart(loop.getBody());
+    Value j = iteration(b, loop.getInductionVar(), lb, step);
+    Value gc = add(b, first, j);
+    waitForStage(b, loc, full, gc, stages);
+    readFromSlots(b, loc, cands, rings, slotOf(b, gc));
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    BarrierArriveOp::create(b, loc, barrier(b, empty, slotOf(b, add(b, gc, cst(b, stages - 1)))),
+                            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, j, cst(b, 0)));
+    b.setInsertionPointAfter(loop);
+    waitForDots(b, loc, loop, inFlight);
+    if (tile)
+      BarrierArriveOp::create(b, loc, barrier(b, empty, slotOf(b, add(b, first, add(b, trips, cst(b, -1))))),
+                              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ugt, trips, cst(b, 0)));
+    // Every copy has landed and every producer wait returned (the last consumer wait needed
+    // the last copy, issued after the producer's last wait): the rings may go (pipeline()).
+    if (tile) b.setInsertionPointAfter(top);
+    BarrierOp::create(b, loc);
+    InvalidateBarriersOp::create(b, loc, full);
+    InvalidateBarriersOp::create(b, loc, empty);
   }
 
   static Value toI32(OpBuilder &b, Location loc, Value v) {

@@ -284,11 +284,24 @@ Value argmin(Value x, int axis = 0, SrcLoc loc = SrcLoc::current());
 using LoopBody = std::function<std::vector<Value>(Value iv, std::vector<Value> carried)>;
 std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init,
                              const LoopBody &body, SrcLoc loc = SrcLoc::current());
+/// How the compiler may run a loop (Triton's tl.range arguments).
+struct LoopOptions {
+  /// On sm_90a, a K loop that feeds wgmma from TMA copies (descriptor loads) runs on a
+  /// producer warp that issues the copies beside the kernel's num_warps consumer warps
+  /// (num_warps a multiple of 4; the launch adds one warpgroup), with the loop at the kernel's
+  /// top level after only register work. Elsewhere (other loops, targets, the CPU executor)
+  /// the loop runs as without it: a hint, like num_stages.
+  bool warpSpecialize = false;
+};
+std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init,
+                             const LoopBody &body, LoopOptions options, SrcLoc loc = SrcLoc::current());
 /// One carried value, the common K loop:
 ///   Value acc = tile::for_range(0, k, BK, zeros({BM, BN}, DType::f32),
 ///       [&](Value k0, Value acc) { return dot(load(a + ...), load(b + ...), acc); });
 Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
                 SrcLoc loc = SrcLoc::current());
+Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
+                LoopOptions options, SrcLoc loc = SrcLoc::current());
 /// Convenience for a loop without carried values.
 void for_range(Operand lo, Operand hi, Operand step, const std::function<void(Value iv)> &body,
                SrcLoc loc = SrcLoc::current());

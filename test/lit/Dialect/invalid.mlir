@@ -539,3 +539,36 @@ func.func @round_tf32_f16(%x: tensor<64x32xf16>) {
   %m = tile.local_alloc %x {round_tf32} : (tensor<64x32xf16>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
   return
 }
+
+// -----
+
+// Consumers in whole warpgroups (wgmma and setmaxnreg work on them).
+func.func @warp_specialize_partial_warpgroup() {
+  // expected-error @+1 {{'tile.warp_specialize' op needs whole consumer warpgroups and at most 32 warps with the producer's 4, got 6 consumer warps}}
+  tile.warp_specialize producer {
+  } consumers {
+  } {consumer_warps = 6 : i32}
+  return
+}
+
+// -----
+
+func.func @warp_specialize_registers() {
+  // expected-error @+1 {{'tile.warp_specialize' op register counts are 0 (unchanged) or multiples of 8 from 24 to 256, got 20}}
+  tile.warp_specialize producer {
+  } consumers {
+  } {consumer_warps = 8 : i32, producer_registers = 20 : i32, consumer_registers = 232 : i32}
+  return
+}
+
+// -----
+
+// One warp runs the producer region: tensors, laid out over the consumers' warps, cannot live there.
+func.func @warp_specialize_producer_tensor(%x: f32) {
+  // expected-error @+1 {{'tile.warp_specialize' op the producer region computes no tensors (one warp runs it)}}
+  tile.warp_specialize producer {
+    %t = tile.splat %x : tensor<64xf32>
+  } consumers {
+  } {consumer_warps = 4 : i32}
+  return
+}

@@ -154,6 +154,27 @@ func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<
   return
 }
 
+// A warp-specialised loop's ops: the two regions, the empty ring's arrival count, the
+// consumers' per-warp arrival.
+// CHECK-LABEL: func.func @warp_specialize
+// CHECK: tile.init_barriers %{{.*}} {count = 8 : i32} : <4x1x1xi64
+// CHECK: tile.warp_specialize producer {
+// CHECK: tile.barrier_wait
+// CHECK: } consumers {
+// CHECK: tile.barrier_arrive %{{.*}}, %{{.*}} : <1x1xi64
+// CHECK: } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
+func.func @warp_specialize(%pred: i1, %i: i32) {
+  %bars = tile.local_alloc : () -> !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.init_barriers %bars {count = 8 : i32} : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  %bar = tile.memdesc_index %bars[%i] : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>> -> !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  tile.warp_specialize producer {
+    tile.barrier_wait %bar, %i : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  } consumers {
+    tile.barrier_arrive %bar, %pred : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  } {consumer_warps = 8 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32}
+  return
+}
+
 // A transposed view of a wgmma operand buffer, and wgmma on f32 (tf32) K-major operands.
 // CHECK-LABEL: func.func @transposed_operands
 // CHECK: %[[T:.*]] = tile.memdesc_trans %{{.*}} : <256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> <32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>

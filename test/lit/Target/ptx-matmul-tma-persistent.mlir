@@ -6,8 +6,8 @@
 // the cast to f16) runs in the accumulators' layout, only the 1-D bias row converted, and the C
 // block leaves by a TMA store while the next tile's first copies are in flight, where the block
 // starts inside C (else, masked stores of the f16 block). No spills.
-// RUN: tilec --kernel=matmul_tma_persistent_f16_out_f16 --spec=w8,s5,d16,d16,d16,p16,i16,i16,i16,c128,c128,c64,c8,c2 --stage=opt | FileCheck %s
-// RUN: %if ptxas %{ tilec --kernel=matmul_tma_persistent_f16_out_f16 --spec=w8,s5,d16,d16,d16,p16,i16,i16,i16,c128,c128,c64,c8,c2 --stage=regs | FileCheck %s --check-prefix=REGS %}
+// RUN: tilec --kernel=matmul_tma_persistent_f16_out_f16 --spec=w8,s5,d16,d16,d16,p16,i16,i16,i16,c128,c128,c64,c8,c2,c0 --stage=opt | FileCheck %s
+// RUN: %if ptxas %{ tilec --kernel=matmul_tma_persistent_f16_out_f16 --spec=w8,s5,d16,d16,d16,p16,i16,i16,i16,c128,c128,c64,c8,c2,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
 // CHECK: %[[A:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<5x128x64xf16, #tile.nvmma_shared<swizzle = 128>>
 // CHECK: %[[B:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<5x64x128xf16, #tile.nvmma_shared<swizzle = 128>>

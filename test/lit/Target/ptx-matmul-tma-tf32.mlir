@@ -6,9 +6,9 @@
 // C block leaves through shared memory by a TMA store, written straight from the accumulators'
 // layout (no conversion), fenced for the async proxy, and thread 0 waits for the copy to
 // have read it. No spills.
-// RUN: tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0 --stage=opt | FileCheck %s --check-prefix=OPT
-// RUN: tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0 --stage=ptx | FileCheck %s
-// RUN: %if ptxas %{ tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
+// RUN: tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0,c0 --stage=opt | FileCheck %s --check-prefix=OPT
+// RUN: tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0,c0 --stage=ptx | FileCheck %s
+// RUN: %if ptxas %{ tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
 // OPT: tile.tma_params = [array<i32: 0, 5, 128, 2, 128, 32>, array<i32: 1, 5, 128, 2, 256, 32>, array<i32: 2, 4, 128, 2, 128, 32>]
 // OPT: tile.async_tma_load %arg1{{.*}} <256x32xf32, #tile.nvmma_shared<swizzle = 128>>

@@ -8,9 +8,9 @@
 // wgmma completes and a barrier passes before the mbarriers are invalidated and the rings' memory
 // serves the epilogue, whose C block leaves by a TMA store. On sm_80 the same
 // kernel reads its blocks with cp.async and ldmatrix, and no TMA or mbarrier appears.
-// RUN: tilec --kernel=matmul_tma_f16 --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c64,c8,c0 --stage=ptx | FileCheck %s
-// RUN: tilec --kernel=matmul_tma_f16 --spec=w4,d16,d16,d16,p16,i16,i16,i16,c128,c128,c32,c8,c0 --stage=ptx --sm=80 --ptx-version=80 | FileCheck %s --check-prefix=SM80
-// RUN: %if ptxas %{ tilec --kernel=matmul_tma_f16 --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c64,c8,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
+// RUN: tilec --kernel=matmul_tma_f16 --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c64,c8,c0,c0 --stage=ptx | FileCheck %s
+// RUN: tilec --kernel=matmul_tma_f16 --spec=w4,d16,d16,d16,p16,i16,i16,i16,c128,c128,c32,c8,c0,c0 --stage=ptx --sm=80 --ptx-version=80 | FileCheck %s --check-prefix=SM80
+// RUN: %if ptxas %{ tilec --kernel=matmul_tma_f16 --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c64,c8,c0,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry matmul_tma_f16

@@ -38,3 +38,23 @@ func.func @scratch_without_offset(%x: tensor<64x32xf16, #blocked>) attributes {t
   %c = tile.convert_layout %x : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked1>
   return
 }
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#nvmma = #tile.nvmma_shared<swizzle = 64>
+#bar = #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+
+// A warp-specialised producer runs on one warp beside the consumers: a copy into a buffer the
+// program read just before would need a barrier there, which that warp cannot take alone.
+func.func @producer_needs_barrier(%d: !tile.tensordesc<f16, 2>, %o: i32, %pred: i1) attributes {tile.kernel} {
+  %buf = tile.local_alloc {tile.offset = 0 : i32} : () -> !tile.memdesc<64x32xf16, #nvmma>
+  %bars = tile.local_alloc {tile.offset = 4096 : i32} : () -> !tile.memdesc<1x1xi64, #bar>
+  %u = tile.local_load %buf : !tile.memdesc<64x32xf16, #nvmma> -> tensor<64x32xf16, #blocked>
+  tile.warp_specialize producer {
+    // expected-error @+1 {{'tile.async_tma_load' op in a warp-specialised producer would need a barrier}}
+    tile.async_tma_load %d[%o, %o] -> %buf, %bars, %pred : !tile.tensordesc<f16, 2>, !tile.memdesc<64x32xf16, #nvmma>, !tile.memdesc<1x1xi64, #bar>
+  } consumers {
+  } {consumer_warps = 4 : i32}
+  return
+}

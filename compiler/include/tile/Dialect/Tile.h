@@ -41,7 +41,12 @@ struct SharedMemoryResource : public SideEffects::Resource::Base<SharedMemoryRes
 namespace mlir::tile {
 /// Attribute names shared by the front end, passes and lowering.
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
+/// On a kernel: the warps its tensors' layouts spread over (a power of two). On the module,
+/// once lowered: the warps the launch runs (more with a warp-specialised loop's producer).
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+/// On an scf.for (unit): run the loop warp-specialised where tile-pipeline can (a TMA-fed
+/// wgmma K loop on sm_90a: a producer warp issues the copies); elsewhere a hint it ignores.
+inline constexpr llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
 /// On a kernel: buffers per software-pipelined load (tile-pipeline); absent: 3.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// On the module: the GPU the code is for, "sm_80", "sm_90", "sm_90a", ... (absent: no tensor

@@ -472,14 +472,17 @@ def Tile_FenceAsyncSharedOp : Tile_Op<"fence_async_shared", [MemoryEffects<[MemR
 // TMA copies on mbarriers (tile-pipeline, sm_90a). A ring of mbarriers is a
 // !tile.memdesc<Sx1x1xi64> (one 8-byte barrier per stage); `bar` operands are one stage of it.
 def Tile_InitBarriersOp : Tile_Op<"init_barriers", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
-  let summary = "thread 0 initialises every mbarrier of a ring to expect one arrival";
+  let summary = "thread 0 initialises every mbarrier of a ring to expect `count` arrivals per phase";
   let description = [{
-    Followed by a `tile.barrier` before any thread waits on them.
+    Followed by a `tile.barrier` before any thread waits on them. A TMA ring's barriers
+    expect one arrival (the `tile.barrier_expect`); the ring that tells a warp-specialised
+    producer that a slot is free expects one `tile.barrier_arrive` per consumer warp.
     ```mlir
     tile.init_barriers %bars : !tile.memdesc<4x1x1xi64, #shared>
+    tile.init_barriers %empty {count = 8 : i32} : !tile.memdesc<4x1x1xi64, #shared>
     ```
   }];
-  let arguments = (ins Tile_MemDescType:$bars);
+  let arguments = (ins Tile_MemDescType:$bars, DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$count);
   let assemblyFormat = "$bars attr-dict `:` type($bars)";
 }
 
@@ -554,11 +557,50 @@ def Tile_BarrierWaitOp : Tile_Op<"barrier_wait", [MemoryEffects<[MemRead<Tile_Sh
   let assemblyFormat = "$bar `,` $phase attr-dict `:` type($bar)";
 }
 
+def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "where `pred` holds, each warp arrives once on mbarrier `bar` (its lane 0)";
+  let description = [{
+    With release semantics: what the warp did before (its wgmmas' reads of a ring slot,
+    retired by a `tile.warpgroup_dot_wait`) is ordered before the phase completes for the
+    thread that waits on it. A warp-specialised K loop's consumers free a slot so.
+    ```mlir
+    tile.barrier_arrive %bar, %pred : !tile.memdesc<1x1xi64, #shared>
+    ```
+  }];
+  let arguments = (ins Tile_MemDescType:$bar, I1:$pred);
+  let assemblyFormat = "$bar `,` $pred attr-dict `:` type($bar)";
+}
+
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [RecursiveMemoryEffects, NoTerminator, SingleBlock]> {
+  let summary = "a producer warp and `consumer_warps` consumer warps run different code";
+  let description = [{
+    The program runs `consumer_warps` + 4 warps. Warps 0 .. consumer_warps - 1 run the
+    `consumers` region: their thread ids are the program's, so tensors keep their layouts,
+    and a `tile.barrier` among them synchronises only them (a named barrier). The last four
+    warps form the producer warpgroup; its first warp runs the `producer` region, where one
+    thread, the warpgroup's first, issues what "thread 0" issues elsewhere (TMA copies and
+    their expect_tx). The producer region holds no tensors. Where the register counts are
+    set, each side resizes its register file first (setmaxnreg): the producer gives registers
+    back, the consumers take them. Made by tile-pipeline for a `tile.warp_specialize` loop.
+    ```mlir
+    tile.warp_specialize producer { ... } consumers { ... } {consumer_warps = 8 : i32,
+        producer_registers = 40 : i32, consumer_registers = 232 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$consumer_warps,
+                       DefaultValuedAttr<I32Attr, "0">:$producer_registers,
+                       DefaultValuedAttr<I32Attr, "0">:$consumer_registers);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumers);
+  let assemblyFormat = "`producer` $producer `consumers` $consumers attr-dict";
+  let hasVerifier = 1;
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
   let summary = "every thread of the program waits here (bar.sync 0)";
   let description = [{
     Inserted by `tile-insert-barriers` between shared-memory accesses of different
-    threads that could otherwise race.
+    threads that could otherwise race. In a `tile.warp_specialize` op's consumers region,
+    only the consumer warps wait (`bar.sync 1, 32 * consumer_warps`).
     ```mlir
     tile.barrier
     ```

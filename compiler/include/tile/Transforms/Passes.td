@@ -89,6 +89,12 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::ModuleOp"> {
     waits for its stage (`tile.async_wait`), reads it, and issues the copy for iteration
     i + num-stages - 1 (masked off past the end, which zero-fills). Loads whose
     `other` is not zero, or whose accesses are narrower than 4 bytes, stay as they are.
+    On sm_90a descriptor blocks read only by warpgroup dots are TMA copies on an mbarrier
+    per slot instead (across tiles for the K loop of a persistent tile loop), and a loop
+    marked `tile.warp_specialize` whose copies are all TMA is split into a
+    `tile.warp_specialize` op: a producer warp issues the copies, waiting on an `empty`
+    mbarrier ring that the consumer warps (the kernel's num_warps) arrive on once their
+    wgmmas have read a slot (Pipeline.cpp's file comment).
   }];
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"0",

@@ -14,6 +14,8 @@ enum class MatmulEpilogue : int { None = 0, Bias = 1, BiasRelu = 2 };
 struct MatmulConfig {
   int bm, bn, bk, numWarps;
   int numStages = 0; ///< pipeline buffers; 0 = the compiler's default (4 for wgmma rings, else 3)
+  /// MatmulTma: the K loop on a producer warp and numWarps consumer warps (LoopOptions).
+  bool warpSpecialize = false;
 };
 // Tensor cores: operands staged by cp.async into 3-stage swizzled rings, read with ldmatrix
 // (unit inner strides only: other strides load element by element, and this tile's

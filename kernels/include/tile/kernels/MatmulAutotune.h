@@ -62,7 +62,8 @@ template <class T> std::vector<rt::TuneConfig> matmulTuneConfigs(MatmulEpilogue 
   if constexpr (!std::is_same_v<T, float>)
     if (fastest)
       for (const Variant &v : MatmulTma<T>::variants()) {
-        if (v.consts[4] != int(epilogue)) continue;
+        // (Warp-specialised tiles are not candidates yet: a TuneConfig names no loop option.)
+        if (v.consts[4] != int(epilogue) || v.consts[5]) continue;
         rt::TuneConfig c =
             matmulTuneConfig({int(v.consts[0]), int(v.consts[1]), int(v.consts[2]), v.numWarps, v.numStages});
         if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);

@@ -13,13 +13,14 @@ namespace tile::kernels {
 namespace detail {
 /// One BM x BN tile of C = A·B (+ bias) (relu) at (m0, n0) through descriptors: the K loop
 /// reads blocks of a and b (bᵀ when `bt`), the epilogue writes C's block through its
-/// descriptor (TMA on sm_90a; masked stores elsewhere), rounded once to C's type.
+/// descriptor (TMA on sm_90a; masked stores elsewhere), rounded once to C's type. The K loop
+/// warp-specialised where asked (LoopOptions: on sm_90a a producer warp issues the copies).
 inline void matmulTmaTile(Value a, Value b, Value c, Value bias, Value n, Value k, Value m0, Value n0, int BM, int BN,
-                          int BK, int EPILOGUE, bool bt, bool tf32) {
+                          int BK, int EPILOGUE, bool bt, bool tf32, bool warpSpecialize = false) {
   Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
     Value tileB = bt ? trans(load(b, {n0, k0}, {BN, BK})) : load(b, {k0, n0}, {BK, BN});
     return dot(load(a, {m0, k0}, {BM, BK}), tileB, acc, tf32 ? Precision::TF32 : Precision::IEEE);
-  });
+  }, LoopOptions{.warpSpecialize = warpSpecialize});
   Value rn = n0 + arange(0, BN);
   if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
   if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
@@ -70,11 +71,14 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
 
   static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, TensorDesc<C, 2> c, Ptr<float> bias, I32 m,
                                   I32 n, I32 k, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> GROUP_M,
-                                  Const<int> EPILOGUE) {
+                                  Const<int> EPILOGUE, Const<int> WARP_SPECIALIZE) {
     auto [pidM, pidN] = detail::groupedTile(program_id(0), m, n, BM, BN, GROUP_M);
-    detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, kBt, kTf32);
+    detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, kBt, kTf32,
+                          WARP_SPECIALIZE != 0);
   };
-  static constexpr std::array params{"a", "b", "c", "bias", "m", "n", "k", "BM", "BN", "BK", "GROUP_M", "EPILOGUE"};
+  static constexpr std::array params{"a",  "b",  "c",      "bias",     "m",       "n",
+                                     "k",  "BM", "BN",     "BK",       "GROUP_M", "EPILOGUE",
+                                     "WARP_SPECIALIZE"};
 
   /// bench/'s sweeps (epilogue None): f16 with f32 C beside the library's two wgmma tiles,
   /// and TF32's (its 32-element K steps are 128 bytes, as f16's 64).
@@ -90,6 +94,10 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   static constexpr MatmulConfig kHalfOutSweep[] = {{128, 128, 64, 4, 5}, {128, 128, 64, 4, 6}, {64, 128, 64, 4, 6},
                                                    {64, 256, 64, 4, 4}};
   static constexpr bool kHasSweep = kTf32 || (!kBt && std::is_same_v<T, f16>);
+  /// Warp-specialised tiles (every kind): 128 x 256 and 128 x 128 on two consumer warpgroups,
+  /// beside the producer warpgroup; the first for every epilogue and ragged shapes too.
+  static constexpr MatmulConfig kWarpSpecialized[] = {{128, 256, kTf32 ? 32 : 64, 8, 4, true},
+                                                      {128, 128, kTf32 ? 32 : 64, 8, 4, true}};
   static constexpr std::span<const MatmulConfig> sweep() {
     if constexpr (kTf32) return kTf32Sweep;
     else if constexpr (kHasSweep && kHalfOut) return kHalfOutSweep;
@@ -135,11 +143,14 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   }
   static bool hasTile(const MatmulConfig &c) {
     auto same = [&](const MatmulConfig &t) {
-      return t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.numWarps == c.numWarps && t.numStages == c.numStages;
+      return t.bm == c.bm && t.bn == c.bn && t.bk == c.bk && t.numWarps == c.numWarps && t.numStages == c.numStages &&
+             t.warpSpecialize == c.warpSpecialize;
     };
     for (const MatmulConfig &t : tiles())
       if (same(t)) return true;
     for (const MatmulConfig &t : sweep())
+      if (same(t)) return true;
+    for (const MatmulConfig &t : kWarpSpecialized)
       if (same(t)) return true;
     return false;
   }
@@ -149,9 +160,13 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
     // Every specialisation (ragged shapes too: the copies are TMA's whatever the facts).
     for (int epilogue = 0; epilogue < 3; ++epilogue)
       for (const MatmulConfig &t : tiles())
-        v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, epilogue}, t.numWarps, /*unitOnly=*/false, t.numStages});
+        v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, epilogue, 0}, t.numWarps, /*unitOnly=*/false, t.numStages});
     for (const MatmulConfig &t : sweep())
-      v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, 0}, t.numWarps, /*unitOnly=*/true, t.numStages});
+      v.push_back({{t.bm, t.bn, t.bk, kMatmulGroupM, 0, 0}, t.numWarps, /*unitOnly=*/true, t.numStages});
+    const MatmulConfig &w = kWarpSpecialized[0], &w1 = kWarpSpecialized[1];
+    for (int epilogue = 0; epilogue < 3; ++epilogue)
+      v.push_back({{w.bm, w.bn, w.bk, kMatmulGroupM, epilogue, 1}, w.numWarps, /*unitOnly=*/false, w.numStages});
+    v.push_back({{w1.bm, w1.bn, w1.bk, kMatmulGroupM, 0, 1}, w1.numWarps, /*unitOnly=*/true, w1.numStages});
     return v;
   }
 
@@ -215,26 +230,29 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
     const Operands o = operands(a, b, c, m, n, k, lda, ldb, ldc);
     launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream, o.a,
                             o.b, o.c, bias, int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
-                            int(epilogue));
+                            int(epilogue), int(cfg.warpSpecialize));
   }
 };
 
 /// MatmulTma's product on a persistent grid: one program per SM (at most one per tile) walks
 /// the tiles t = program_id, program_id + programs, ... in MatmulTma's grouped order, each
 /// tile's K loop then its epilogue (the C block through its descriptor: a TMA store on
-/// sm_90a). On sm_90a tile-pipeline keeps the TMA copies running across tiles: the last
-/// iterations of one tile's K loop already load the next tile's first blocks, so its
-/// epilogue overlaps them, and the rings and mbarriers are set up once per program.
+/// sm_90a). On sm_90a tile-pipeline keeps the TMA copies running across tiles, the rings and
+/// mbarriers set up once per program: with the K loop warp-specialised (the default tile), a
+/// producer warp issues every copy and runs into the next tile's blocks while the consumers
+/// store a tile; without, the last iterations of one tile's K loop load the next tile's first
+/// blocks.
 template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct MatmulTmaPersistent {
   using Tile = MatmulTma<T, C, BL>;
   static constexpr const char *name = detail::matmulTmaPersistentName(Tile::name);
   static constexpr auto body = [](TensorDesc<T, 2> a, TensorDesc<T, 2> b, TensorDesc<C, 2> c, Ptr<float> bias, I32 m,
                                   I32 n, I32 k, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> GROUP_M,
-                                  Const<int> EPILOGUE) {
+                                  Const<int> EPILOGUE, Const<int> WARP_SPECIALIZE) {
     Value tiles = ((m + (BM - 1)) / BM) * ((n + (BN - 1)) / BN);
     for_range(program_id(0), tiles, num_programs(0), [&](Value t) {
       auto [pidM, pidN] = detail::groupedTile(t, m, n, BM, BN, GROUP_M);
-      detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, Tile::kBt, Tile::kTf32);
+      detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, Tile::kBt, Tile::kTf32,
+                            WARP_SPECIALIZE != 0);
     });
   };
   static constexpr std::array params = Tile::params;
@@ -244,17 +262,24 @@ template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct Matmu
   /// MatmulTma's (227 KB per block on Hopper), and the epilogue's two paths (TMA store, or
   /// masked stores for a block starting outside C) leave no registers for 128 x 256 tiles
   /// (255 and spills, ptxas): 128 x 128 on two warpgroups. bench/'s sweep times the other.
+  /// The default's K loop is warp-specialised: a producer warp keeps loading the next tile's
+  /// blocks while the consumers finish and store a tile (f16 4096^3 on an H200: 636 TFLOP/s
+  /// against 533 for the same tile without, bench/NOTES.md). Then the same tiles without. (128 x
+  /// 256 warp-specialised, in a 3-deep ring beside its 64 KB C block, ran at 725, but ptxas
+  /// spills 136 bytes of its consumers' 232 registers: not a library tile.)
   static std::vector<MatmulConfig> tiles() {
-    if constexpr (Tile::kTf32) return {{128, 128, 32, 8, 4}, {128, 128, 32, 8, 5}};
-    else return {{128, 128, 64, 8, 5}, {128, 128, 64, 8, 4}};
+    if constexpr (Tile::kTf32) return {{128, 128, 32, 8, 4, true}, {128, 128, 32, 8, 4}, {128, 128, 32, 8, 5}};
+    else return {{128, 128, 64, 8, 5, true}, {128, 128, 64, 8, 5}, {128, 128, 64, 8, 4}};
   }
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     const std::vector<MatmulConfig> t = tiles();
     for (int epilogue = 0; epilogue < 3; ++epilogue)
-      v.push_back({{t[0].bm, t[0].bn, t[0].bk, kMatmulGroupM, epilogue}, t[0].numWarps, false, t[0].numStages});
+      v.push_back({{t[0].bm, t[0].bn, t[0].bk, kMatmulGroupM, epilogue, t[0].warpSpecialize}, t[0].numWarps, false,
+                   t[0].numStages});
     for (size_t i = 1; i < t.size(); ++i)
-      v.push_back({{t[i].bm, t[i].bn, t[i].bk, kMatmulGroupM, 0}, t[i].numWarps, false, t[i].numStages});
+      v.push_back({{t[i].bm, t[i].bn, t[i].bk, kMatmulGroupM, 0, t[i].warpSpecialize}, t[i].numWarps, false,
+                   t[i].numStages});
     return v;
   }
 
@@ -270,7 +295,8 @@ template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct Matmu
     const std::vector<Variant> declared = variants();
     if (std::none_of(declared.begin(), declared.end(), [&](const Variant &v) {
           return v.consts[0] == cfg.bm && v.consts[1] == cfg.bn && v.consts[2] == cfg.bk &&
-                 v.consts[4] == int(epilogue) && v.numWarps == cfg.numWarps && v.numStages == cfg.numStages;
+                 v.consts[4] == int(epilogue) && v.consts[5] == int(cfg.warpSpecialize) &&
+                 v.numWarps == cfg.numWarps && v.numStages == cfg.numStages;
         }))
       fail(name, "no compiled variant has the requested tile and epilogue");
     if (programs <= 0) programs = l.hostMemory() ? 1 : rt::Context::get().info().smCount;
@@ -278,7 +304,7 @@ template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct Matmu
     const typename Tile::Operands o = Tile::operands(a, b, c, m, n, k, lda, ldb, ldc);
     launchKernel<MatmulTmaPersistent>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream, o.a, o.b, o.c, bias,
                                       int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
-                                      int(epilogue));
+                                      int(epilogue), int(cfg.warpSpecialize));
   }
 };
 

@@ -45,7 +45,7 @@ inline constexpr int kMaxTmaParams = 4;
 // What a launch of the code must honour, beside its grid and arguments.
 struct LaunchMetadata {
   unsigned sharedBytes = 0;  // dynamic shared memory per block
-  unsigned numWarps = 4;     // the block is 32 * numWarps threads along x
+  unsigned numWarps = 4;     // the block is 32 * numWarps threads along x (a warp-specialised kernel's producer warpgroup included)
   std::array<TmaParam, kMaxTmaParams> tma{};  // used slots first
   bool operator==(const LaunchMetadata &) const = default;
 };
@@ -70,7 +70,7 @@ inline constexpr int kCompiledKernelFormatVersion = 4;
 
 // "" when the record is well-formed, else why not: the name a C identifier (the PTX entry
 // symbol), the target non-empty printable ASCII without '"' or '\\' (it is embedded in C++ string
-// literals by the AOT writer), the PTX non-empty, numWarps a power of two from 1 to 32.
+// literals by the AOT writer), the PTX non-empty, numWarps from 1 to 32.
 // decode never returns a record that fails this, and encode refuses one.
 std::string checkCompiledKernel(const CompiledKernel &k);
 

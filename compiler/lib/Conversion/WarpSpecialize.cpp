@@ -1,0 +1,117 @@
+//===- WarpSpecialize.cpp - producer and consumer warps of one program -----===//
+// tile.warp_specialize becomes a branch on the thread id: warps 0 .. N - 1 (the consumers,
+// whose thread ids the layouts use unchanged) run the consumers region, the producer
+// warpgroup's first warp the producer region; each side first resizes its registers
+// (setmaxnreg) where the op says. Before the conversion, markWarpPartitions tells the ops of
+// each region which threads they run on: a consumers' barrier is named barrier 1 over the
+// 32 N consumer threads (bar.sync 0 would wait for the producer warps too, which have left),
+// and the producer's "thread 0" work (expect_tx, TMA copies) falls to its first thread.
+#include "TileToLLVM.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+constexpr llvm::StringLiteral kPartitionThreadsAttr = "tile.partition_threads";
+constexpr llvm::StringLiteral kPartitionLeaderAttr = "tile.partition_leader";
+
+Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
+Value i32(OpBuilder &b, Location loc, int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); }
+
+struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(WarpSpecializeOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const int64_t consumerThreads = 32 * int64_t(op.getConsumerWarps());
+    Block *before = op->getBlock();
+    Block *after = rewriter.splitBlock(before, std::next(Block::iterator(op)));
+    Block *producer = &op.getProducer().front(), *consumers = &op.getConsumers().front();
+    rewriter.inlineRegionBefore(op.getProducer(), after);
+    rewriter.inlineRegionBefore(op.getConsumers(), after);
+
+    // The producer warpgroup gives its registers back together; then only its first warp stays.
+    Block *producerWarps = rewriter.createBlock(producer);
+    if (op.getProducerRegisters())
+      NVVM::SetMaxRegisterOp::create(rewriter, loc, op.getProducerRegisters(), NVVM::SetMaxRegisterAction::decrease);
+    Value firstWarp = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, threadId(rewriter, loc),
+                                           i32(rewriter, loc, consumerThreads + 32));
+    LLVM::CondBrOp::create(rewriter, loc, firstWarp, producer, after);
+    rewriter.setInsertionPointToEnd(producer);
+    LLVM::BrOp::create(rewriter, loc, after);
+
+    rewriter.setInsertionPointToStart(consumers);
+    if (op.getConsumerRegisters())
+      NVVM::SetMaxRegisterOp::create(rewriter, loc, op.getConsumerRegisters(), NVVM::SetMaxRegisterAction::increase);
+    rewriter.setInsertionPointToEnd(consumers);
+    LLVM::BrOp::create(rewriter, loc, after);
+
+    rewriter.setInsertionPointToEnd(before);
+    Value isProducer = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge, threadId(rewriter, loc),
+                                            i32(rewriter, loc, consumerThreads));
+    LLVM::CondBrOp::create(rewriter, loc, isProducer, producerWarps, consumers);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Lane 0 of each warp arrives (release) where the predicate holds.
+struct BarrierArriveLowering : OpConversionPattern<BarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(BarrierArriveOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lane = LLVM::AndOp::create(rewriter, loc, threadId(rewriter, loc), i32(rewriter, loc, 31));
+    Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane, i32(rewriter, loc, 0));
+    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], first);
+    Block *before = rewriter.getInsertionBlock();
+    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+    Block *arrive = rewriter.createBlock(after);
+    NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), adaptor.getBar()[0], Value());
+    LLVM::BrOp::create(rewriter, loc, after);
+    rewriter.setInsertionPointToEnd(before);
+    LLVM::CondBrOp::create(rewriter, loc, pred, arrive, after);
+    rewriter.setInsertionPointToStart(after);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+std::map<std::string, int64_t> mlir::tile::markWarpPartitions(ModuleOp module) {
+  std::map<std::string, int64_t> launchWarps;
+  module.walk([&](WarpSpecializeOp op) {
+    const int64_t consumerThreads = 32 * int64_t(op.getConsumerWarps());
+    auto threads = IntegerAttr::get(IntegerType::get(op.getContext(), 32), consumerThreads);
+    // Only tile ops lower through emitIsLeader and emitProgramBarrier.
+    auto mark = [&](Region &region, StringRef attr) {
+      region.walk([&](Operation *inner) {
+        if (isa<TileDialect>(inner->getDialect())) inner->setAttr(attr, threads);
+      });
+    };
+    mark(op.getConsumers(), kPartitionThreadsAttr);
+    mark(op.getProducer(), kPartitionLeaderAttr);
+    if (auto func = op->getParentOfType<func::FuncOp>())
+      launchWarps[func.getSymName().str()] = std::max<int64_t>(launchWarps[func.getSymName().str()], op.getConsumerWarps() + 4);
+  });
+  return launchWarps;
+}
+
+Value mlir::tile::emitIsLeader(OpBuilder &b, Location loc, Operation *op) {
+  auto leader = op->getAttrOfType<IntegerAttr>(kPartitionLeaderAttr);
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc), i32(b, loc, leader ? leader.getInt() : 0));
+}
+
+void mlir::tile::emitProgramBarrier(OpBuilder &b, Location loc, Operation *op) {
+  if (auto threads = op->getAttrOfType<IntegerAttr>(kPartitionThreadsAttr))
+    NVVM::BarrierOp::create(b, loc, Type(), i32(b, loc, 1), i32(b, loc, threads.getInt()), nullptr, Value());
+  else
+    NVVM::Barrier0Op::create(b, loc);
+}
+
+void mlir::tile::populateWarpSpecializePatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<WarpSpecializeLowering, BarrierArriveLowering>(converter, patterns.getContext());
+}
