@@ -442,11 +442,12 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
           // Every epilogue has the default persistent tile; the others have epilogue None only.
           if (unspecialized && e != tk::MatmulEpilogue::None) continue;
           const tk::MatmulConfig unspecializedTile = tk::MatmulTmaPersistentF16OutF16::tiles()[1];
-          const tk::MatmulConfig *ws = &tk::MatmulTmaF16OutF16::kWarpSpecialized[0];
           if (kind == TmaMatmulKind::WarpSpecialized && bf16)
-            tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr, ws);
+            tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr,
+                                             &tk::MatmulTmaBF16OutBF16::kWarpSpecialized[0]);
           else if (kind == TmaMatmulKind::WarpSpecialized)
-            tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr, ws);
+            tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr,
+                                           &tk::MatmulTmaF16OutF16::kWarpSpecialized[0]);
           else if (kind == TmaMatmulKind::Plain && bf16)
             tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
           else if (kind == TmaMatmulKind::Plain)

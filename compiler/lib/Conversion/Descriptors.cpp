@@ -70,18 +70,9 @@ struct InitBarriersLowering : OpConversionPattern<InitBarriersOp> {
 };
 
 /// Emits `body` in a branch only `op`'s leader thread takes (emitIsLeader: for instructions
-/// without a predicate operand); the rewriter continues after the branch.
+/// without a predicate operand).
 void onLeader(ConversionPatternRewriter &rewriter, Operation *op, llvm::function_ref<void()> body) {
-  Location loc = op->getLoc();
-  Block *before = rewriter.getInsertionBlock();
-  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-  rewriter.createBlock(after);
-  Block *then = rewriter.getInsertionBlock();
-  body();
-  LLVM::BrOp::create(rewriter, loc, after);
-  rewriter.setInsertionPointToEnd(before);
-  LLVM::CondBrOp::create(rewriter, loc, emitIsLeader(rewriter, loc, op), then, after);
-  rewriter.setInsertionPointToStart(after);
+  emitIf(rewriter, op->getLoc(), [&] { return emitIsLeader(rewriter, op->getLoc(), op); }, body);
 }
 
 struct InvalidateBarriersLowering : OpConversionPattern<InvalidateBarriersOp> {

@@ -79,6 +79,10 @@ std::map<std::string, int64_t> markWarpPartitions(ModuleOp module);
 /// Whether this thread is the one that issues `op`'s single-thread work: thread 0, or in a
 /// warp-specialised producer the producer's first thread.
 Value emitIsLeader(OpBuilder &b, Location loc, Operation *op);
+/// Emits `body` in a branch taken where `condition` (built before the branch) holds, for
+/// instructions without a predicate operand; the rewriter continues after the branch.
+void emitIf(ConversionPatternRewriter &rewriter, Location loc, llvm::function_ref<Value()> condition,
+            llvm::function_ref<void()> body);
 /// A barrier of every thread that runs `op`: bar.sync 0, or among a warp-specialised
 /// kernel's consumers a named barrier over them alone.
 void emitProgramBarrier(OpBuilder &b, Location loc, Operation *op);

@@ -63,17 +63,13 @@ struct BarrierArriveLowering : OpConversionPattern<BarrierArriveOp> {
   LogicalResult matchAndRewrite(BarrierArriveOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value lane = LLVM::AndOp::create(rewriter, loc, threadId(rewriter, loc), i32(rewriter, loc, 31));
-    Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane, i32(rewriter, loc, 0));
-    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], first);
-    Block *before = rewriter.getInsertionBlock();
-    Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
-    Block *arrive = rewriter.createBlock(after);
-    NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), adaptor.getBar()[0], Value());
-    LLVM::BrOp::create(rewriter, loc, after);
-    rewriter.setInsertionPointToEnd(before);
-    LLVM::CondBrOp::create(rewriter, loc, pred, arrive, after);
-    rewriter.setInsertionPointToStart(after);
+    auto laneZero = [&] {
+      Value lane = LLVM::AndOp::create(rewriter, loc, threadId(rewriter, loc), i32(rewriter, loc, 31));
+      Value first = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane, i32(rewriter, loc, 0));
+      return LLVM::AndOp::create(rewriter, loc, adaptor.getPred()[0], first).getResult();
+    };
+    emitIf(rewriter, loc, laneZero,
+           [&] { NVVM::MBarrierArriveOp::create(rewriter, loc, Type(), adaptor.getBar()[0], Value()); });
     rewriter.eraseOp(op);
     return success();
   }
@@ -110,6 +106,18 @@ void mlir::tile::emitProgramBarrier(OpBuilder &b, Location loc, Operation *op) {
     NVVM::BarrierOp::create(b, loc, Type(), i32(b, loc, 1), i32(b, loc, threads.getInt()), nullptr, Value());
   else
     NVVM::Barrier0Op::create(b, loc);
+}
+
+void mlir::tile::emitIf(ConversionPatternRewriter &rewriter, Location loc, llvm::function_ref<Value()> condition,
+                        llvm::function_ref<void()> body) {
+  Block *before = rewriter.getInsertionBlock();
+  Block *after = rewriter.splitBlock(before, rewriter.getInsertionPoint());
+  Block *then = rewriter.createBlock(after);
+  body();
+  LLVM::BrOp::create(rewriter, loc, after);
+  rewriter.setInsertionPointToEnd(before);
+  LLVM::CondBrOp::create(rewriter, loc, condition(), then, after);
+  rewriter.setInsertionPointToStart(after);
 }
 
 void mlir::tile::populateWarpSpecializePatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {

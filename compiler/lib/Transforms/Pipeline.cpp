@@ -522,8 +522,7 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     InitBarriersOp::create(b, loc, full, 1);
     InitBarriersOp::create(b, loc, empty, warps);
     BarrierOp::create(b, loc);
-    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), cst(b, 0));
-    Value trips = arith::DivUIOp::create(b, loc, add(b, span, arith::SubIOp::create(b, loc, step, cst(b, 1))), step);
+    Value trips = tripCount(b, loc, loop);
     auto [producerRegisters, consumerRegisters] = registerSplit(warps);
     auto split = WarpSpecializeOp::create(b, loc, warps, producerRegisters, consumerRegisters);
     Block *producer = &split.getProducer().emplaceBlock();
@@ -600,6 +599,16 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     return arith::TruncIOp::create(b, loc, b.getI32Type(), v);
   }
 
+  /// `loop`'s trip count, at `b` (its bounds must be defined there).
+  static Value tripCount(OpBuilder &b, Location loc, scf::ForOp loop) {
+    Type it = loop.getInductionVar().getType();
+    auto cst = [&](int64_t v) -> Value { return arith::ConstantOp::create(b, loc, b.getIntegerAttr(it, v)); };
+    const Value lb = loop.getLowerBound(), step = loop.getStep();
+    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), cst(0));
+    return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, span, arith::SubIOp::create(b, loc, step, cst(1))),
+                                  step);
+  }
+
   /// Every thread waits for the copies of global iteration `g`: slot g % S completes its
   /// (g / S)-th phase with them.
   static void waitForStage(OpBuilder &b, Location loc, Value bars, Value g, int stages) {
@@ -636,8 +645,7 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     OpBuilder b(outer);
     SmallVector<Value> rings = createRings(b, loc, cands, stages);
     Value bars = createBarriers(b, loc, stages);
-    Value span = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb), cst(b, 0));
-    Value trips = arith::DivUIOp::create(b, loc, add(b, span, arith::SubIOp::create(b, loc, step, cst(b, 1))), step);
+    Value trips = tripCount(b, loc, loop);
 
     // At the tile's start: its global first iteration, the next tile's coordinates, the
     // iterations the previous tile did not issue.
