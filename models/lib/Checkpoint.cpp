@@ -1,9 +1,10 @@
-// Checkpoint file format (version 1), all integers and floats little-endian:
+// Checkpoint file format (version 2), all integers and floats little-endian:
 //
 //   offset 0   "TILECKPT"                      magic (8 bytes)
-//          8   u32 version                     1
+//          8   u32 version                     2 (1 is still read: it lacks dataset and batch size)
 //         12   u64 file size                   total bytes, checksum included (tells truncation from corruption)
 //         20   str architecture                str = u32 length + bytes
+//              str dataset, i64 batch size     (version 2 only) what the run trained on
 //              i64 epoch, i64 step, u64 seed, f64 learning rate
 //              u32 tensor count
 //              per tensor: str name, u32 rank, i64 dims[rank], f32 data[product of dims]
@@ -11,11 +12,15 @@
 #include "tile/models/Checkpoint.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -31,7 +36,8 @@ static_assert(std::endian::native == std::endian::little, "checkpoint I/O assume
 namespace {
 
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'K', 'P', 'T'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kOldestReadableVersion = 1;
 constexpr size_t kFixedHeader = 20;  // magic + version + file size
 constexpr uint32_t kMaxRank = 8;
 constexpr uint32_t kMaxName = 4096;
@@ -118,6 +124,11 @@ std::string serialize(const std::string &path, const Checkpoint &c) {
   w.put<uint32_t>(kVersion);
   w.put<uint64_t>(0);  // file size, patched below
   w.str(c.architecture);
+  if (c.state.dataset.size() > kMaxName)
+    throw CheckpointError("cannot save checkpoint " + path + ": dataset name longer than " + std::to_string(kMaxName) +
+                          " bytes");
+  w.str(c.state.dataset);
+  w.put<int64_t>(c.state.batchSize);
   w.put<int64_t>(c.state.epoch);
   w.put<int64_t>(c.state.step);
   w.put<uint64_t>(c.state.seed);
@@ -159,6 +170,35 @@ bool writeAll(int fd, const char *p, size_t n) {
   return true;
 }
 
+std::string tempPath(const std::string &path) { return path + ".tmp." + std::to_string(::getpid()); }
+
+std::string folderOf(const std::string &path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  return parent.empty() ? std::string(".") : parent.string();
+}
+
+// Throws unless replacing `path` destroys nothing: it is missing, empty, or starts with the magic
+// (a checkpoint, perhaps damaged: it is what the run would replace anyway).
+void refuseToReplaceForeign(const std::string &path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return;  // missing; an unreadable folder fails the save itself
+  auto refuse = [&](const std::string &why) { throw CheckpointError("cannot save checkpoint " + path + ": " + why); };
+  if (S_ISDIR(st.st_mode)) refuse("it is a folder");
+  if (!S_ISREG(st.st_mode)) refuse("it exists and is not a regular file (not replaced)");
+  if (st.st_size == 0) return;
+  char head[sizeof kMagic] = {};
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    refuse(std::string("cannot read it to check that it is a checkpoint (") + std::strerror(errno) + "); not replaced");
+  ssize_t n;
+  do n = ::read(fd, head, sizeof head);
+  while (n < 0 && errno == EINTR);
+  ::close(fd);
+  if (n != static_cast<ssize_t>(sizeof head) || std::memcmp(head, kMagic, sizeof kMagic) != 0)
+    throw CheckpointError("refusing to overwrite " + path + ": it is not a tile checkpoint (" +
+                          std::to_string(st.st_size) + " bytes without the TILECKPT magic)");
+}
+
 }  // namespace
 
 std::string shapeString(const std::vector<int64_t> &shape) {
@@ -167,9 +207,47 @@ std::string shapeString(const std::vector<int64_t> &shape) {
   return s + "]";
 }
 
+int removeStaleTemporaries(const std::string &path) {
+  const std::string prefix = std::filesystem::path(path).filename().string() + ".tmp.";
+  std::error_code ec;
+  int removed = 0;
+  for (std::filesystem::directory_iterator it(folderOf(path), ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const char *digits = name.data() + prefix.size(), *last = name.data() + name.size();
+    if (!std::all_of(digits, last, [](char ch) { return std::isdigit(static_cast<unsigned char>(ch)); })) continue;
+    pid_t pid = 0;
+    auto [stop, err] = std::from_chars(digits, last, pid);
+    if (err != std::errc() || stop != last || pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or another user's (EPERM)
+    std::error_code typeError;
+    if (it->is_regular_file(typeError) && !it->is_symlink(typeError) && ::unlink(it->path().c_str()) == 0) ++removed;
+  }
+  return removed;
+}
+
+void checkCheckpointTarget(const std::string &path) {
+  refuseToReplaceForeign(path);
+  const std::string dir = folderOf(path);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
+    throw CheckpointError("cannot save checkpoint " + path + ": folder " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) throw CheckpointError("cannot save checkpoint " + path + ": " + dir + " is not a folder");
+  // Create the very temp file the save will create: the only answer that is right for root,
+  // ACLs and read-only mounts alike.
+  const std::string tmp = tempPath(path);
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw CheckpointError("cannot save checkpoint " + path + ": cannot create " + tmp + ": " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(tmp.c_str());
+}
+
 void saveCheckpoint(const std::string &path, const Checkpoint &ckpt) {
   const std::string bytes = serialize(path, ckpt);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  refuseToReplaceForeign(path);
+  removeStaleTemporaries(path);
+  const std::string tmp = tempPath(path);
   int fd = -1;
   auto fail = [&](const std::string &step) {
     int err = errno;
@@ -200,8 +278,7 @@ void saveCheckpoint(const std::string &path, const Checkpoint &ckpt) {
     fail("rename " + tmp);
   }
   // Persist the rename itself: fsync the directory that holds the checkpoint.
-  std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  const std::string dir = parent.empty() ? std::string(".") : parent.string();
+  const std::string dir = folderOf(path);
   int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0 || ::fsync(dfd) != 0) {
     int err = errno;
@@ -232,8 +309,9 @@ Checkpoint loadCheckpoint(const std::string &path) {
          "-byte header");
   uint32_t version;
   std::memcpy(&version, &data[8], sizeof version);
-  if (version != kVersion)
-    fail("unsupported version " + std::to_string(version) + " (this build reads version " + std::to_string(kVersion) + ")");
+  if (version < kOldestReadableVersion || version > kVersion)
+    fail("unsupported version " + std::to_string(version) + " (this build reads versions " +
+         std::to_string(kOldestReadableVersion) + " to " + std::to_string(kVersion) + ")");
   uint64_t size;
   std::memcpy(&size, &data[12], sizeof size);
   if (data.size() < size)
@@ -248,6 +326,10 @@ Checkpoint loadCheckpoint(const std::string &path) {
   Reader r(data, kFixedHeader, end, path);
   Checkpoint c;
   c.architecture = r.str("architecture");
+  if (version >= 2) {
+    c.state.dataset = r.str("dataset");
+    c.state.batchSize = r.get<int64_t>("batch size");
+  }
   c.state.epoch = r.get<int64_t>("epoch");
   c.state.step = r.get<int64_t>("step");
   c.state.seed = r.get<uint64_t>("seed");

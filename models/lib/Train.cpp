@@ -3,6 +3,7 @@
 
 #include "tile/models/Checkpoint.h"
 #include "tile/models/Init.h"
+#include "tile/models/Interrupt.h"
 #include "tile/models/KernelProfiler.h"
 #include "tile/models/Progress.h"
 #include "tile/models/StepGraph.h"
@@ -39,6 +40,18 @@ bool wantTf32(PrecisionChoice choice, const kernels::Launcher &l) {
   return !l.hostMemory() && rt::Context::get().info().ccMajor >= 8;
 }
 
+/// A resume continues the run the checkpoint comes from: the same data in the same batches
+/// (another dataset trains on, silently, from the wrong weights). A version-1 file recorded
+/// neither; its step count is still checked against the batch size by the caller.
+void checkSameRun(const TrainOptions &o, const TrainState &saved) {
+  if (!saved.dataset.empty() && saved.dataset != datasetName(o.dataset))
+    throw TrainError(o.resume + ": the checkpoint was trained on --dataset " + saved.dataset +
+                     ", this run asks for --dataset " + datasetName(o.dataset));
+  if (saved.batchSize != 0 && saved.batchSize != o.batchSize)
+    throw TrainError(o.resume + ": the checkpoint was trained with --batch-size " + std::to_string(saved.batchSize) +
+                     ", this run asks for --batch-size " + std::to_string(o.batchSize));
+}
+
 std::string percent(double fraction) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * fraction);
@@ -67,6 +80,9 @@ double evaluate(MnistCnn &model, const Dataset &ds) {
 }
 
 int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::string &where, std::ostream &out) {
+  // Before anything takes time: a --checkpoint that would destroy a file or cannot be written
+  // fails now, not after the first epoch.
+  if (!o.checkpoint.empty()) checkCheckpointTarget(o.checkpoint);
   const Dataset train = loadDataset(o.dataDir, "train");
   const Dataset test = loadDataset(o.dataDir, "test");
   checkBatchSize(o.batchSize, train.size);
@@ -83,8 +99,11 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   TrainState state;
   state.seed = o.seed;
   state.learningRate = o.lr;
+  state.dataset = datasetName(o.dataset);
+  state.batchSize = o.batchSize;
   if (!o.resume.empty()) {
     Checkpoint c = loadCheckpoint(o.resume, kMnistArchitecture, model.parameterSpecs());
+    checkSameRun(o, c.state);
     if (c.state.epoch < 0 || c.state.step < c.state.epoch * stepsPerEpoch ||
         c.state.step >= (c.state.epoch + 1) * stepsPerEpoch)
       throw TrainError(o.resume + ": the checkpoint's progress (epoch " + std::to_string(c.state.epoch) + ", step " +
@@ -96,6 +115,8 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     state.seed = c.state.seed;  // the shuffle order continues
     out << "resumed from " << o.resume << ": " << state.epoch << " epoch(s), " << state.step << " step(s) done"
         << (state.seed != o.seed ? " (seed " + std::to_string(state.seed) + " from the checkpoint)" : std::string())
+        << (c.state.batchSize == 0 ? " (a version-1 checkpoint: its dataset and batch size were not recorded)"
+                                   : "")
         << "\n";
   } else {
     model.init(o.seed);
@@ -111,7 +132,6 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     Checkpoint c;
     c.architecture = kMnistArchitecture;
     c.state = state;
-    c.state.learningRate = o.lr;
     c.tensors = model.parameters();
     saveCheckpoint(o.checkpoint, c);
   };
@@ -148,8 +168,15 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   int64_t stepsRun = 0;
   std::string profileTable;
   bool stopped = false;
-  if (state.epoch >= o.epochs)
+  int interrupted = 0;  // the signal that stopped the run (InterruptHandlers), 0 if none
+  if (state.epoch >= o.epochs) {
     out << "the checkpoint has " << state.epoch << " epoch(s) already; --epochs " << o.epochs << ": nothing to train\n";
+    stopped = true;
+  } else if (o.maxSteps > 0 && state.step >= o.maxSteps) {
+    out << "the checkpoint has " << state.step << " step(s) already; --max-steps " << o.maxSteps
+        << ": nothing to train\n";
+    stopped = true;
+  }
   while (state.epoch < o.epochs && !stopped) {
     const std::vector<int64_t> order = shuffledIndices(train.size, state.seed, state.epoch);
     int64_t first = state.step - state.epoch * stepsPerEpoch;  // > 0 when resuming mid-epoch
@@ -158,6 +185,9 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     int64_t lossCount = 0;
     const double t0 = now();
     for (int64_t s = first; s < stepsPerEpoch; ++s) {
+      // The step boundary: the model is consistent (each step waited for its loss), so a
+      // checkpoint of it resumes here exactly.
+      if ((interrupted = interruptSignal())) break;
       if (o.maxSteps > 0 && state.step >= o.maxSteps) {
         stopped = true;
         break;
@@ -186,6 +216,7 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
       if (progress) progress->update(s + 1, lossSum / double(lossCount));
     }
     if (progress) progress->finish();
+    if (interrupted) break;
     const double trainSeconds = now() - t0;
     if (!stopped) ++state.epoch;
     double acc;
@@ -204,6 +235,17 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
          << (lossCount ? lossSum / double(lossCount) : 0.0);
     report(progress, info.str());
     save();
+  }
+  // A signal during the last evaluation or save stops the run as well (the state is saved again:
+  // the same, or the resumed one where there was nothing to train).
+  if (interrupted || (interrupted = interruptSignal())) {
+    save();
+    out << "interrupted by " << signalName(interrupted) << " after step " << state.step << ": "
+        << (o.checkpoint.empty() ? std::string("no --checkpoint, nothing saved")
+                                 : "checkpoint saved to " + o.checkpoint + " (--resume " + o.checkpoint + " continues)")
+        << "\n"
+        << std::flush;
+    return 128 + interrupted;
   }
   if (o.profile)
     out << (profileTable.empty() ? std::string("--profile: no step profiled (the run made fewer than 2 steps)\n")

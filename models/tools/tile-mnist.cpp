@@ -4,6 +4,8 @@
 //   tile-mnist-aot  (TILE_MNIST_DSL=0) the ahead-of-time kernels only, for the GPU machine (no
 //                   LLVM/MLIR): --executor gpu or auto.
 // Every bad input ends in one line on stderr and a non-zero exit (2: the command line).
+// The first Ctrl-C (SIGINT) or SIGTERM stops training at the next step, saves the checkpoint and
+// exits 128 + the signal (130 for SIGINT); a second one ends the program at once.
 // TILE_MNIST_PROFILE=1 prints the wall time per kernel at the end (CPU executor: exact; on the
 // GPU only the enqueueing, and of the captured steps only: a replayed CUDA graph's kernels pass
 // by no launcher, so use it with --no-graph). --profile times each kernel of one step with CUDA
@@ -12,6 +14,7 @@
 #include "tile/models/Checkpoint.h"
 #include "tile/models/Cli.h"
 #include "tile/models/Idx.h"
+#include "tile/models/Interrupt.h"
 #include "tile/models/Train.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
@@ -22,11 +25,13 @@
 #include "tile/kernels/AotLauncher.h"
 #endif
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <memory>
 #include <string>
+#include <thread>
 
 using namespace tile::models;
 
@@ -63,8 +68,10 @@ int main(int argc, char **argv) {
     if (e == tile::Executor::GPU && !tile::rt::gpuAvailable(&why)) noGpu(why);
     launcher = std::make_unique<tile::kernels::DslLauncher>(e);
     if (e == tile::Executor::CPU) {
+      // The trainer runs on every core unless told otherwise (the DSL's own default is one thread).
       const char *t = std::getenv("TILE_CPU_THREADS");
-      where = std::string("the CPU executor (") + (t && *t ? t : "1") + " thread(s), TILE_CPU_THREADS)";
+      if (!t || !*t) setenv("TILE_CPU_THREADS", std::to_string(std::max(1u, std::thread::hardware_concurrency())).c_str(), 1);
+      where = std::string("the CPU executor (") + std::getenv("TILE_CPU_THREADS") + " thread(s), TILE_CPU_THREADS)";
     } else {
       where = gpuName() + ", JIT";
     }
@@ -77,6 +84,8 @@ int main(int argc, char **argv) {
     launcher = std::make_unique<tile::kernels::AotLauncher>();
     where = gpuName() + ", ahead-of-time kernels";
 #endif
+    // Here and not in runTraining: the library leaves a host program's signals alone.
+    InterruptHandlers interrupts;
     const char *profile = std::getenv("TILE_MNIST_PROFILE");
     if (profile && *profile && std::strcmp(profile, "0") != 0) {
       TimingLauncher timing(*launcher);

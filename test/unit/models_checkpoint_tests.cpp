@@ -1,10 +1,13 @@
-// Checkpoints: round trip, every kind of damage detected, failed saves leave the previous file intact.
+// Checkpoints: round trip, every kind of damage detected, failed saves leave the previous file intact,
+// no file that is not a checkpoint is ever replaced, dead writers' temp files are cleaned up.
 #include "models_test_util.h"
 #include "tile/models/Checkpoint.h"
 
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -20,7 +23,7 @@ const std::string kArch = "mnist-cnn-v1";
 Checkpoint sample(float base = 0.5f) {
   Checkpoint c;
   c.architecture = kArch;
-  c.state = {2, 1876, 42, 0.01};
+  c.state = {2, 1876, 42, 0.01, "fashion", 32};
   NamedTensor w{"conv1.weight", {2, 1, 3, 3}, {}};
   for (int i = 0; i < 18; ++i) w.data.push_back(base + 0.25f * i);
   // Values whose bits must survive: -0, infinities, a denormal, a NaN.
@@ -48,6 +51,8 @@ void expectSame(const Checkpoint &a, const Checkpoint &b) {
   EXPECT_EQ(a.state.step, b.state.step);
   EXPECT_EQ(a.state.seed, b.state.seed);
   EXPECT_EQ(a.state.learningRate, b.state.learningRate);
+  EXPECT_EQ(a.state.dataset, b.state.dataset);
+  EXPECT_EQ(a.state.batchSize, b.state.batchSize);
   ASSERT_EQ(a.tensors.size(), b.tensors.size());
   for (size_t i = 0; i < a.tensors.size(); ++i) {
     EXPECT_EQ(a.tensors[i].name, b.tensors[i].name);
@@ -56,6 +61,37 @@ void expectSame(const Checkpoint &a, const Checkpoint &b) {
     EXPECT_EQ(std::memcmp(a.tensors[i].data.data(), b.tensors[i].data.data(), a.tensors[i].data.size() * 4), 0)
         << a.tensors[i].name << " differs bitwise";
   }
+}
+
+uint64_t fnv1a64(const uint8_t *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+// The version-1 layout of a version-2 file: without the dataset string and the batch size that
+// follow the architecture; version, size and checksum patched.
+std::vector<uint8_t> asVersion1(std::vector<uint8_t> v2) {
+  uint32_t archLength, datasetLength;
+  std::memcpy(&archLength, &v2[20], 4);
+  const size_t dataset = 24 + archLength;
+  std::memcpy(&datasetLength, &v2[dataset], 4);
+  v2.erase(v2.begin() + dataset, v2.begin() + dataset + 4 + datasetLength + 8);
+  v2[8] = 1;
+  const uint64_t size = v2.size();
+  std::memcpy(&v2[12], &size, 8);
+  const uint64_t sum = fnv1a64(v2.data(), v2.size() - 8);
+  std::memcpy(&v2[v2.size() - 8], &sum, 8);
+  return v2;
+}
+
+// A process id that was alive a moment ago and is not any more (a child that exited, reaped).
+pid_t deadPid() {
+  pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status;
+  ::waitpid(child, &status, 0);
+  return child;
 }
 
 class CheckpointFile : public ::testing::Test {
@@ -168,11 +204,21 @@ TEST_F(CheckpointFile, ForeignFile) {
 TEST_F(CheckpointFile, UnsupportedVersion) {
   saveCheckpoint(path(), sample());
   std::vector<uint8_t> bytes = readBytes(path());
-  bytes[8] = 2;  // version, little-endian u32 after the 8-byte magic
+  bytes[8] = 3;  // version, little-endian u32 after the 8-byte magic
   writeBytes(path(), bytes);
   std::string m = loadError();
   EXPECT_CONTAINS(m, path());
-  EXPECT_CONTAINS(m, "unsupported version 2 (this build reads version 1)");
+  EXPECT_CONTAINS(m, "unsupported version 3 (this build reads versions 1 to 2)");
+}
+
+// A version-1 file (before the dataset and batch size were recorded) still loads, with both unknown.
+TEST_F(CheckpointFile, ReadsVersion1) {
+  saveCheckpoint(path(), sample());
+  writeBytes(path(), asVersion1(readBytes(path())));
+  Checkpoint want = sample();
+  want.state.dataset = "";
+  want.state.batchSize = 0;
+  expectSame(loadCheckpoint(path(), kArch, specs(want)), want);
 }
 
 TEST_F(CheckpointFile, OtherArchitecture) {
@@ -266,4 +312,99 @@ TEST_F(CheckpointFile, SaveIntoMissingFolder) {
 TEST(CheckpointShape, String) {
   EXPECT_EQ(shapeString({}), "[]");
   EXPECT_EQ(shapeString({32, 1, 3, 3}), "[32, 1, 3, 3]");
+}
+
+// What saveCheckpoint must never replace: a non-empty file without the magic (notes, an idx data
+// file), a folder. The refusal names the file; the file is unchanged.
+TEST_F(CheckpointFile, RefusesToOverwriteAFileThatIsNotACheckpoint) {
+  const std::string text = "my notes\n";
+  const std::vector<uint8_t> idxLabels = {0, 0, 8, 1, 0, 0, 0, 2, 3, 7};
+  for (const std::vector<uint8_t> &content : {std::vector<uint8_t>(text.begin(), text.end()), idxLabels}) {
+    writeBytes(path(), content);
+    for (auto attempt : {+[](const std::string &p) { saveCheckpoint(p, sample()); },
+                         +[](const std::string &p) { checkCheckpointTarget(p); }}) {
+      std::string m = messageOf<CheckpointError>([&] { attempt(path()); });
+      EXPECT_CONTAINS(m, "refusing to overwrite " + path() + ": it is not a tile checkpoint (" +
+                             std::to_string(content.size()) + " bytes without the TILECKPT magic)");
+      EXPECT_EQ(readBytes(path()), content);
+      EXPECT_EQ(filesIn(dir.path()), std::vector<std::string>{"model.ckpt"}) << "a temp file left behind";
+    }
+  }
+}
+
+TEST_F(CheckpointFile, RefusesAFolder) {
+  std::filesystem::create_directory(path());
+  EXPECT_CONTAINS(messageOf<CheckpointError>([&] { checkCheckpointTarget(path()); }),
+                  "cannot save checkpoint " + path() + ": it is a folder");
+  EXPECT_CONTAINS(messageOf<CheckpointError>([&] { saveCheckpoint(path(), sample()); }),
+                  "cannot save checkpoint " + path() + ": it is a folder");
+  EXPECT_TRUE(std::filesystem::is_directory(path()));
+}
+
+// An empty file and a checkpoint (even a damaged one) are what a run replaces.
+TEST_F(CheckpointFile, ReplacesAnEmptyFileOrACheckpoint) {
+  writeBytes(path(), {});
+  EXPECT_NO_THROW(checkCheckpointTarget(path()));
+  saveCheckpoint(path(), sample(0.5f));
+  std::vector<uint8_t> damaged = readBytes(path());
+  damaged.resize(damaged.size() / 2);
+  writeBytes(path(), damaged);
+  EXPECT_NO_THROW(checkCheckpointTarget(path()));
+  saveCheckpoint(path(), sample(1.5f));
+  expectIntact(1.5f);
+}
+
+// checkCheckpointTarget answers before training and leaves nothing behind.
+TEST_F(CheckpointFile, TargetCheckChangesNothing) {
+  EXPECT_NO_THROW(checkCheckpointTarget(path()));
+  EXPECT_TRUE(filesIn(dir.path()).empty());
+  saveCheckpoint(path(), sample(0.5f));
+  EXPECT_NO_THROW(checkCheckpointTarget(path()));
+  expectIntact(0.5f);
+}
+
+TEST_F(CheckpointFile, TargetCheckMissingFolder) {
+  std::string p = dir / "no/such/model.ckpt";
+  EXPECT_CONTAINS(messageOf<CheckpointError>([&] { checkCheckpointTarget(p); }),
+                  "cannot save checkpoint " + p + ": folder " + dir / "no/such" + ": No such file or directory");
+  writeBytes(dir / "plain", {1});
+  p = dir / "plain/model.ckpt";
+  EXPECT_CONTAINS(messageOf<CheckpointError>([&] { checkCheckpointTarget(p); }), "is not a folder");
+}
+
+TEST_F(CheckpointFile, TargetCheckReadOnlyFolder) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores folder permissions (TargetCheckTempFileBlocked covers it)";
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  std::string m = messageOf<CheckpointError>([&] { checkCheckpointTarget(path()); });
+  std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_all);
+  EXPECT_CONTAINS(m, "cannot save checkpoint " + path() + ": cannot create " + path() + ".tmp.");
+  EXPECT_CONTAINS(m, "Permission denied");
+}
+
+// The temp file the save would create cannot be (a folder sits at its name): works for root too.
+TEST_F(CheckpointFile, TargetCheckTempFileBlocked) {
+  std::string tmp = path() + ".tmp." + std::to_string(::getpid());
+  std::filesystem::create_directory(tmp);
+  EXPECT_CONTAINS(messageOf<CheckpointError>([&] { checkCheckpointTarget(path()); }), "cannot create " + tmp);
+}
+
+// A writer killed mid-save leaves <path>.tmp.<pid>; the next save removes it when that process is
+// gone, and nothing else: not a live process's file, not another checkpoint's, not a look-alike.
+TEST_F(CheckpointFile, TempFilesOfDeadWritersAreRemoved) {
+  const std::string dead = std::to_string(deadPid());
+  const std::vector<std::string> kept = {"model.ckpt.tmp." + std::to_string(::getppid()),  // alive
+                                         "model.ckpt.tmp.1",                               // init: alive (EPERM)
+                                         "model.ckpt.tmp." + dead + "x",
+                                         "other.ckpt.tmp." + dead};
+  for (const std::string &name : kept) writeBytes(dir / name, {1, 2, 3});
+  writeBytes(dir / ("model.ckpt.tmp." + dead), {1, 2, 3});
+  std::filesystem::create_directory(dir / ("model.ckpt.tmp." + std::to_string(deadPid())));  // not a file: stays
+  EXPECT_EQ(removeStaleTemporaries(path()), 1);
+  EXPECT_FALSE(std::filesystem::exists(dir / ("model.ckpt.tmp." + dead)));
+  for (const std::string &name : kept) EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
+
+  writeBytes(dir / ("model.ckpt.tmp." + dead), {1, 2, 3});
+  saveCheckpoint(path(), sample());
+  EXPECT_FALSE(std::filesystem::exists(dir / ("model.ckpt.tmp." + dead))) << "the save cleans up first";
+  for (const std::string &name : kept) EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;
 }

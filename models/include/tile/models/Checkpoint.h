@@ -26,6 +26,10 @@ struct TrainState {
   int64_t step = 0;           // optimizer steps completed in total
   uint64_t seed = 0;
   double learningRate = 0.0;
+  // What the run trained on; a resume must match (Train.cpp). "" and 0 in a version-1 file,
+  // which did not record them.
+  std::string dataset;        // "mnist" / "fashion" (datasetName)
+  int64_t batchSize = 0;
 };
 
 struct Checkpoint {
@@ -42,11 +46,25 @@ struct TensorSpec {
 
 // Writes <path>.tmp.<pid>, fsyncs it, renames it over <path>, fsyncs the directory. On failure
 // the temp file is removed, <path> is untouched and CheckpointError says which step failed.
-// Throws CheckpointError as well for an inconsistent checkpoint (shape vs data size, duplicate name).
+// Never replaces anything but a tile checkpoint or an empty file: a folder, a non-empty file
+// without the magic (notes, an idx data file) is refused with CheckpointError. Removes the temp
+// files of dead writers first (removeStaleTemporaries). Throws CheckpointError as well for an
+// inconsistent checkpoint (shape vs data size, duplicate name).
 void saveCheckpoint(const std::string &path, const Checkpoint &ckpt);
 
+// What saveCheckpoint(path) would refuse or fail at, checked before hours of training go into
+// it: the refusals above, a missing folder, and a folder where the temp file cannot be created
+// (tried: created and removed again, so permissions, read-only mounts and root are all
+// answered truthfully). Throws CheckpointError (one line naming the file); changes nothing.
+void checkCheckpointTarget(const std::string &path);
+
+// Removes <path>.tmp.<pid> files (regular files only) whose writer is gone: kill(pid, 0) fails
+// with ESRCH. A live writer's file (or another user's: EPERM) stays. Returns how many went.
+int removeStaleTemporaries(const std::string &path);
+
 // Reads and verifies the file (magic, version, size, checksum, structure). Throws CheckpointError
-// for a missing, truncated, foreign, unsupported-version or corrupt file.
+// for a missing, truncated, foreign, unsupported-version or corrupt file. Reads versions 1 and 2
+// (version 1: state.dataset "" and state.batchSize 0, not recorded).
 Checkpoint loadCheckpoint(const std::string &path);
 
 // As above, then checks the architecture and that the file holds exactly the tensors `expected`

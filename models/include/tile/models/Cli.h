@@ -29,7 +29,7 @@ struct TrainOptions {
   DatasetKind dataset = DatasetKind::Mnist;          // --dataset mnist|fashion
   ExecutorChoice executor = ExecutorChoice::Auto;    // --executor auto|gpu|cpu
   PrecisionChoice precision = PrecisionChoice::Auto;  // --precision auto|tf32|f32
-  std::string checkpoint;    // --checkpoint FILE: save after each epoch ("" = never)
+  std::string checkpoint;    // --checkpoint FILE: save after each epoch and on SIGINT/SIGTERM ("" = never)
   std::string resume;        // --resume FILE ("" = start fresh)
   int64_t maxSteps = 0;      // --max-steps N: stop after N steps in all (0 = whole epochs)
   bool quiet = false;        // --quiet

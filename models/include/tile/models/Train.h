@@ -21,10 +21,14 @@ class TrainError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Trains as `o` says: loads the data (DataError), checks the batch size (UsageError),
-/// initialises or resumes (CheckpointError), trains with the progress display, prints
+/// Trains as `o` says: checks that --checkpoint can be written and would replace no file that is
+/// not a checkpoint (CheckpointError), loads the data (DataError), checks the batch size
+/// (UsageError), initialises or resumes (CheckpointError; TrainError when the checkpoint was
+/// trained on another dataset or batch size), trains with the progress display, prints
 /// "test accuracy: NN.NN%" after each epoch (and after --max-steps stops training), saves the
-/// checkpoint after each epoch. `where` names the executor in the opening line. Returns 0.
+/// checkpoint after each epoch. `where` names the executor in the opening line. Returns 0, or
+/// 128 + the signal when a SIGINT/SIGTERM was recorded (InterruptHandlers, Interrupt.h): the
+/// run then stops at the next step boundary, saves the checkpoint and says so in one line.
 int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::string &where, std::ostream &out);
 
 /// Accuracy (0..1) of the model on the whole dataset, in batches of model.maxBatch() images
