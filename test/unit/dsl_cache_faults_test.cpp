@@ -28,7 +28,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr uint64_t kAligned = 0x10000;
+constexpr tile::DeviceAddress kAligned{0x10000};
 
 auto makeAdd() {
   return tile::kernel("dsl_cache_kernel", [](Ptr<float> x, Ptr<float> y, Ptr<float> z, I32 n, Const<int> BLOCK) {
@@ -160,7 +160,7 @@ TEST_F(DslCacheFaults, EveryKeyInputChangeMisses) {
     return add.compile(add.specialize(4, kAligned, kAligned, kAligned, 4096, 256), sm90());
   });
   missesThenHits("specialisation: an unaligned pointer", [&] {
-    return add.compile(add.specialize(4, kAligned + 4, kAligned, kAligned, 4096, 1024), sm90());
+    return add.compile(add.specialize(4, tile::DeviceAddress(kAligned.ptr() + 4), kAligned, kAligned, 4096, 1024), sm90());
   });
   missesThenHits("specialisation: n not divisible by 16", [&] {
     return add.compile(add.specialize(4, kAligned, kAligned, kAligned, 4097, 1024), sm90());

@@ -18,7 +18,7 @@ using namespace tile;
 
 namespace {
 
-constexpr uint64_t kAligned = 0x10000;
+constexpr tile::DeviceAddress kAligned{0x10000};
 
 auto makeAdd() {
   return tile::kernel("dsl_compile_add", [](Ptr<float> x, Ptr<float> y, Ptr<float> z, I32 n, Const<int> BLOCK) {
@@ -176,7 +176,7 @@ TEST_F(DslCompile, MalformedPayloadIsAMiss) {
 TEST(DslLaunch, WithoutGpuThrowsOneLine) {
   if (tile::rt::gpuAvailable()) GTEST_SKIP() << "a GPU is present";
   auto add = makeAdd();
-  uint64_t x = kAligned;
+  tile::DeviceAddress x = kAligned;
   tile::LaunchOptions gpu; // Executor::Auto would fall back to the CPU executor here
   gpu.executor = tile::Executor::GPU;
   try {

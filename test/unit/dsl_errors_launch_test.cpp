@@ -13,7 +13,7 @@ using tile::test::traceError;
 
 namespace {
 
-constexpr uint64_t kAligned = 0x10000;
+constexpr tile::DeviceAddress kAligned{0x10000};
 
 void expectError(const std::string &msg, int line, const std::string &word) {
   tile::test::expectErrorIn("dsl_errors_launch_test.cpp", msg, line, word);

@@ -11,7 +11,7 @@ using tile::test::traceError;
 
 namespace {
 
-constexpr uint64_t kAligned = 0x10000;
+constexpr tile::DeviceAddress kAligned{0x10000};
 
 // Kernel lambdas cannot capture, so the offending line is recorded in a global; the
 // message is checked only after the trace ran.

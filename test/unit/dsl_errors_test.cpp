@@ -11,7 +11,7 @@ using tile::test::traceError;
 
 namespace {
 
-constexpr uint64_t kAligned = 0x10000;
+constexpr tile::DeviceAddress kAligned{0x10000};
 
 /// The message names this file at `line` as "<file>:<line>:<col>: error:" and says `word`.
 void expectError(const std::string &msg, int line, const std::string &word) {

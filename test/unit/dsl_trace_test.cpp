@@ -49,7 +49,7 @@ template <class K> std::string traceWithLocs(const K &k, const Specialization &s
 /// `loc("<this file>":LINE` as printed with debug info.
 std::string locOf(int line) { return "dsl_trace_test.cpp\":" + std::to_string(line) + ":"; }
 
-constexpr uint64_t kAligned = 0x10000; // a 16-byte aligned "device address" (never dereferenced)
+constexpr tile::DeviceAddress kAligned{0x10000}; // a 16-byte aligned "device address" (never dereferenced)
 
 } // namespace
 
@@ -230,7 +230,7 @@ TEST(DslTrace, SpecialisationChangesIR) {
     store(p + offs, load(p + offs, offs < n), offs < n);
   });
   std::string aligned = k.trace(k.specialize(4, kAligned, 64, 128));
-  std::string unaligned = k.trace(k.specialize(4, kAligned + 4, 63, 128));
+  std::string unaligned = k.trace(k.specialize(4, tile::DeviceAddress(kAligned.ptr() + 4), 63, 128));
   std::string bigger = k.trace(k.specialize(8, kAligned, 64, 256));
   EXPECT_EQ(count(aligned, "tile.divisibility = 16 : i32"), 2) << aligned; // pointer and n
   EXPECT_EQ(count(unaligned, "tile.divisibility"), 0) << unaligned;

@@ -50,7 +50,10 @@ public:
   }
   /// Poisoned (NaN) output of n floats.
   static Buffer output(size_t n, Executor ex) { return Buffer(std::vector<float>(n, NAN), ex); }
-  uint64_t address() const { return gpu_ ? dev_.ptr() : reinterpret_cast<uint64_t>(host_.data()); }
+  /// Device memory on the GPU, host memory on the CPU executor: an untyped address either way.
+  DeviceAddress address() const {
+    return DeviceAddress(gpu_ ? dev_.ptr() : reinterpret_cast<uint64_t>(host_.data()));
+  }
   const std::vector<float> &read() {
     if (gpu_) dev_.copyToHost(host_.data(), host_.size() * sizeof(float));
     return host_;

@@ -79,18 +79,8 @@ template <class... P> struct StorageOf<std::tuple<P...>> {
   using type = std::tuple<typename tile::detail::ParamTraits<P>::Storage...>;
 };
 
-/// Whether launch argument A can bind kernel parameter P.
-template <class P, class A> constexpr bool argFits() {
-  using R = std::remove_cvref_t<A>;
-  constexpr ArgKind k = tile::detail::ParamTraits<P>::kind;
-  if constexpr (k == ArgKind::Desc) return std::is_same_v<R, TensorDescArg>;
-  else if constexpr (k == ArgKind::Ptr)
-    return std::is_pointer_v<R> || std::is_integral_v<R> || requires(const R &r) { r.ptr(); };
-  else if constexpr (k == ArgKind::Const) return std::is_integral_v<R> || std::is_enum_v<R>;
-  else if constexpr (k == ArgKind::F16 || k == ArgKind::BF16)
-    return std::is_arithmetic_v<R> || std::is_same_v<R, f16> || std::is_same_v<R, bf16>;
-  else return std::is_arithmetic_v<R>;
-}
+/// Whether launch argument A can bind kernel parameter P (the rule tile::Kernel::launch applies).
+template <class P, class A> constexpr bool argFits() { return tile::detail::bindable<P, std::remove_cvref_t<A>>(); }
 template <class D, class... A, size_t... I> constexpr bool argsFit(std::index_sequence<I...>) {
   return (argFits<std::tuple_element_t<I, BodyParams<D>>, A>() && ...);
 }
@@ -109,7 +99,7 @@ concept LaunchArgsFor = sizeof...(A) == detail::kArity<D> &&
 template <class D, class... A>
 void launchKernel(Launcher &launcher, Grid grid, KernelWarps warps, CUstream stream, const A &...args) {
   static_assert(sizeof...(A) == detail::kArity<D>, "launchKernel: one argument per kernel parameter");
-  static_assert(LaunchArgsFor<D, A...>, "launchKernel: an argument does not fit its kernel parameter");
+  // An argument that does not fit is reported by bindArg, naming its index and types.
   using Params = detail::BodyParams<D>;
   constexpr size_t N = detail::kArity<D>;
   typename detail::StorageOf<Params>::type storage;
@@ -119,7 +109,7 @@ void launchKernel(Launcher &launcher, Grid grid, KernelWarps warps, CUstream str
   spec.args.resize(N);
   std::array<void *, N + 1> ptrs{};
   [&]<size_t... I>(std::index_sequence<I...>) {
-    (tile::detail::bindArg<std::tuple_element_t<I, Params>>(args, spec.args[I], std::get<I>(storage), I), ...);
+    (tile::detail::bindArg<std::tuple_element_t<I, Params>, I>(args, spec.args[I], std::get<I>(storage)), ...);
     size_t k = 0;
     ((tile::detail::ParamTraits<std::tuple_element_t<I, Params>>::kind != ArgKind::Const
           ? (void)(ptrs[k++] = &std::get<I>(storage))
