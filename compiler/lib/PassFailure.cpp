@@ -11,9 +11,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <atomic>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 #include <unistd.h>
 
@@ -58,11 +59,19 @@ std::string writeReport(const std::string &kernel, const std::string &text) {
   std::error_code ec;
   std::filesystem::path dir = bugReportDirectory();
   std::filesystem::create_directories(dir, ec);
-  std::filesystem::path path =
-      dir / (kernel + ".bug-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".mlir");
-  std::ofstream out(path);
-  out << text;
-  return out.good() ? path.string() : "";
+  // A fresh name: the directory may be TILE_DUMP_DIR, whose files (an earlier run's report of
+  // the same pid, anyone's) are never replaced.
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::filesystem::path path =
+        dir / (kernel + ".bug-" + std::to_string(getpid()) + "-" + std::to_string(counter++) + ".mlir");
+    std::FILE *f = std::fopen(path.c_str(), "wx");
+    if (!f && errno == EEXIST) continue;
+    if (!f) return "";
+    bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    ok = std::fclose(f) == 0 && ok;
+    return ok ? path.string() : "";
+  }
+  return "";
 }
 
 } // namespace

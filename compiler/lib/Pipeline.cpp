@@ -2,9 +2,11 @@
 #include "tile/Pipeline.h"
 
 #include "tile/PassFailure.h"
-#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "tile/StageDump.h"
 #include "tile/Target/PTX.h"
 #include "tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 
 #include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -19,9 +21,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
 
 #include "BuildId.inc" // TILE_COMPILER_SOURCES_HASH, generated from compiler/ sources
 
@@ -104,7 +104,19 @@ int tile::compiler::maxSharedBytesPerBlock(int sm) {
 // first exists there.
 int tile::compiler::minPtxVersionFor(int sm) { return sm >= 90 ? 80 : sm >= 89 ? 78 : sm >= 80 ? 70 : 60; }
 
+std::string tile::compiler::ptxVersionProblem(int ptxVersion) {
+  const std::vector<int> &known = llvmPtxVersions();
+  if (ptxVersion == 0 || std::find(known.begin(), known.end(), ptxVersion) != known.end()) return "";
+  auto dotted = [](int v) { return std::to_string(v / 10) + "." + std::to_string(v % 10); };
+  std::string list;
+  for (int v : known) list += (list.empty() ? "" : ", ") + dotted(v);
+  return "PTX ISA version " + std::to_string(ptxVersion) + " is not one LLVM " LLVM_VERSION_STRING
+         "'s NVPTX backend emits (it knows " + list + ", written x10: 80 is 8.0; 0 picks the highest)";
+}
+
 Target tile::compiler::chooseTarget(int sm, int ptxVersion, int driverVersion) {
+  if (std::string problem = ptxVersionProblem(ptxVersion); !problem.empty())
+    throw tile::ArgumentError("tile: " + problem);
   Target t;
   t.sm = sm ? sm : 90;
   if (ptxVersion) {
@@ -128,38 +140,32 @@ std::string tile::compiler::printIR(mlir::Operation *op) {
   return s;
 }
 
-void tile::compiler::dumpStage(const std::string &kernel, const char *stage, const std::string &text) {
-  const char *dir = std::getenv("TILE_DUMP_DIR");
-  if (!dir || !*dir) return;
-  std::filesystem::create_directories(dir);
-  std::ofstream(std::string(dir) + "/" + kernel + "." + stage) << text;
-}
-
-namespace {
-std::string kernelName(mlir::ModuleOp module) {
+std::string tile::compiler::kernelNameOf(mlir::ModuleOp module) {
   std::string name = "kernel";
   module.walk([&](mlir::func::FuncOp f) {
     if (f->hasAttr(mlir::tile::kKernelAttr)) name = f.getSymName().str();
   });
   return name;
 }
-} // namespace
 
 PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const PipelineOptions &opts) {
   mlir::MLIRContext *ctx = module.getContext();
-  std::string name = kernelName(module);
+  std::string name = kernelNameOf(module);
   std::optional<tile::SourceLine> kernelLine;
   module.walk([&](mlir::func::FuncOp f) {
     if (f->hasAttr(mlir::tile::kKernelAttr)) kernelLine = userLineOf(f.getLoc());
   });
-  dumpStage(name, "tile.mlir", printIR(module));
+  // The traced IR with the user's lines, as tilec and tile-opt read it back.
+  std::string traced;
+  std::optional<StageDump> dump = StageDump::open(name, [&] {
+    traced = printWithLocations(module);
+    return gpuStageDumpKey(traced, opts.target);
+  });
+  if (dump) dump->write("tile.mlir", traced);
   module->setAttr(mlir::tile::kTargetAttr, mlir::StringAttr::get(ctx, opts.target.arch()));
 
   mlir::PassManager pm(ctx);
-  if (const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL"); p && *p == '1') {
-    pm.getContext()->disableMultithreading();
-    pm.enableIRPrinting();
-  }
+  printIRAfterAllFromEnv(pm);
   addTileGpuPasses(pm);
   {
     // An unsupported feature becomes UnsupportedError at the user's line; anything else is
@@ -171,10 +177,10 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
 
   PipelineResult result;
   if (opts.keepStages) result.optimizedIR = printIR(module);
-  dumpStage(name, "opt.mlir", opts.keepStages ? result.optimizedIR : printIR(module));
+  if (dump) dump->write("opt.mlir", opts.keepStages ? result.optimizedIR : printIR(module));
 
   mlir::PassManager lower(ctx);
-  if (const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL"); p && *p == '1') lower.enableIRPrinting();
+  printIRAfterAllFromEnv(lower);
   lower.addPass(mlir::tile::createConvertTileToLLVM());
   lower.addPass(mlir::createCanonicalizerPass());
   lower.addPass(mlir::createCSEPass());
@@ -194,7 +200,7 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
     report.instrument(lower);
     if (failed(lower.run(module))) report.fail();
   }
-  dumpStage(name, "llvm.mlir", printIR(module));
+  if (dump) dump->write("llvm.mlir", printIR(module));
 
   if (auto a = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::kSharedBytesAttr)) {
     // Too big a tile (or too many pipeline stages) for this GPU: the user's to fix, named
@@ -224,9 +230,12 @@ PipelineResult tile::compiler::runPipeline(mlir::ModuleOp module, const Pipeline
       for (unsigned d = 0; d < p.rank; ++d) p.box[d] = unsigned(e[4 + d]);
     }
 
-  PTXOutput ptx = emitPTX(module, opts.target, opts.keepStages || std::getenv("TILE_DUMP_DIR"));
-  dumpStage(name, "ll", ptx.llvmIR);
-  dumpStage(name, "ptx", ptx.ptx);
+  PTXOutput ptx = emitPTX(module, opts.target, opts.keepStages || dump.has_value());
+  if (dump) {
+    dump->write("ll", ptx.llvmIR);
+    dump->write("ptx", ptx.ptx);
+    dump->writeMachineCode(ptx.ptx, opts.target.arch());
+  }
   result.llvmIR = std::move(ptx.llvmIR);
   kernel.ptx = std::move(ptx.ptx);
   return result;

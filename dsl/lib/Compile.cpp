@@ -7,6 +7,7 @@
 #include "State.h"
 
 #include "tile/Pipeline.h"
+#include "tile/StageDump.h"
 #include "tile/runtime/CompiledKernel.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/DiskCache.h"
@@ -73,8 +74,9 @@ CompileResult KernelBase::compile(const Specialization &spec, const CompileReque
                                         .llvmVersion = compiler::llvmVersionString(),
                                         .target = target.str(),
                                         .options = ""});
-  // keepStages needs the intermediate IRs, which only a real run produces.
-  bool readCache = req.useDiskCache && !req.keepStages && !rt::DiskCache::forceRecompile();
+  // keepStages and TILE_DUMP_DIR need the intermediate IRs, which only a real run produces.
+  bool readCache = req.useDiskCache && !req.keepStages && !rt::DiskCache::forceRecompile() &&
+                   compiler::stageDumpDirectory().empty();
   if (readCache) {
     if (auto k = loadCached(key, impl_->name, target.str())) {
       r.kernel = std::move(*k);

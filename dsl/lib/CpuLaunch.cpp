@@ -7,6 +7,7 @@
 
 #include "tile/CPU/CheckRuntime.h"
 #include "tile/CPU/CpuCompiler.h"
+#include "tile/StageDump.h"
 #include "tile/runtime/Driver.h"
 
 #include <pthread.h>
@@ -122,6 +123,8 @@ void KernelBase::launchCpu(Grid grid, const LaunchOptions &opts, const Specializ
     {
       std::lock_guard<std::recursive_mutex> lock(detail::compilerMutex()); // outlives `module`
       auto module = k.traceModule(spec);
+      // TILE_DUMP_DIR: the GPU stages too (for TILE_DUMP_SM), from the IR before the CPU lowering.
+      compiler::dumpGpuStages(*module);
       cpu::CompileOptions co;
       co.check = check;
       v->code = cpu::compile(*module, co);

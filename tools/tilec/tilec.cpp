@@ -2,10 +2,13 @@
 //   tilec kernel.mlir --stage=ptx [--sm=90] [--ptx-version=0] [-o out]
 //   tilec --kernel=softmax --spec=w4,p16,p16,i16,i16,i16,c1024 --stage=opt
 //         (a library kernel traced from the DSL; --spec as Specialization::str())
+//   tilec --list   (every library kernel with its parameters and a --spec it compiles with)
 // Stages: tile (as given, verified), opt (after the tile passes: layouts, vector
 // widths), llvm (optimised LLVM IR with libdevice), ptx, sass (ptxas + nvdisasm or
-// cuobjdump when present), regs (ptxas -v: registers, spills, shared memory).
+// cuobjdump), regs (ptxas -v: registers, spills, shared memory). A user's own kernels:
+// TILE_DUMP_DIR=<dir> ./program writes their <kernel>-<hash>.tile.mlir, which tilec reads.
 #include "tile/Pipeline.h"
+#include "tile/Target/CudaTools.h"
 #include "tile/kernels/Registry.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -13,16 +16,14 @@
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <cstdlib>
+#include <iterator>
 
 namespace cl = llvm::cl;
 
@@ -34,83 +35,159 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<tile IR file>")
 static cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::init("-"), cl::cat(tilecOptions));
 static cl::opt<std::string> stage("stage", cl::desc("tile | opt | llvm | ptx | sass | regs"), cl::init("ptx"),
                                      cl::cat(tilecOptions));
-static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90)"), cl::init(90), cl::cat(tilecOptions));
-static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10 (0: highest LLVM knows)"), cl::init(0),
+static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90, i.e. sm_90a)"), cl::init(90), cl::cat(tilecOptions));
+static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10, e.g. 80 (0: the highest LLVM knows)"),
+                               cl::init(0), cl::cat(tilecOptions));
+static cl::opt<std::string> kernelName("kernel", cl::desc("a library kernel instead of a file (see --list)"),
                                      cl::cat(tilecOptions));
-static cl::opt<std::string> kernelName("kernel", cl::desc("a library kernel (vector_add, softmax, layernorm_fwd) instead of a file"),
+static cl::opt<std::string> specText("spec", cl::desc("the library kernel's specialisation (grammar above)"),
                                      cl::cat(tilecOptions));
-static cl::opt<std::string> specText("spec", cl::desc("its specialisation, e.g. w4,p16,p16,p16,i16,c1024"),
-                                     cl::cat(tilecOptions));
+static cl::opt<bool> listKernels("list", cl::desc("list the library kernels, their parameters and a --spec each"),
+                                 cl::cat(tilecOptions));
 static cl::opt<bool> printAfterAll("print-ir-after-all", cl::desc("print the IR after every pass to stderr"),
                                      cl::cat(tilecOptions));
 
-/// Runs `tool args...` on a PTX file and returns its output, or an explanation.
-static std::string runToolOnPTX(const std::string &ptx, bool disassemble) {
-  llvm::SmallString<128> ptxPath, cubinPath, outPath;
-  llvm::sys::fs::createTemporaryFile("tilec", "ptx", ptxPath);
-  llvm::sys::fs::createTemporaryFile("tilec", "cubin", cubinPath);
-  llvm::sys::fs::createTemporaryFile("tilec", "txt", outPath);
-  std::ofstream(ptxPath.c_str()) << ptx;
-  auto ptxas = llvm::sys::findProgramByName("ptxas", {"/usr/local/cuda/bin"});
-  if (!ptxas) return "tilec: ptxas not found (install the CUDA toolkit or put it on PATH)\n";
-  // The arch the PTX names (sm_90a for Hopper's arch-specific target), as ptxas requires.
-  std::string target = "sm_" + std::to_string(sm);
-  if (size_t at = ptx.find("\n.target "); at != std::string::npos)
-    target = ptx.substr(at + 9, ptx.find_first_of(" ,\n", at + 9) - (at + 9));
-  std::string arch = "-arch=" + target;
-  llvm::SmallVector<llvm::StringRef> args = {*ptxas, arch, "-v", ptxPath, "-o", cubinPath};
-  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(outPath), llvm::StringRef(outPath)};
-  int rc = llvm::sys::ExecuteAndWait(*ptxas, args, std::nullopt, redirects);
-  std::stringstream report;
-  report << std::ifstream(outPath.c_str()).rdbuf();
-  if (rc != 0 || !disassemble) return report.str();
-  for (const char *tool : {"nvdisasm", "cuobjdump"}) {
-    auto path = llvm::sys::findProgramByName(tool, {"/usr/local/cuda/bin"});
-    if (!path) continue;
-    llvm::SmallVector<llvm::StringRef> dargs = {*path};
-    if (std::string(tool) == "cuobjdump") dargs.push_back("-sass");
-    dargs.push_back(cubinPath);
-    llvm::sys::ExecuteAndWait(*path, dargs, std::nullopt, redirects);
-    std::stringstream sass;
-    sass << std::ifstream(outPath.c_str()).rdbuf();
-    return sass.str();
+static const char *const kOverview = R"(tile compiler driver: print any stage of a kernel
+
+  tilec kernel.mlir --stage=ptx          a tile IR file, e.g. a <kernel>-<hash>.tile.mlir that
+                                         TILE_DUMP_DIR=<dir> ./program writes for every kernel it traces
+  tilec --kernel=NAME --spec=SPEC        a library kernel (tilec --list: names, parameters, a SPEC each)
+
+--spec grammar: comma-separated, w<warps> first, then optionally s<stages>, then one item per kernel
+parameter in order (a library kernel's --list line gives the order):
+  w<N>           num_warps N (a power of two, 1 to 32)
+  s<N>           N software-pipeline stages (default: the compiler's)
+  p | p16        Ptr<T>: any address | 16-byte aligned
+  i | i16 | i=1  I32: any value | a multiple of 16 | equal to 1 (traced as the constant 1)
+  l | l16 | l=1  I64: likewise
+  d | d16        TensorDesc<T, R>: any extents | every extent a multiple of 16
+  f | h | b | t  F32 | F16 | BF16 | I1 scalar
+  c<N>           Const<int> equal to N
+  e.g. --kernel=vector_add --spec=w4,p16,p16,p16,i16,c1024
+)";
+
+/// The DSL's spelling of a parameter's type: Ptr<f32>, I32, TensorDesc<f16, 2>, Const<int>.
+static std::string paramType(const tile::ParamDesc &p) {
+  switch (p.kind) {
+  case tile::ArgKind::Ptr: return std::string("Ptr<") + tile::dtypeName(p.dtype) + ">";
+  case tile::ArgKind::Desc: return std::string("TensorDesc<") + tile::dtypeName(p.dtype) + ", " + std::to_string(p.rank) + ">";
+  case tile::ArgKind::I32: return "I32";
+  case tile::ArgKind::I64: return "I64";
+  case tile::ArgKind::F32: return "F32";
+  case tile::ArgKind::F16: return "F16";
+  case tile::ArgKind::BF16: return "BF16";
+  case tile::ArgKind::I1: return "I1";
+  case tile::ArgKind::Const: return "Const<int>";
   }
-  return report.str() + "tilec: neither nvdisasm nor cuobjdump found; printed the ptxas report instead\n";
+  return "?";
 }
 
-/// Prints the requested compiled stage; 1 for an unknown stage.
-static int printStage(llvm::raw_ostream &os, const std::string &optimizedIR, const std::string &llvmIR,
-                      const std::string &ptx) {
-  if (stage == "opt") os << optimizedIR;
-  else if (stage == "llvm") os << llvmIR;
-  else if (stage == "ptx") os << ptx;
-  else if (stage == "sass" || stage == "regs") os << runToolOnPTX(ptx, stage == "sass");
-  else {
-    llvm::errs() << "tilec: unknown stage '" << stage << "'\n";
+/// The fastest specialisation of a declaration's first variant (the one AOT compiles first):
+/// its constants and warps, every pointer and integer 16-divisible, its unit parameters 1.
+template <class D> static tile::Specialization exampleSpec(const tile::KernelBase &kernel) {
+  std::vector<tile::kernels::Variant> variants = D::variants();
+  tile::Specialization spec;
+  if (variants.empty()) return spec;
+  spec.numWarps = variants.front().numWarps;
+  spec.numStages = variants.front().numStages;
+  size_t constant = 0;
+  for (size_t i = 0; i < kernel.params().size(); ++i) {
+    tile::ArgSpec a;
+    a.kind = kernel.params()[i].kind;
+    bool unit = false;
+    if constexpr (requires { D::unitParams; })
+      for (const char *u : D::unitParams) unit |= std::string(u) == D::params[i];
+    if (a.kind == tile::ArgKind::Const) a.constValue = variants.front().consts.at(constant++);
+    else if (unit && (a.kind == tile::ArgKind::I32 || a.kind == tile::ArgKind::I64)) a.one = true;
+    else a.div16 = !tile::carriesNoFacts(a.kind);
+    spec.args.push_back(a);
+  }
+  return spec;
+}
+
+/// One line per library kernel, `name(Type param, ...)`, and below it a --spec it compiles with.
+static int printKernelList() {
+  try {
+    tile::kernels::AllKernels::forEach([&]<class D>() {
+      const tile::KernelBase &kernel = tile::kernels::dslKernel<D>();
+      llvm::outs() << D::name << "(";
+      for (size_t i = 0; i < kernel.params().size(); ++i)
+        llvm::outs() << (i ? ", " : "") << paramType(kernel.params()[i]) << " " << D::params[i];
+      llvm::outs() << ")\n    --spec=" << exampleSpec<D>(kernel).str() << "\n";
+    });
+  } catch (const std::exception &e) {
+    llvm::errs() << "tilec: " << e.what() << "\n";
     return 1;
   }
   return 0;
 }
 
+/// Checks the flags before any work: one line naming the flag, false on a problem.
+static bool checkFlags() {
+  static const char *const stages[] = {"tile", "opt", "llvm", "ptx", "sass", "regs"};
+  if (std::find(std::begin(stages), std::end(stages), stage.getValue()) == std::end(stages)) {
+    llvm::errs() << "tilec: unknown --stage=" << stage << " (tile | opt | llvm | ptx | sass | regs)\n";
+    return false;
+  }
+  if (std::string problem = tile::compiler::ptxVersionProblem(ptxVersion); !problem.empty()) {
+    llvm::errs() << "tilec: --ptx-version=" << ptxVersion << ": " << problem << "\n";
+    return false;
+  }
+  if (!specText.empty() && kernelName.empty()) {
+    llvm::errs() << "tilec: --spec describes a library kernel: give --kernel=NAME too (tilec --list)\n";
+    return false;
+  }
+  // The machine-code stages need the CUDA toolkit's programs: say so before compiling.
+  if ((stage == "sass" || stage == "regs") && tile::compiler::findCudaTool("ptxas").empty()) {
+    llvm::errs() << "tilec: --stage=" << stage << " needs ptxas, found on none of "
+                 << tile::compiler::cudaToolSearchPath() << "\n";
+    return false;
+  }
+  if (stage == "sass" && tile::compiler::findSassDisassembler().empty()) {
+    llvm::errs() << "tilec: --stage=sass needs nvdisasm or cuobjdump, found on none of "
+                 << tile::compiler::cudaToolSearchPath() << " (--stage=regs needs only ptxas)\n";
+    return false;
+  }
+  return true;
+}
+
+/// Prints the requested compiled stage; 1 when ptxas or the disassembler fails.
+static int printStage(llvm::raw_ostream &os, const std::string &optimizedIR, const std::string &llvmIR,
+                      const std::string &ptx) {
+  if (stage == "opt") os << optimizedIR;
+  else if (stage == "llvm") os << llvmIR;
+  else if (stage == "ptx") os << ptx;
+  else { // sass | regs (checkFlags found the tools)
+    std::optional<tile::compiler::PtxasRun> run = tile::compiler::assemblePTX(ptx, "sm_" + std::to_string(sm));
+    if (!run || run->exitCode != 0) {
+      llvm::errs() << (run ? run->log : "") << "tilec: ptxas failed on the kernel's PTX (--stage=ptx prints it)\n";
+      return 1;
+    }
+    if (stage == "regs") os << run->log;
+    else if (std::optional<std::string> sass = tile::compiler::disassembleCubin(run->cubin)) os << *sass;
+  }
+  return 0;
+}
+
 /// The stages of a DSL library kernel for one specialisation.
-static int printLibraryKernel() {
+static int printLibraryKernel(llvm::raw_ostream &os) {
   const tile::KernelBase *kernel = tile::kernels::findKernel(kernelName);
   if (!kernel) {
     llvm::errs() << "tilec: no library kernel '" << kernelName << "'; known:";
     for (const tile::KernelBase *k : tile::kernels::libraryKernels()) llvm::errs() << " " << k->name();
-    llvm::errs() << "\n";
+    llvm::errs() << " (tilec --list gives their parameters)\n";
     return 1;
   }
   tile::Specialization spec;
   if (!tile::parseSpecialization(specText, spec) || spec.args.size() != kernel->params().size()) {
-    llvm::errs() << "tilec: --spec must describe " << kernel->params().size()
-                 << " parameters like w4,p16,p,i16,f,c1024 (w = warps; p/i/l = pointer/i32/i64, 16 if "
-                    "16-divisible; f = f32; cN = constant N)\n";
+    llvm::errs() << "tilec: --spec must describe the " << kernel->params().size() << " parameters of "
+                 << kernelName << " after w<warps>, e.g. w4,p16,p,i16,f,c1024 (tilec --help: the grammar; "
+                 << "tilec --list: each kernel's parameters)\n";
     return 1;
   }
   try {
     if (stage == "tile") {
-      llvm::outs() << kernel->trace(spec);
+      os << kernel->trace(spec);
       return 0;
     }
     tile::CompileRequest req;
@@ -118,20 +195,15 @@ static int printLibraryKernel() {
     req.ptxVersion = ptxVersion;
     req.keepStages = true;
     tile::CompileResult r = kernel->compile(spec, req);
-    return printStage(llvm::outs(), r.optimizedIR, r.llvmIR, r.kernel.ptx);
+    return printStage(os, r.optimizedIR, r.llvmIR, r.kernel.ptx);
   } catch (const std::exception &e) {
     llvm::errs() << e.what() << "\n";
     return 1;
   }
-  return 0;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions(tilecOptions);
-  cl::ParseCommandLineOptions(argc, argv, "tile compiler driver: print any stage of a kernel\n");
-  if (printAfterAll) setenv("TILE_PRINT_IR_AFTER_ALL", "1", 1);
-  if (!kernelName.empty()) return printLibraryKernel();
+/// The stages of a tile IR file.
+static int printFileKernel(llvm::raw_ostream &os) {
   mlir::MLIRContext &ctx = tile::compiler::context();
   llvm::SourceMgr sourceMgr;
   std::string error;
@@ -143,26 +215,36 @@ int main(int argc, char **argv) {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr, &ctx);
   if (!module) return 1;
+  if (stage == "tile") {
+    module->print(os);
+    return 0;
+  }
+  try {
+    tile::compiler::PipelineOptions opts;
+    opts.target = tile::compiler::chooseTarget(sm, ptxVersion, 0);
+    opts.keepStages = true;
+    tile::compiler::PipelineResult r = tile::compiler::runPipeline(*module, opts);
+    return printStage(os, r.optimizedIR, r.llvmIR, r.kernel.ptx);
+  } catch (const std::exception &e) {
+    llvm::errs() << e.what() << "\n";
+    return 1;
+  }
+}
 
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(tilecOptions);
+  cl::ParseCommandLineOptions(argc, argv, kOverview);
+  if (listKernels) return printKernelList();
+  if (!checkFlags()) return 1;
+  if (printAfterAll) setenv("TILE_PRINT_IR_AFTER_ALL", "1", 1);
+  std::string error;
   auto out = mlir::openOutputFile(outputFile, &error);
   if (!out) {
     llvm::errs() << "tilec: " << error << "\n";
     return 1;
   }
-  if (stage == "tile") {
-    module->print(out->os());
-  } else {
-    tile::compiler::PipelineOptions opts;
-    opts.target = tile::compiler::chooseTarget(sm, ptxVersion, 0);
-    opts.keepStages = true;
-    try {
-      tile::compiler::PipelineResult r = tile::compiler::runPipeline(*module, opts);
-      if (int rc = printStage(out->os(), r.optimizedIR, r.llvmIR, r.kernel.ptx)) return rc;
-    } catch (const std::exception &e) {
-      llvm::errs() << e.what() << "\n";
-      return 1;
-    }
-  }
-  out->keep();
-  return 0;
+  int rc = kernelName.empty() ? printFileKernel(out->os()) : printLibraryKernel(out->os());
+  if (rc == 0) out->keep();
+  return rc;
 }

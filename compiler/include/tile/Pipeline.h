@@ -43,7 +43,12 @@ int maxSharedBytesPerBlock(int sm);
 /// sm: 0 = sm_90. ptxVersion: 0 = min(driver's, LLVM's) where driverVersion > 0, else LLVM's
 /// but at least what `sm` needs. Compute capability 9.0 gets sm_90a where the PTX version
 /// has it (8.0+): the wgmma path needs it, and llc aborts on wgmma for plain sm_90.
+/// Throws ArgumentError for a ptxVersion LLVM cannot emit (ptxVersionProblem).
 Target chooseTarget(int sm, int ptxVersion, int driverVersion);
+/// Why PTX ISA version `ptxVersion` (x10) cannot be asked for, or "" when it can: LLVM's NVPTX
+/// backend ignores a version it does not know and writes the target's oldest (7.0 for sm_80).
+/// A version too old for the target is left to LLVM, which stops with a one-line LLVM ERROR.
+std::string ptxVersionProblem(int ptxVersion);
 
 struct PipelineOptions {
   Target target;
@@ -59,14 +64,15 @@ struct PipelineResult {
 /// Runs the whole pipeline on a module holding one kernel (func.func with `tile.kernel`).
 /// The module is modified in place. Throws ProgramError when the kernel needs more shared
 /// memory than the target has, UnsupportedError (at the op's line) for a feature the
-/// compiler cannot do, and InternalError (with a bug report file) on any other failure. Env: TILE_DUMP_DIR=<dir> writes every stage there;
-/// TILE_PRINT_IR_AFTER_ALL=1 prints the IR after each pass to stderr.
+/// compiler cannot do, and InternalError (with a bug report file) on any other failure. Env:
+/// TILE_DUMP_DIR=<dir> writes every stage there (tile/StageDump.h); TILE_PRINT_IR_AFTER_ALL=1
+/// prints the IR after each pass to stderr.
 PipelineResult runPipeline(mlir::ModuleOp module, const PipelineOptions &opts);
 
 /// The textual IR of an operation.
 std::string printIR(mlir::Operation *op);
-/// Writes one stage to $TILE_DUMP_DIR/<kernel>.<stage> when that variable is set.
-void dumpStage(const std::string &kernel, const char *stage, const std::string &text);
+/// The symbol of the module's kernel (the func.func with `tile.kernel`), "kernel" if none.
+std::string kernelNameOf(mlir::ModuleOp module);
 
 /// Identifies this compiler build (cache keys): git describe / build time of the library.
 std::string compilerBuildId();

@@ -3,6 +3,7 @@
 #include "tile/CPU/CheckRuntime.h"
 #include "tile/PassFailure.h"
 #include "tile/Pipeline.h"
+#include "tile/StageDump.h"
 #include "tile/Transforms/Passes.h"
 
 #include "HostJit.h"
@@ -28,6 +29,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -69,9 +71,13 @@ void initializeLLVMOnce() {
 
 std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const CompileOptions &opts) {
   mlir::MLIRContext *ctx = module.getContext();
-  std::string name = "kernel";
-  module.walk([&](mlir::func::FuncOp f) {
-    if (f->hasAttr(mlir::tile::kKernelAttr)) name = f.getSymName().str();
+  const std::string name = compiler::kernelNameOf(module);
+  const std::string target = resolveCpuTarget(opts.target);
+  // Named by what decides the lowered IR and the code: the kernel as traced, the CPU, the options.
+  std::optional<compiler::StageDump> dump = compiler::StageDump::open(name, [&] {
+    std::string cpu = target == "host" ? "host " + llvm::sys::getHostCPUName().str() : target;
+    return compiler::printWithLocations(module) + "\ncpu " + cpu + " check=" + std::to_string(opts.check) +
+           " chunk=" + std::to_string(opts.chunk) + " O" + std::to_string(opts.optLevel);
   });
   // Failures past the passes (target machine, translation, linking) are bugs without a
   // pass to blame: plain InternalError.
@@ -81,6 +87,7 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   };
 
   mlir::PassManager pm(ctx);
+  compiler::printIRAfterAllFromEnv(pm);
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
   mlir::tile::TileLowerToCPUOptions lowerOpts;
@@ -97,15 +104,18 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
     if (failed(pm.run(module))) report.fail();
   }
   auto result = std::make_unique<CompiledKernel>();
-  std::string lowered = compiler::printIR(module);
-  compiler::dumpStage(name, "cpu.mlir", lowered);
-  if (opts.keepIR) result->loweredIR_ = lowered;
+  if (dump || opts.keepIR) {
+    std::string lowered = compiler::printIR(module);
+    if (dump) dump->write("cpu.mlir", lowered);
+    if (opts.keepIR) result->loweredIR_ = std::move(lowered);
+  }
   if (auto sites = module->getAttrOfType<mlir::ArrayAttr>(mlir::tile::cpu::kSitesAttr))
     for (mlir::Attribute s : sites) result->sites_.push_back(mlir::cast<mlir::StringAttr>(s).str());
   if (auto bytes = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::cpu::kStackBytesAttr))
     result->stackBytes_ = bytes.getInt();
 
   mlir::PassManager toLLVM(ctx);
+  compiler::printIRAfterAllFromEnv(toLLVM);
   toLLVM.addPass(mlir::tile::createTileCpuExpandSmallFloats());
   toLLVM.addPass(mlir::createSCFToControlFlowPass());
   toLLVM.addPass(mlir::createConvertVectorToLLVMPass());
@@ -127,7 +137,6 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
     mlir::registerBuiltinDialectTranslation(*ctx);
     mlir::registerLLVMDialectTranslation(*ctx);
   }
-  const std::string target = resolveCpuTarget(opts.target);
   auto tm = targetMachineBuilder(target).createTargetMachine();
   if (!tm) return fail("creating the target machine for " + target + ": " + llvm::toString(tm.takeError()));
   auto llvmContext = std::make_unique<llvm::LLVMContext>();
@@ -139,11 +148,11 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   if (llvm::Error e = mlir::makeOptimizingTransformer(opts.optLevel, /*sizeLevel=*/0, tm->get())(llvmModule.get()))
     return fail("optimising: " + llvm::toString(std::move(e)));
   std::string llvmIR;
-  if (opts.keepIR || std::getenv("TILE_DUMP_DIR")) {
+  if (opts.keepIR || dump) {
     llvm::raw_string_ostream os(llvmIR);
     llvmModule->print(os, nullptr);
   }
-  compiler::dumpStage(name, "cpu.ll", llvmIR); // before linking: a link failure is what one wants to see
+  if (dump) dump->write("cpu.ll", llvmIR); // before linking: a link failure is what one wants to see
   JitKernel linked = linkKernel(std::move(llvmModule), std::move(llvmContext), entryName, name, target,
                                 {{mlir::tile::cpu::kCheckFn.str(), reinterpret_cast<void *>(&tile_cpu_check)}});
   if (opts.keepIR) result->llvmIR_ = std::move(llvmIR);

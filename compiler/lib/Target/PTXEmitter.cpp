@@ -21,6 +21,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -48,19 +49,25 @@ static const llvm::Target &nvptxTarget() {
   return *t;
 }
 
-int tile::compiler::llvmMaxPtxVersion() {
-  static int cached = [] {
+const std::vector<int> &tile::compiler::llvmPtxVersions() {
+  static const std::vector<int> versions = [] {
     std::unique_ptr<llvm::MCSubtargetInfo> sti(
         nvptxTarget().createMCSubtargetInfo(llvm::Triple(kTriple), "sm_90", ""));
-    int best = 0;
+    std::vector<int> v;
     for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) {
       llvm::StringRef key = kv.Key;
-      int v = 0;
-      if (key.consume_front("ptx") && !key.getAsInteger(10, v)) best = std::max(best, v);
+      int n = 0;
+      if (key.consume_front("ptx") && !key.getAsInteger(10, n)) v.push_back(n);
     }
-    return best;
+    std::sort(v.begin(), v.end());
+    return v;
   }();
-  return cached;
+  return versions;
+}
+
+int tile::compiler::llvmMaxPtxVersion() {
+  const std::vector<int> &v = llvmPtxVersions();
+  return v.empty() ? 0 : v.back();
 }
 
 std::string tile::compiler::libdevicePath() {

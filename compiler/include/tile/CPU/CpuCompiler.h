@@ -54,8 +54,9 @@ private:
 
 /// Lowers `module` (one kernel as traced; modified in place) and JIT-compiles it. Throws
 /// tile::compiler::InternalError with the diagnostics on failure. The caller serialises
-/// access to the module's MLIRContext. Env TILE_DUMP_DIR=<dir> writes <kernel>.cpu.mlir
-/// (lowered) and <kernel>.cpu.ll (optimised LLVM IR).
+/// access to the module's MLIRContext. Env TILE_DUMP_DIR=<dir> writes <kernel>-<hash>.cpu.mlir
+/// (lowered) and <kernel>-<hash>.cpu.ll (optimised LLVM IR) (tile/StageDump.h);
+/// TILE_PRINT_IR_AFTER_ALL=1 prints the IR after each pass of the lowering to stderr.
 std::unique_ptr<CompiledKernel> compile(mlir::ModuleOp module, const CompileOptions &opts);
 
 } // namespace tile::cpu

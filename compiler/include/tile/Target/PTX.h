@@ -5,6 +5,7 @@
 #include "mlir/IR/BuiltinOps.h"
 
 #include <string>
+#include <vector>
 
 namespace tile::compiler {
 
@@ -26,6 +27,8 @@ std::string libdevicePath();
 
 /// Highest PTX ISA version (e.g. 90 for 9.0) this LLVM's NVPTX backend knows.
 int llvmMaxPtxVersion();
+/// Every PTX ISA version it can emit, ascending (its `+ptxNN` features; it ignores others).
+const std::vector<int> &llvmPtxVersions();
 
 } // namespace tile::compiler
 
