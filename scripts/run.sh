@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds everything, then trains the MNIST CNN of
-# shared/mnist_cnn.md (build/models/tile-mnist) for one epoch and prints the test accuracy:
-# on the GPU when there is one, else on the CPU executor (over all cores: TILE_CPU_THREADS
-# defaults to nproc here). Arguments go to tile-mnist (scripts/run.sh --help lists them), e.g.
+# The main job: installs what is missing, builds the trainer (build/models/tile-mnist and only
+# what it needs), then trains the MNIST CNN of shared/mnist_cnn.md for one epoch and prints the
+# test accuracy: on the GPU when there is one, else on the CPU executor (over all cores).
+# Arguments go to tile-mnist (scripts/run.sh --help lists them), e.g.
 #   scripts/run.sh --epochs 2 --executor cpu --checkpoint mnist.ckpt
 # The former main job, the kernel library checked end to end: scripts/run.sh --demo [args].
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
 if [ "${1:-}" = "--demo" ]; then
   shift
+  "$root/scripts/setup.sh" tile-demo
   exec "$root/build/tools/tile-demo/tile-demo" "$@"
 fi
-export TILE_CPU_THREADS=${TILE_CPU_THREADS:-$(nproc)}
+"$root/scripts/setup.sh" tile-mnist
 exec "$root/build/models/tile-mnist" "$@"

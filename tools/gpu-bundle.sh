@@ -38,6 +38,13 @@ for t in "${TARGETS[@]}"; do
   xz -9 -T2 -c "$bin" >"$DEV/$t.xz"
   staged+=("$DEV/$t.xz")
 done
+# The AOT example (examples/aot), built as a user's project against a fresh install of this build tree
+# by its ctest (which skips running it here, without a GPU): there it must run and pass.
+ctest --test-dir "$BUILD" -R '^(examples_install|example_aot)$' --output-on-failure >/dev/null ||
+  { echo "gpu-bundle: building examples/aot failed (ctest --test-dir $BUILD -L examples)" >&2; exit 1; }
+rm -f "$DEV/softmax_aot.xz"
+xz -9 -T2 -c "$BUILD/examples/aot/softmax_aot" >"$DEV/softmax_aot.xz"
+staged+=("$DEV/softmax_aot.xz")
 # A few AOT PTX files for the SASS check there (variant 0 of a kernel: all arguments 16-divisible;
 # 1: pointers only; softmax_30 / layernorm_fwd_36: BLOCK 1024 / 4096; matmul_f16_0: the tensor-core
 # matmul, whose SASS must show HMMA; matmul_tma_f16_0: the descriptor matmul, whose SASS must show

@@ -43,7 +43,8 @@ unxz_to() {  # file.xz destination
   xz -dc "$1" >"$2" 2>/dev/null ||
     python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
 }
-for xzf in "$HERE"/*_gpu_tests.xz "$HERE"/bench_kernels.xz "$HERE"/bench_conv.xz "$HERE"/bench_train_step.xz "$HERE"/tile-mnist-aot.xz "$HERE"/planted_oob_store.xz; do
+for xzf in "$HERE"/*_gpu_tests.xz "$HERE"/bench_kernels.xz "$HERE"/bench_conv.xz "$HERE"/bench_train_step.xz "$HERE"/tile-mnist-aot.xz "$HERE"/planted_oob_store.xz \
+  "$HERE"/softmax_aot.xz; do
   [ -f "$xzf" ] || continue
   unxz_to "$xzf" "${xzf%.xz}" && chmod +x "${xzf%.xz}"
 done
@@ -182,6 +183,19 @@ if [ "$full" = 1 ] && [ -x "$HERE/tile-mnist-aot" ] && [ -d "$HERE/mnist" ]; the
   echo "tile-mnist done ($((SECONDS - START)) s)"
 fi
 
+# --- examples/aot: a user's project, its kernels compiled ahead of time by tile_add_aot_kernels ---------
+example_line="skipped (no softmax_aot)"
+if [ -x "$HERE/softmax_aot" ]; then
+  timeout -k 5 60 "$HERE/softmax_aot" >"$LOGS/softmax_aot.log" 2>&1
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
+    example_line=$(tail -1 "$LOGS/softmax_aot.log")
+  else
+    status=1
+    example_line="FAILED (exit $rc): $(tail -2 "$LOGS/softmax_aot.log" | tr '\n' ' ')"
+  fi
+fi
+
 # --- SASS of the ahead-of-time PTX ------------------------------------------------------------------------
 # The build machine has no disassembler: here ptxas + cuobjdump show whether the 16-byte accesses the PTX
 # asks for survive into SASS (LDG.E.128 / STG.E.128) and that no local memory (LDL/STL) appears.
@@ -255,6 +269,7 @@ echo
 echo "==== gpu-check summary ($((SECONDS - START)) s) - $SMI"
 for line in "${summary[@]}"; do echo "$line"; done
 echo "mnist: $mnist_line"
+echo "example: $example_line"
 echo "line info: $planted_line"
 echo "sanitizers: $sanitize_line"
 # Each layer against cuDNN/cuBLAS: the largest relative error and where (all lines: cudnn_gpu_tests.log).
