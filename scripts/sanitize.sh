@@ -33,8 +33,9 @@ export TILE_FUZZ_SECONDS="${TILE_FUZZ_SECONDS:-60}"
 libfuzzer=OFF
 [[ ",$sanitize," =~ ^(,(address|undefined))+,$ ]] && libfuzzer=ON
 # Which ctest labels the chosen binaries carry.
-# tile_mnist_cli (label models) needs models/tile-mnist, i.e. the whole kernel library: not built.
-runtime_only=ON labels=() skip=(_NOT_BUILT '^tile_mnist_cli$')
+# tile_mnist_cli and main_job_builds_only_the_trainer (label models) need models/tile-mnist, i.e.
+# the whole kernel library: not built.
+runtime_only=ON labels=() skip=(_NOT_BUILT '^tile_mnist_cli$' '^main_job_builds_only_the_trainer$')
 for t in $targets; do
   case $t in
     runtime_tests) labels+=(unit) ;;

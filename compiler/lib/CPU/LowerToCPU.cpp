@@ -7,6 +7,7 @@
 
 #include "tile/PassFailure.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -588,10 +589,13 @@ struct LowerToCPUPass : mlir::tile::impl::TileLowerToCPUBase<LowerToCPUPass> {
       getOperation().emitError("tile-lower-to-cpu: chunk must be a power of two");
       return signalPassFailure();
     }
+    if (failed(requireLayoutFree(getOperation(), getArgument()))) return signalPassFailure();
     SmallVector<func::FuncOp> kernels;
     getOperation().walk([&](func::FuncOp f) {
       if (f->hasAttr(kKernelAttr)) kernels.push_back(f);
     });
+    for (func::FuncOp k : kernels)
+      if (failed(requireTracedSignature(k))) return signalPassFailure();
     for (func::FuncOp k : kernels)
       if (failed(KernelLowering(k, chunk, check).run())) return signalPassFailure();
   }

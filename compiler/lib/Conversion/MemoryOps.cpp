@@ -20,6 +20,16 @@ unsigned regsOf(Type t) {
 
 unsigned byteWidth(Type t) { return std::max<unsigned>(1, t.getIntOrFloatBitWidth() / 8); }
 
+/// `op`'s `tile.vec` where it fits its `regs` registers of `elem` per thread: a power of two
+/// dividing them, at most 16 bytes (what tile-coalesce chooses; hand-written IR may say
+/// anything, and a group past the last register would read registers that do not exist).
+FailureOr<unsigned> accessWidth(Operation *op, unsigned regs, Type elem) {
+  const int64_t vec = vecOf(op);
+  if (llvm::isPowerOf2_64(uint64_t(vec)) && regs % vec == 0 && vec * byteWidth(elem) <= 16) return unsigned(vec);
+  return op->emitOpError("tile.vec = ") << vec << " does not fit " << regs << " registers of " << elem
+                                        << " per thread (a power of two dividing them, at most 16 bytes)";
+}
+
 /// `vec` scalars as one vector value (or the scalar itself when vec == 1).
 Value pack(OpBuilder &b, Location loc, ArrayRef<Value> elems, Type vecType) {
   if (elems.size() == 1) return elems[0];
@@ -40,7 +50,10 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
   LogicalResult matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
-    unsigned n = regsOf(op.getType()), vec = vecOf(op);
+    unsigned n = regsOf(op.getType());
+    FailureOr<unsigned> width = accessWidth(op, n, elem);
+    if (failed(width)) return failure();
+    unsigned vec = *width;
     Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
     unsigned alignment = vec * byteWidth(elem);
     ValueRange ptrs = adaptor.getPtr(), masks = adaptor.getMask(), others = adaptor.getOther();
@@ -78,7 +91,10 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   LogicalResult matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getValue().getType()));
-    unsigned n = regsOf(op.getValue().getType()), vec = vecOf(op);
+    unsigned n = regsOf(op.getValue().getType());
+    FailureOr<unsigned> width = accessWidth(op, n, elem);
+    if (failed(width)) return failure();
+    unsigned vec = *width;
     Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
     unsigned alignment = vec * byteWidth(elem);
     ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue(), masks = adaptor.getMask();

@@ -5,8 +5,10 @@
 //  2. scf → cf;
 //  3. func/arith/math/cf → llvm, math functions as libdevice calls.
 #include "TileToLLVM.h"
+#include "tile/PassFailure.h"
 #include "tile/TensorDescAbi.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -86,11 +88,35 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
   std::map<std::string, int64_t> launchWarps;
 
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument())) || failed(requireRegisterBudget(getOperation())))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     if (failed(scalarize(module)) || failed(lowerControlFlow(module)) || failed(lowerToLLVM(module)))
       return signalPassFailure();
     markKernels(module);
+  }
+
+  /// Every tensor becomes its registers, one value each, unrolled: a tensor far larger than
+  /// its threads (2^20 elements on one warp) would take minutes to lower and could never
+  /// run from registers. Refused as a feature gap, at the first such value.
+  static LogicalResult requireRegisterBudget(ModuleOp module) {
+    constexpr unsigned kMaxRegistersPerThread = 1u << 15;
+    DenseMap<Type, unsigned> registers;
+    RankedTensorType offending;
+    Operation *op = firstDefining(module, [&](Type t) {
+      auto rt = dyn_cast<RankedTensorType>(t);
+      if (!rt) return false;
+      auto [it, fresh] = registers.try_emplace(t, 0);
+      if (fresh) it->second = ThreadLayout::get(rt).numRegs();
+      if (it->second <= kMaxRegistersPerThread) return false;
+      if (!offending) offending = rt;
+      return true;
+    });
+    if (!op) return success();
+    return ::tile::compiler::emitUnsupported(op, "a tensor of ")
+           << offending << " needs " << registers.lookup(offending) << " registers per thread, more than the "
+           << kMaxRegistersPerThread << " the lowering unrolls: use smaller tiles or more warps";
   }
 
   /// Step 1. The shared-memory buffer is created up front and sized afterwards.

@@ -7,6 +7,8 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <algorithm>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -79,6 +81,9 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
   StringRef name = attr.getName().getValue();
   if (name == kKernelAttr) {
     if (!isFunc()) return op->emitError() << "'" << name << "' marks a func.func";
+    // Every pass walks a kernel's body; a declaration has none to compile.
+    if (cast<FunctionOpInterface>(op).isExternal())
+      return op->emitError() << "'" << name << "' marks a function with a body, not a declaration";
   } else if (name == kNumWarpsAttr) {
     // The module's is the launch's: a warp-specialised kernel adds a producer warpgroup.
     if (isa<ModuleOp>(op) ? !intIn(1, 32, false) : !isFunc() || !intIn(1, 32, true))
@@ -112,6 +117,7 @@ LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError
   if (warpsPerCTA.size() != 2) return emitError() << "mma layout needs two warp counts (M, N)";
   if (!isPowerOf2(warpsPerCTA[0]) || !isPowerOf2(warpsPerCTA[1]))
     return emitError() << "mma warp counts must be powers of two";
+  if (uint64_t(warpsPerCTA[0]) * warpsPerCTA[1] > 32) return emitError() << "at most 32 warps";
   return success();
 }
 
@@ -122,12 +128,19 @@ LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitE
   size_t rank = sizePerThread.size();
   if (rank == 0 || threadsPerWarp.size() != rank || warpsPerCTA.size() != rank || order.size() != rank)
     return emitError() << "blocked layout needs equal, non-zero ranks for all fields";
-  unsigned lanes = 1;
-  for (unsigned t : threadsPerWarp) lanes *= t;
+  // Products that saturate: 32-bit ones wrap (65536 x 65536 warps would multiply to 0).
+  constexpr uint64_t kCap = uint64_t(1) << 31;
+  uint64_t lanes = 1, registers = 1, warps = 1;
+  for (unsigned t : threadsPerWarp) lanes = std::min(lanes * t, kCap);
   if (lanes != 32) return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
-  for (size_t d = 0; d < rank; ++d)
+  for (size_t d = 0; d < rank; ++d) {
     if (!isPowerOf2(sizePerThread[d]) || !isPowerOf2(warpsPerCTA[d]))
       return emitError() << "sizePerThread and warpsPerCTA must be powers of two";
+    registers = std::min(registers * sizePerThread[d], kCap);
+    warps = std::min(warps * warpsPerCTA[d], kCap);
+  }
+  // What a linear layout holds (as #tile.linear's bases), and the most warps a kernel has.
+  if (registers > (uint64_t(1) << 30) || warps > 32) return emitError() << "at most 2^30 registers and 32 warps";
   SmallVector<bool> seen(rank, false);
   for (unsigned o : order) {
     if (o >= rank || seen[o]) return emitError() << "order must be a permutation of the dimensions";
@@ -189,7 +202,14 @@ LogicalResult MemDescType::verify(function_ref<InFlightDiagnostic()> emitError, 
                          << " bytes and a multiple of 8 rows" << (nvmma.getTransposed() ? " (along dimension 0)" : "");
     return success();
   }
-  if (!isa<SwizzledSharedLayoutAttr>(encoding)) return emitError() << "expected a shared layout, got " << encoding;
+  auto swizzled = dyn_cast<SwizzledSharedLayoutAttr>(encoding);
+  if (!swizzled) return emitError() << "expected a shared layout, got " << encoding;
+  // The swizzle XORs whole vectors within a row: maxPhase of them must fit in it.
+  const int64_t row = swizzled.getOrder()[0] == 1 ? shape.back() : shape[shape.size() - 2];
+  const int64_t swizzleWidth = int64_t(swizzled.getVec()) * swizzled.getMaxPhase();
+  if (swizzleWidth > row)
+    return emitError() << "a swizzled_shared tile needs vec * maxPhase (" << swizzleWidth
+                       << ") within its contiguous row of " << row << " elements";
   return success();
 }
 

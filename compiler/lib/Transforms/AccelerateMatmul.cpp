@@ -17,6 +17,7 @@
 #include "LayoutRewrite.h"
 #include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include <optional>
 
@@ -222,6 +223,7 @@ void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &w
 
 struct AccelerateMatmul : mlir::tile::impl::TileAccelerateMatmulBase<AccelerateMatmul> {
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
       SmallVector<DotOp> dots;

@@ -5,6 +5,7 @@
 // first at the lowest offset that overlaps no buffer whose lifetime overlaps theirs.
 #include "../Conversion/SharedAccess.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
@@ -26,6 +27,7 @@ struct Buffer {
 
 struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared> {
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     ModuleOp module = getOperation();
     DenseMap<Operation *, int64_t> number;
     DenseMap<Operation *, int64_t> lastInside; // an op with regions -> its last nested op's number

@@ -8,6 +8,7 @@
 // remove-layout-conversions (rebuilding cheap values instead of converting them).
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include <numeric>
 
@@ -38,15 +39,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
   unsigned warpsOf(func::FuncOp func) { return numWarps > 0 ? unsigned(numWarps) : kernelWarps(func); }
 
   LogicalResult processKernel(func::FuncOp func) {
-    // Layouts start at the ops that make tensors; a tensor argument has no producer.
-    for (BlockArgument arg : func.getArguments())
-      if (isa<RankedTensorType>(arg.getType()))
-        return func.emitError("kernel arguments must be scalars or pointers, argument ")
-               << arg.getArgNumber() << " is " << arg.getType();
-    // What a program computes leaves it through tile.store; a returned value has nowhere to go
-    // (and laid-out values would not match the function type).
-    if (func.getFunctionType().getNumResults())
-      return func.emitError("a kernel returns nothing: results go through pointers (tile.store)");
+    if (failed(requireTracedSignature(func))) return failure();
     warps = warpsOf(func);
     func->setAttr(kNumWarpsAttr, IntegerAttr::get(IntegerType::get(func.getContext(), 32), warps));
     chooseDefaults(func, warps);

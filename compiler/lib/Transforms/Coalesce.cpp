@@ -10,6 +10,7 @@
 // lowering to obey.
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILECOALESCE
@@ -92,6 +93,7 @@ void orderByContiguity(func::FuncOp func) {
 
 struct Coalesce : mlir::tile::impl::TileCoalesceBase<Coalesce> {
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     getOperation().walk([&](func::FuncOp func) {
       if (func->hasAttr(kKernelAttr)) orderByContiguity(func);
     });

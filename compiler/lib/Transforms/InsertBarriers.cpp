@@ -15,6 +15,7 @@
 // consumers region continues from the state before the op (its barriers are the consumers').
 #include "../Conversion/SharedAccess.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -77,6 +78,7 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
   bool inProducer = false; ///< walking a tile.warp_specialize op's producer region
 
   void runOnOperation() override {
+    if (mlir::failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
       State state;

@@ -1,6 +1,7 @@
 //===- OptimizeDotOperands.cpp - dot operands through swizzled shared memory ===//
 #include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -16,6 +17,7 @@ namespace {
 
 struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<OptimizeDotOperands> {
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     SmallVector<ConvertLayoutOp> converts;
     getOperation().walk([&](ConvertLayoutOp c) {
       auto dst = c.getType();

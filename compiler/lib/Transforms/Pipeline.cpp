@@ -59,6 +59,7 @@
 #include "../Conversion/SharedAccess.h"
 #include "TmaRecord.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -167,6 +168,7 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     if (targetComputeCapability(getOperation()) < 80) return; // cp.async is sm_80+
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) { loops.push_back(loop); });

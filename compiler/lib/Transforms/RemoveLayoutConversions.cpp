@@ -11,6 +11,7 @@
 //     runs in L and its result is converted once instead.
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/IRMapping.h"
 
@@ -181,6 +182,7 @@ bool mergeConversions(func::FuncOp func) {
 
 struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBase<RemoveLayoutConversions> {
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
       // Each step can expose work for the others (a propagated conversion meets another

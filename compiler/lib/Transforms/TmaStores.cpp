@@ -14,6 +14,7 @@
 #include "TmaRecord.h"
 #include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Transforms/Preconditions.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
@@ -101,6 +102,7 @@ Attribute chainSourceLayout(Value v) {
 
 struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   void runOnOperation() override {
+    if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     ModuleOp module = getOperation();
     if (!targetHasWgmma(module)) return; // TMA is sm_90's; its kernels here are sm_90a's
     SmallVector<StoreOp> stores;

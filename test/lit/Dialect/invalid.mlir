@@ -343,7 +343,7 @@ func.func @memdesc_index_element(%r: !tile.memdesc<2x64x32xf16, #tile.swizzled_s
 // ... or another swizzle.
 func.func @memdesc_index_layout(%r: !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>>, %i: i32) {
   // expected-error @+1 {{'tile.memdesc_index' op result must be one buffer of the ring}}
-  %s = tile.memdesc_index %r[%i] : !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]>>
+  %s = tile.memdesc_index %r[%i] : !tile.memdesc<2x64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 1, maxPhase = 4, order = [1, 0]>>
   return
 }
 
@@ -425,6 +425,22 @@ func.func @endless_stages() attributes {tile.kernel, tile.num_stages = 214748364
 
 // expected-error @+1 {{'tile.kernel' marks a func.func}}
 module attributes {tile.kernel} {
+}
+
+// -----
+
+// A kernel declaration used to crash tile-insert-barriers, convert-tile-to-llvm and
+// tile-lower-to-cpu, which walk the kernel's body.
+// expected-error @+1 {{'tile.kernel' marks a function with a body, not a declaration}}
+func.func private @declared(!tile.ptr<f32>) attributes {tile.kernel}
+
+// -----
+
+// Found by fuzz_ir_pipeline: a swizzle wider than the row threw std::invalid_argument in the
+// lowering's layout algebra (SharedLayouts.cpp).
+// expected-error @+1 {{a swizzled_shared tile needs vec * maxPhase (524288) within its contiguous row of 32 elements}}
+func.func @swizzle_wider_than_row(%m: !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 65536, order = [1, 0]>>) {
+  return
 }
 
 // -----

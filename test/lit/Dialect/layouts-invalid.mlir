@@ -79,3 +79,26 @@ func.func @not_power_of_two(%x: tensor<48xf32, #tile.blocked<sizePerThread = [1]
 func.func @dot_operand_i8(%x: tensor<64x32xi8, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [2, 2]>>>) {
   return
 }
+
+// -----
+
+// Found by fuzz_ir_pipeline: 65536 x 65536 warps multiplied to 0 in 32 bits and passed, then
+// the lowering's layout algebra threw (32 warp bases, at most 30).
+// expected-error @+1 {{at most 2^30 registers and 32 warps}}
+func.func @too_many_warps(%x: tensor<64x32xf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [65536, 65536], order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{at most 2^30 registers and 32 warps}}
+func.func @too_many_registers(%x: tensor<64x32xf16, #tile.blocked<sizePerThread = [65536, 65536], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{at most 32 warps}}
+func.func @mma_too_many_warps(%x: tensor<64x64xf32, #tile.mma<warpsPerCTA = [64, 2]>>) {
+  return
+}

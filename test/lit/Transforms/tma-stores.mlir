@@ -69,10 +69,11 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK-LABEL: func.func @sm_80
 // CHECK-NOT: tile.async_tma_store
 // CHECK: tile.store
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {tile.target = "sm_80"} {
-  func.func @sm_80(%c: !tile.tensordesc<f32, 2> {tile.divisibility = 16 : i32}, %v: tensor<64x64xf32>, %p: tensor<64x64x!tile.ptr<f32>>,
-                   %m: tensor<64x64xi1>, %r: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
-    tile.store %p, %v, %m box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>, tensor<64x64xi1>
+  func.func @sm_80(%c: !tile.tensordesc<f32, 2> {tile.divisibility = 16 : i32}, %v: tensor<64x64xf32, #blocked>, %p: tensor<64x64x!tile.ptr<f32>, #blocked>,
+                   %m: tensor<64x64xi1, #blocked>, %r: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    tile.store %p, %v, %m box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
     return
   }
 }
@@ -82,18 +83,19 @@ module attributes {tile.target = "sm_80"} {
 // A block of 4 rows (not whole 8-row swizzle atoms) stays a masked store; a second box of a
 // descriptor that already has a map does too.
 // CHECK-LABEL: func.func @few_rows_and_second_box
-// CHECK: tile.store %{{.*}} : tensor<4x64x!tile.ptr<f32>>
+// CHECK: tile.store %{{.*}} : tensor<4x64x!tile.ptr<f32>, #blocked>
 // CHECK: tile.async_tma_store {{.*}} : <64x64xf32, #tile.nvmma_shared<swizzle = 128>>, <f32, 2>
-// CHECK: tile.store %{{.*}} : tensor<64x64x!tile.ptr<f32>>
-// CHECK: tile.store %{{.*}} : tensor<32x64x!tile.ptr<f32>>
+// CHECK: tile.store %{{.*}} : tensor<64x64x!tile.ptr<f32>, #blocked>
+// CHECK: tile.store %{{.*}} : tensor<32x64x!tile.ptr<f32>, #blocked>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 module attributes {tile.target = "sm_90a"} {
-  func.func @few_rows_and_second_box(%c: !tile.tensordesc<f32, 2> {tile.divisibility = 16 : i32}, %a: tensor<4x64xf32>,
-                                     %pa: tensor<4x64x!tile.ptr<f32>>, %ma: tensor<4x64xi1>, %b: tensor<64x64xf32>,
-                                     %pb: tensor<64x64x!tile.ptr<f32>>, %mb: tensor<64x64xi1>, %d: tensor<32x64xf32>,
-                                     %pd: tensor<32x64x!tile.ptr<f32>>, %md: tensor<32x64xi1>, %r: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
-    tile.store %pa, %a, %ma box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<4x64x!tile.ptr<f32>>, tensor<4x64xf32>, tensor<4x64xi1>
-    tile.store %pb, %b, %mb box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>, tensor<64x64xi1>
-    tile.store %pd, %d, %md box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<32x64x!tile.ptr<f32>>, tensor<32x64xf32>, tensor<32x64xi1>
+  func.func @few_rows_and_second_box(%c: !tile.tensordesc<f32, 2> {tile.divisibility = 16 : i32}, %a: tensor<4x64xf32, #blocked>,
+                                     %pa: tensor<4x64x!tile.ptr<f32>, #blocked>, %ma: tensor<4x64xi1, #blocked>, %b: tensor<64x64xf32, #blocked>,
+                                     %pb: tensor<64x64x!tile.ptr<f32>, #blocked>, %mb: tensor<64x64xi1, #blocked>, %d: tensor<32x64xf32, #blocked>,
+                                     %pd: tensor<32x64x!tile.ptr<f32>, #blocked>, %md: tensor<32x64xi1, #blocked>, %r: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    tile.store %pa, %a, %ma box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<4x64x!tile.ptr<f32>, #blocked>, tensor<4x64xf32, #blocked>, tensor<4x64xi1, #blocked>
+    tile.store %pb, %b, %mb box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
+    tile.store %pd, %d, %md box %c[%r, %r] of !tile.tensordesc<f32, 2> : tensor<32x64x!tile.ptr<f32>, #blocked>, tensor<32x64xf32, #blocked>, tensor<32x64xi1, #blocked>
     return
   }
 }
