@@ -29,17 +29,18 @@ static_assert(!bindable<Ptr<float>, int>() && !bindable<Ptr<float>, uint64_t>() 
                   !bindable<Ptr<float>, unsigned long long>(),
               "plain integers, CUdeviceptr included, are wrapped in DeviceAddress");
 
-/// y = 2 x (+ bias when HAS_BIAS; otherwise bias is never touched and may be null).
-const auto &scaleKernel() {
-  static const auto k = tile::kernel("launch_args_scale", [](Ptr<float> x, Ptr<float> y, Ptr<float> bias, I32 n,
-                                                             Const<int> HAS_BIAS, Const<int> BLOCK) {
+/// y = 2 x (+ bias when HAS_BIAS; otherwise bias is never touched and may be null). A new
+/// kernel per test, not a static: its CPU code is freed when the test ends (the executor leaks
+/// the code of kernels still alive at exit, which LeakSanitizer would report).
+auto scaleKernel() {
+  return tile::kernel("launch_args_scale", [](Ptr<float> x, Ptr<float> y, Ptr<float> bias, I32 n,
+                                              Const<int> HAS_BIAS, Const<int> BLOCK) {
     Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
     Value mask = offs < n;
     Value v = load(x + offs, mask) * 2.0f;
     if (HAS_BIAS.value()) v = v + load(bias + offs, mask);
     store(y + offs, v, mask);
   });
-  return k;
 }
 
 constexpr int kN = 50, kBlock = 16;
