@@ -252,24 +252,12 @@ inline ::testing::AssertionResult checkBatchedMatmul(const BatchedMatmulProblem 
   // Both bounds are relative to the magnitudes M: f32 sums round by ~2^-24 of their running
   // size, which cancellation does not shrink, so relative to ||ref|| no fixed bound holds
   // (a 1e-6 bound on ||C - ref|| / ||ref|| failed now and then on random f32 problems).
-  double factorErr = 0, err = 0, scale = 0;
-  for (size_t e = 0; e < got.size(); ++e) {
-    if (!std::isfinite(got[e]))
-      return ::testing::AssertionFailure() << what << ": element " << e << " is " << got[e]
-                                           << (bitsOf(got[e]) == kPoisonBits ? " (poison: never written)" : "")
-                                           << ", expected " << p.ref[e];
-    factorErr += (double(got[e]) - p.ref[e]) * (double(got[e]) - p.ref[e]);
-    err += (double(got[e]) - p.exact[e]) * (double(got[e]) - p.exact[e]);
-    scale += p.magnitude[e] * p.magnitude[e];
-  }
-  if (!(std::sqrt(factorErr) <= factorTolerance * std::sqrt(scale)))
-    return ::testing::AssertionFailure() << what << ": against float64 of the factors, error "
-                                         << std::sqrt(factorErr) / std::sqrt(scale) << " of sum |a * b| + |bias| > "
-                                         << factorTolerance;
-  if (!(std::sqrt(err) <= inputTolerance(p.input) * std::sqrt(scale)))
-    return ::testing::AssertionFailure() << what << ": against float64 of the unrounded inputs, error "
-                                         << std::sqrt(err) / std::sqrt(scale) << " of sum |a * b| + |bias| > "
-                                         << inputTolerance(p.input);
+  ::testing::AssertionResult factors =
+      closeToMagnitude(got, p.ref, p.magnitude, factorTolerance, what + ": against float64 of the factors");
+  if (!factors) return factors;
+  ::testing::AssertionResult inputs = closeToMagnitude(got, p.exact, p.magnitude, inputTolerance(p.input),
+                                                       what + ": against float64 of the unrounded inputs");
+  if (!inputs) return inputs;
   for (size_t i = 0; i < cBuffer.size(); ++i)
     if (!inside[i] && bitsOf(cBuffer[i]) != kPoisonBits)
       return ::testing::AssertionFailure() << what << ": element " << i << " of C's buffer, outside C, was written ("

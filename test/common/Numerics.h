@@ -1,7 +1,8 @@
 //===- Numerics.h - host-side numerics shared by the CPU and GPU tests ----===//
-// Poisoned outputs (NaN bytes), relative error against float64 references where NaN
-// never passes, and IEEE half / bfloat16 conversions rounding to nearest even as the
-// GPU's cvt.rn does. Header-only; depends on GoogleTest alone.
+// Poisoned outputs (NaN bytes), error against float64 references where NaN never passes
+// (relative to the result, or to the magnitudes that entered each sum), and IEEE half /
+// bfloat16 conversions rounding to nearest even as the GPU's cvt.rn does. Header-only;
+// depends on GoogleTest alone.
 #pragma once
 
 #include "tile/HalfBits.h"
@@ -54,6 +55,36 @@ inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const s
                                        << worstAt << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
 }
 
+/// ||got - ref|| <= tol * ||magnitude||, where magnitude[i] is the size of what entered
+/// element i: Σ|term| of the sum it is (Σ_k |a·b| + |bias| for a matmul). Rounding moves a
+/// sum by a fraction of its terms' magnitudes, not of its result, which cancellation (or
+/// relu) can make arbitrarily small: a bound relative to the result (closeTo) fails for
+/// some inputs, this one does not. Any non-finite element fails, as in closeTo.
+inline ::testing::AssertionResult closeToMagnitude(const std::vector<float> &got, const std::vector<double> &ref,
+                                                   const std::vector<double> &magnitude, double tol,
+                                                   const std::string &what) {
+  if (got.size() != ref.size() || ref.size() != magnitude.size())
+    return ::testing::AssertionFailure() << what << ": size mismatch";
+  double num = 0, den = 0, worst = -1;
+  size_t worstAt = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (!std::isfinite(got[i]))
+      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
+                                           << (bitsOf(got[i]) == kPoisonBits ? " (poison: never written)" : "")
+                                           << ", expected " << ref[i];
+    double d = std::fabs(got[i] - ref[i]);
+    num += d * d;
+    den += magnitude[i] * magnitude[i];
+    // The worst element relative to its own magnitude (an exact 0 of both counts as 0).
+    double rel = d == 0 ? 0 : magnitude[i] > 0 ? d / magnitude[i] : INFINITY;
+    if (rel > worst) worst = rel, worstAt = i;
+  }
+  if (std::sqrt(num) <= tol * std::sqrt(den)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << what << ": error " << (den > 0 ? std::sqrt(num / den) : INFINITY)
+                                       << " of the magnitudes > " << tol << " (worst at " << worstAt << ": got "
+                                       << got[worstAt] << ", expected " << ref[worstAt] << ", magnitude "
+                                       << magnitude[worstAt] << ")";
+}
 
 /// IEEE half and bfloat16 bits of a float, rounded to nearest even (tile/HalfBits.h).
 inline uint16_t toHalf(float f) { return tile::halfBits(f); }

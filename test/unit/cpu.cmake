@@ -15,7 +15,25 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dsl)
   gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
   # Again with the code generated for the x86-64 baseline (SSE2, no F16C, no AVX-512
   # BF16), whatever CPU runs the tests: no kernel may need the host's instruction set or
-  # a helper outside the executor's provided symbols.
+  # a helper outside the executor's provided symbols. Their properties are set by a file
+  # ctest includes after discovery, on the discovered list: gtest_discover_tests flattens
+  # PROPERTIES, so a list value there (two labels, two variables) is lost, and escaping
+  # its semicolons does not survive the two expansions in GoogleTestAddTests.cmake.
+  # TILE_TEST_EXPECT_CPU makes the binary check the JIT's choice (cpu_jit_test.cpp).
   gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST TEST_PREFIX "x86-64-baseline."
-                       PROPERTIES LABELS "cpu;cpu-baseline" ENVIRONMENT TILE_CPU_TARGET=x86-64)
+                       TEST_LIST cpu_tests_BASELINE_TESTS)
+  set(baseline_properties ${CMAKE_CURRENT_BINARY_DIR}/cpu_tests_baseline_properties.cmake)
+  file(WRITE ${baseline_properties} [=[
+if(cpu_tests_BASELINE_TESTS)
+  set_tests_properties(${cpu_tests_BASELINE_TESTS} PROPERTIES LABELS "cpu;cpu-baseline"
+                       ENVIRONMENT "TILE_CPU_TARGET=x86-64;TILE_TEST_EXPECT_CPU=x86-64")
+endif()
+]=])
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${baseline_properties})
+  # Fails unless every x86-64-baseline.* test carries both labels and both variables, and
+  # there is one for every test of cpu_tests (what ctest would run, not what this file says).
+  add_test(NAME cpu_baseline_properties
+           COMMAND ${CMAKE_COMMAND} -DCTEST=${CMAKE_CTEST_COMMAND} -DBUILD_DIR=${CMAKE_CURRENT_BINARY_DIR}
+                   -DCPU_TESTS=$<TARGET_FILE:cpu_tests> -P ${CMAKE_CURRENT_LIST_DIR}/cpu_baseline_properties.cmake)
+  set_tests_properties(cpu_baseline_properties PROPERTIES LABELS "cpu;cpu-baseline")
 endif()

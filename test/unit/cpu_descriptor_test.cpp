@@ -56,8 +56,15 @@ TEST_F(CpuDescriptors, MatmulThroughDescriptorsMatchesFloat64) {
                                         TensorDescArg{a.data(), {c.m, c.k}, {c.k, 1}},
                                         TensorDescArg{b.data(), {c.k, c.n}, {c.n, 1}}, out.data(), c.m, c.n, c.k, c.bm,
                                         c.bn, c.bk);
-    std::vector<double> ref = tt::matmulReference16(a, b, c.m, c.n, c.k, [](uint16_t h) { return halfToFloat(h); });
-    EXPECT_TRUE(closeTo(out, ref, 1e-5, "descriptor matmul"));
+    auto toFloat = [](uint16_t h) { return halfToFloat(h); };
+    std::vector<double> ref = tt::matmulReference16(a, b, c.m, c.n, c.k, toFloat);
+    // Σ|a·b|, what bounds the error: the same product of the inputs without their signs.
+    auto unsigned16 = [](std::vector<uint16_t> v) {
+      for (uint16_t &h : v) h &= 0x7fff;
+      return v;
+    };
+    std::vector<double> magnitude = tt::matmulReference16(unsigned16(a), unsigned16(b), c.m, c.n, c.k, toFloat);
+    EXPECT_TRUE(closeToMagnitude(out, ref, magnitude, 1e-5, "descriptor matmul"));
   }
 }
 
@@ -100,17 +107,22 @@ TEST_F(CpuDescriptors, LibraryMatmulHalfOutMatchesFloat64) {
   tile::kernels::MatmulTmaF16OutF16::launch(cpu, a.data(), b.data(), c.data(), bias.data(), m, n, k, k, n, ldc,
                                             tile::kernels::MatmulEpilogue::BiasRelu);
   std::vector<float> got;
-  std::vector<double> ref;
+  std::vector<double> ref, magnitude; // magnitude: Σ|a·b| + |bias|, what bounds the error
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = 0; j < n; ++j) {
-      double acc = bias[size_t(j)];
-      for (int64_t kk = 0; kk < k; ++kk) acc += double(halfToFloat(a[size_t(i * k + kk)])) * halfToFloat(b[size_t(kk * n + j)]);
+      double acc = bias[size_t(j)], mag = std::fabs(bias[size_t(j)]);
+      for (int64_t kk = 0; kk < k; ++kk) {
+        const double p = double(halfToFloat(a[size_t(i * k + kk)])) * halfToFloat(b[size_t(kk * n + j)]);
+        acc += p, mag += std::fabs(p);
+      }
       ref.push_back(std::max(acc, 0.0));
+      magnitude.push_back(mag);
       got.push_back(halfToFloat(c[size_t(i * ldc + j)]));
     }
     for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[size_t(i * ldc + j)], 0xFFFF) << "padding written";
   }
-  EXPECT_TRUE(closeTo(got, ref, 1e-3, "matmul_tma f16 out"));
+  // The f16 store rounds by 2^-11 of the result, which is at most its magnitude.
+  EXPECT_TRUE(closeToMagnitude(got, ref, magnitude, 1e-3, "matmul_tma f16 out"));
   EXPECT_THROW(tile::kernels::MatmulTmaF16OutF16::launch(cpu, a.data() + 1, b.data(), c.data(), bias.data(), m, n, k, k,
                                                          n, ldc),
                ArgumentError);
@@ -139,18 +151,21 @@ TEST_F(CpuDescriptors, LibraryMatmulBtTf32AndPersistentMatchFloat64) {
       tk::MatmulTmaF16BtOutF16::launch(cpu, a.data(), bT.data(), c.data(), bias.data(), m, n, k, k, k, ldc,
                                        tk::MatmulEpilogue::BiasRelu);
     std::vector<float> got;
-    std::vector<double> ref;
+    std::vector<double> ref, magnitude;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        double acc = bias[size_t(j)];
-        for (int64_t kk = 0; kk < k; ++kk)
-          acc += double(halfToFloat(a[size_t(i * k + kk)])) * halfToFloat(b[size_t(kk * n + j)]);
+        double acc = bias[size_t(j)], mag = std::fabs(bias[size_t(j)]);
+        for (int64_t kk = 0; kk < k; ++kk) {
+          const double p = double(halfToFloat(a[size_t(i * k + kk)])) * halfToFloat(b[size_t(kk * n + j)]);
+          acc += p, mag += std::fabs(p);
+        }
         ref.push_back(std::max(acc, 0.0));
+        magnitude.push_back(mag);
         got.push_back(halfToFloat(c[size_t(i * ldc + j)]));
       }
       for (int64_t j = n; j < ldc; ++j) ASSERT_EQ(c[size_t(i * ldc + j)], 0xFFFF) << "padding written";
     }
-    EXPECT_TRUE(closeTo(got, ref, 1e-3, "matmul_tma f16 out"));
+    EXPECT_TRUE(closeToMagnitude(got, ref, magnitude, 1e-3, "matmul_tma f16 out"));
   }
 
   // TF32: bᵀ stored as BatchedMatmulCheck's column-major B.

@@ -1,6 +1,7 @@
 // The CPU executor's JIT (compiler/lib/CPU/HostJit.h): the target CPU is a choice, and
 // generated code links only against the provided symbols, so code that would need a
-// helper some hosts lack fails on every host, naming the helper and the kernel.
+// helper some hosts lack fails on every host, naming the helper and the kernel. With
+// TILE_TEST_EXPECT_CPU set, every test of the binary checks the JIT's choice of CPU.
 #include "HostJit.h"
 
 #include "tile/Pipeline.h"
@@ -15,10 +16,42 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 namespace {
 
 using tile::cpu::JitKernel;
+
+/// Whether the JIT compiles DSL kernels for `expected`: the CPU it resolves with no request
+/// (what CpuCompiler asks: TILE_CPU_TARGET, else the host) and its target machine's CPU.
+::testing::AssertionResult jitChoosesCpu(const std::string &expected) {
+  const char *env = std::getenv("TILE_CPU_TARGET");
+  std::string chosen;
+  try {
+    chosen = tile::cpu::resolveCpuTarget("");
+  } catch (const std::exception &e) {
+    return ::testing::AssertionFailure() << e.what();
+  }
+  std::string machine = chosen == "host" ? "host" : tile::cpu::targetMachineBuilder(chosen).getCPU();
+  if (chosen == expected && machine == expected) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "expected code for CPU '" << expected << "', the JIT chose '" << chosen
+                                       << "' (target machine CPU '" << machine << "', TILE_CPU_TARGET "
+                                       << (env ? "= " + std::string(env) : "unset") << ")";
+}
+
+/// TILE_TEST_EXPECT_CPU=<cpu> (ctest sets it on the x86-64-baseline.* tests, with
+/// TILE_CPU_TARGET: test/unit/cpu.cmake): every test of the process fails unless the JIT
+/// chooses that CPU, so a baseline test never passes on code compiled for the host.
+class ExpectedCpuEnvironment : public ::testing::Environment {
+public:
+  void SetUp() override {
+    if (const char *expected = std::getenv("TILE_TEST_EXPECT_CPU"); expected && *expected) {
+      EXPECT_TRUE(jitChoosesCpu(expected)) << "(TILE_TEST_EXPECT_CPU=" << expected << ")";
+    }
+  }
+};
+[[maybe_unused]] ::testing::Environment *const expectedCpu =
+    ::testing::AddGlobalTestEnvironment(new ExpectedCpuEnvironment);
 
 /// Parses `ir`, wraps @k and links it for `target`.
 JitKernel link(const std::string &ir, const std::string &target) {
@@ -113,6 +146,19 @@ TEST(CpuJit, TargetNamesAreChecked) {
   // Empty: the environment decides, else the host.
   const char *env = std::getenv("TILE_CPU_TARGET");
   EXPECT_EQ(tile::cpu::resolveCpuTarget(""), env && *env ? std::string(env) : "host");
+}
+
+/// The check behind TILE_TEST_EXPECT_CPU tells the two choices apart.
+TEST(CpuJit, ExpectedCpuCheckSeesTheChoice) {
+  const char *saved = std::getenv("TILE_CPU_TARGET");
+  const std::string before = saved ? saved : "";
+  setenv("TILE_CPU_TARGET", "x86-64", 1);
+  EXPECT_TRUE(jitChoosesCpu("x86-64"));
+  EXPECT_FALSE(jitChoosesCpu("host"));
+  unsetenv("TILE_CPU_TARGET");
+  EXPECT_TRUE(jitChoosesCpu("host"));
+  EXPECT_FALSE(jitChoosesCpu("x86-64"));
+  if (saved) setenv("TILE_CPU_TARGET", before.c_str(), 1);
 }
 
 } // namespace

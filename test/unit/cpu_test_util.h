@@ -1,6 +1,7 @@
 //===- cpu_test_util.h - shared helpers of the CPU executor tests --------===//
 // Seeds (printed on failure, TILE_TEST_SEED=<n> replays), poisoned outputs (NaN bytes),
-// relative error against float64 references where NaN never passes, launch options.
+// error against float64 references where NaN never passes (relative to the result, or to
+// the magnitudes that entered each sum: closeToMagnitude), launch options.
 #pragma once
 
 #include "tile/tile.h"
@@ -28,6 +29,14 @@ inline LaunchOptions cpuOptions(int numWarps = 4, bool check = false) {
   o.executor = Executor::CPU;
   o.check = check;
   return o;
+}
+
+/// v with every element's sign dropped. A float64 reference evaluated on it gives the sums
+/// of the terms' absolute values: the magnitudes that bound a sum's rounding, whatever the
+/// cancellation (closeToMagnitude).
+template <class T> std::vector<T> absolute(std::vector<T> v) {
+  for (T &x : v) x = std::fabs(x);
+  return v;
 }
 
 /// A seeded generator; the fixture prints the seed of a failing test.
