@@ -32,6 +32,14 @@ inline std::vector<float> poisoned(size_t n) {
   return v;
 }
 
+/// The failure for a non-finite element i of `got` (NaN never passes; the poison is NaN).
+inline ::testing::AssertionResult notFinite(const std::vector<float> &got, const std::vector<double> &ref, size_t i,
+                                            const std::string &what) {
+  return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
+                                       << (bitsOf(got[i]) == kPoisonBits ? " (poison: never written)" : "")
+                                       << ", expected " << ref[i];
+}
+
 /// ||got - ref|| / ||ref|| <= tol; any non-finite element fails (the poison is NaN, so
 /// this also proves every element was written).
 inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const std::vector<double> &ref, double tol,
@@ -40,10 +48,7 @@ inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const s
   double num = 0, den = 0, worst = -1;
   size_t worstAt = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i]))
-      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
-                                           << (bitsOf(got[i]) == kPoisonBits ? " (poison: never written)" : "")
-                                           << ", expected " << ref[i];
+    if (!std::isfinite(got[i])) return notFinite(got, ref, i, what);
     double d = got[i] - ref[i];
     num += d * d;
     den += ref[i] * ref[i];
@@ -68,10 +73,7 @@ inline ::testing::AssertionResult closeToMagnitude(const std::vector<float> &got
   double num = 0, den = 0, worst = -1;
   size_t worstAt = 0;
   for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i]))
-      return ::testing::AssertionFailure() << what << ": element " << i << " is " << got[i]
-                                           << (bitsOf(got[i]) == kPoisonBits ? " (poison: never written)" : "")
-                                           << ", expected " << ref[i];
+    if (!std::isfinite(got[i])) return notFinite(got, ref, i, what);
     double d = std::fabs(got[i] - ref[i]);
     num += d * d;
     den += magnitude[i] * magnitude[i];
