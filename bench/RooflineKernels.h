@@ -22,7 +22,7 @@ inline const auto &roofEmptyKernel() {
 /// (BM x BN per program).
 inline const auto &roofDotKernel() {
   static const auto k = tile::kernel("roof_dot", [](Ptr<float> in, Ptr<float> out, I32 iters, Const<int> BM,
-                                                   Const<int> BN, Const<int> BK, Const<int> UNROLL, Const<int> TF32) {
+                                                    Const<int> BN, Const<int> BK, Const<int> UNROLL, Const<int> TF32) {
     Value rm = col(arange(0, BM)), rn = row(arange(0, BN)), rk = arange(0, BK);
     Value p = load(in + rm * BK + row(rk));
     Value q = load(in + col(rk) * BN + rn);

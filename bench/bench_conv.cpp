@@ -1,7 +1,7 @@
 // bench_conv: the MNIST CNN's 3x3 convolutions (forward with bias and batchnorm statistics,
 // data gradient, weight gradient with its partial-sum reduction) at batch 64 and 1024, for
 // every tile each kernel declares (ConvTile, Conv.h), exact f32 and TF32. Runtime-only, run on the
-// GPU machine by tools/gpu-check.sh next to bench/torch_conv_bench.py (the same layers through
+// GPU machine by scripts/gpu-check.sh next to bench/torch_conv_bench.py (the same layers through
 // PyTorch's cuDNN), whose `conv` lines it matches:
 //   conv <layer> <pass> batch <n> tile <fp32|tf32> <tile> <us> us <TFLOP/s> TFLOP/s [policy]
 // "policy" marks the tile the library's launch() picks given the tap-major weights (as MnistCnn
@@ -28,7 +28,7 @@ namespace tk = tile::kernels;
 namespace {
 
 tk::AotLauncher gAot;
-std::string gFilter;  // run only the configurations whose line contains this
+std::string gFilter; // run only the configurations whose line contains this
 
 std::string tileName(tk::ConvTile t) { return tk::convTileName(t); }
 
@@ -68,7 +68,7 @@ void sweep(const Layer &L, int64_t n, const char *pass, double flops,
   }
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   if (argc > 1) gFilter = argv[1];
@@ -90,27 +90,33 @@ int main(int argc, char **argv) {
         for (DeviceBuffer *b : {&x, &y, &wgt, &bias, &taps}) b->fillBytes(0x3C);
         const double products = 2.0 * double(n * hw * hw) * double(L.cout) * double(L.cin * 9);
         tk::Address st = stats.ptr();
-        sweep(L, n, "fwd", products, tk::Conv2dForward::tiles,
-              [&](tk::ConvPrecision p) { return tk::Conv2dForward::tile(L.cin, p, /*tapMajor=*/true, n * hw * hw); },
+        sweep(
+            L, n, "fwd", products, tk::Conv2dForward::tiles,
+            [&](tk::ConvPrecision p) { return tk::Conv2dForward::tile(L.cin, p, /*tapMajor=*/true, n * hw * hw); },
+            [&](tk::ConvTile t, tk::ConvPrecision p) {
+              tk::Conv2dForward::launchTile(
+                  gAot, t, x.ptr(), wgt.ptr(), bias.ptr(), y.ptr(), &st,
+                  {.n = n, .cin = L.cin, .h = hw, .w = hw, .cout = L.cout, .precision = p, .weightTaps = taps.ptr()});
+            });
+        if (L.cin > 1) // the model needs no data gradient of its first layer
+          sweep(
+              L, n, "bwd_data", products, tk::Conv2dBackwardData::tiles,
+              [&](tk::ConvPrecision p) {
+                return tk::Conv2dBackwardData::tile(L.cout, p, /*tapMajor=*/true, n * hw * hw);
+              },
               [&](tk::ConvTile t, tk::ConvPrecision p) {
-                tk::Conv2dForward::launchTile(gAot, t, x.ptr(), wgt.ptr(), bias.ptr(), y.ptr(), &st, n, L.cin, hw, hw,
-                                              L.cout, nullptr, p, taps.ptr());
+                tk::Conv2dBackwardData::launchTile(
+                    gAot, t, y.ptr(), wgt.ptr(), x.ptr(),
+                    {.n = n, .cin = L.cin, .h = hw, .w = hw, .cout = L.cout, .precision = p, .weightTaps = taps.ptr()});
               });
-        if (L.cin > 1)  // the model needs no data gradient of its first layer
-          sweep(L, n, "bwd_data", products, tk::Conv2dBackwardData::tiles,
-                [&](tk::ConvPrecision p) {
-                  return tk::Conv2dBackwardData::tile(L.cout, p, /*tapMajor=*/true, n * hw * hw);
-                },
-                [&](tk::ConvTile t, tk::ConvPrecision p) {
-                  tk::Conv2dBackwardData::launchTile(gAot, t, y.ptr(), wgt.ptr(), x.ptr(), n, L.cin, hw, hw, L.cout,
-                                                     nullptr, p, taps.ptr());
-                });
-        sweep(L, n, "bwd_weight", products, tk::Conv2dBackwardWeight::tiles,
-              [&](tk::ConvPrecision p) { return tk::Conv2dBackwardWeight::tile(L.cin, p, n * hw * hw); },
-              [&](tk::ConvTile t, tk::ConvPrecision p) {
-                tk::Conv2dBackwardWeight::launchTile(gAot, t, x.ptr(), y.ptr(), wgt.ptr(), work.ptr(),
-                                                     int64_t(work.bytes() / 4), n, L.cin, hw, hw, L.cout, nullptr, p);
-              });
+        sweep(
+            L, n, "bwd_weight", products, tk::Conv2dBackwardWeight::tiles,
+            [&](tk::ConvPrecision p) { return tk::Conv2dBackwardWeight::tile(L.cin, p, n * hw * hw); },
+            [&](tk::ConvTile t, tk::ConvPrecision p) {
+              tk::Conv2dBackwardWeight::launchTile(
+                  gAot, t, x.ptr(), y.ptr(), wgt.ptr(), work.ptr(), int64_t(work.bytes() / 4),
+                  {.n = n, .cin = L.cin, .h = hw, .w = hw, .cout = L.cout, .precision = p});
+            });
       }
   } catch (const std::exception &e) {
     std::fprintf(stderr, "bench_conv: %s\n", e.what());

@@ -1,6 +1,6 @@
 // bench_kernels: throughput of the ahead-of-time library kernels against the device's own copy bandwidth,
 // plus cold (driver JIT) and cached launch costs. Runtime-only (no LLVM/MLIR): built here, run on the GPU
-// machine (tools/gpu-check.sh). Prints a table and `RESULT <name> <shape> <gbps> <us>` lines, whose names
+// machine (scripts/gpu-check.sh). Prints a table and `RESULT <name> <shape> <gbps> <us>` lines, whose names
 // match bench/torch_triton_bench.py so the two can be put side by side.
 //   bench_kernels [--reps N]
 #include "tile/kernels/AotLauncher.h"
@@ -55,11 +55,11 @@ double microsSince(Clock::time_point t0) {
 // A 256 MiB copy run before each chunk of timed launches: evicts L2, and keeps the GPU busy while the host
 // queues the chunk, so per-launch events time the kernels back to back rather than host launch latency.
 class Flusher {
- public:
+public:
   Flusher() : a_(128 * kMiB), b_(128 * kMiB) { a_.fillBytes(0); }
   void flush() { copyDeviceToDevice(b_.ptr(), a_.ptr(), a_.bytes()); }
 
- private:
+private:
   DeviceBuffer a_, b_;
 };
 
@@ -70,7 +70,7 @@ struct Row {
 };
 
 class Bench {
- public:
+public:
   explicit Bench(int reps) : reps_(reps) {}
 
   // Median over reps (default: --reps) of the event-timed duration of launch(i); i picks the rotating buffer
@@ -80,7 +80,7 @@ class Bench {
   template <class F> double medianUs(F launch, int reps = 0, bool flushEach = false) {
     const int chunk = flushEach ? 1 : 25;
     if (reps <= 0) reps = reps_;
-    for (int i = 0; i < 5; ++i) launch(i);  // warm-up (module load happened earlier, this settles clocks)
+    for (int i = 0; i < 5; ++i) launch(i); // warm-up (module load happened earlier, this settles clocks)
     std::vector<Event> start(reps), stop(reps);
     for (int i = 0; i < reps; ++i) {
       if (i % chunk == 0) flusher_.flush();
@@ -108,19 +108,17 @@ class Bench {
       if (r.name == "tile_copy") copy = r.gbps;
     std::printf("\n%-22s %-12s %12s %10s %8s\n", "kernel", "shape", "time (us)", "GB/s", "% copy");
     for (const Row &r : rows_) {
-      if (r.flops)
-        std::printf("%-22s %-12s %12.2f %10.1f TFLOP/s\n", r.name.c_str(), r.shape.c_str(), r.us, r.gbps);
+      if (r.flops) std::printf("%-22s %-12s %12.2f %10.1f TFLOP/s\n", r.name.c_str(), r.shape.c_str(), r.us, r.gbps);
       else if (r.gbps > 0)
         std::printf("%-22s %-12s %12.2f %10.1f %7.1f%%\n", r.name.c_str(), r.shape.c_str(), r.us, r.gbps,
                     copy > 0 ? 100.0 * r.gbps / copy : 0.0);
-      else
-        std::printf("%-22s %-12s %12.2f %10s %8s\n", r.name.c_str(), r.shape.c_str(), r.us, "-", "-");
+      else std::printf("%-22s %-12s %12.2f %10s %8s\n", r.name.c_str(), r.shape.c_str(), r.us, "-", "-");
     }
     std::printf("\n");
     for (const Row &r : rows_) std::printf("RESULT %s %s %.1f %.3f\n", r.name.c_str(), r.shape.c_str(), r.gbps, r.us);
   }
 
- private:
+private:
   int reps_;
   Flusher flusher_;
   std::vector<Row> rows_;
@@ -163,7 +161,8 @@ void benchVectorAdd(Bench &b) {
   const size_t bytes = size_t(n) * 4;
   int sets = rotation(3 * bytes);
   auto x = buffers(sets, bytes), y = buffers(sets, bytes), z = buffers(sets, bytes);
-  double us = b.medianUs([&](int i) { tk::VectorAdd::launch(gAot, x[i % sets].ptr(), y[i % sets].ptr(), z[i % sets].ptr(), n); });
+  double us = b.medianUs(
+      [&](int i) { tk::VectorAdd::launch(gAot, x[i % sets].ptr(), y[i % sets].ptr(), z[i % sets].ptr(), n); });
   b.add("tile_add", std::to_string(n), 3.0 * bytes, us);
 }
 
@@ -181,7 +180,8 @@ void benchSoftmax(Bench &b, int64_t rows, int64_t cols) {
   const size_t bytes = size_t(rows * cols) * 4;
   int sets = rotation(2 * bytes);
   auto in = buffers(sets, bytes), out = buffers(sets, bytes);
-  double us = b.medianUs([&](int i) { tk::Softmax::launch(gAot, out[i % sets].ptr(), in[i % sets].ptr(), rows, cols, cols, cols); });
+  double us = b.medianUs(
+      [&](int i) { tk::Softmax::launch(gAot, out[i % sets].ptr(), in[i % sets].ptr(), rows, cols, cols, cols); });
   b.add("tile_softmax", std::to_string(rows) + "x" + std::to_string(cols), 2.0 * bytes, us);
 }
 
@@ -192,7 +192,7 @@ void benchLayerNorm(Bench &b, int64_t rows, int64_t cols) {
   auto wb = buffers(2, size_t(cols) * 4), stats = buffers(2, size_t(rows) * 4);
   double us = b.medianUs([&](int i) {
     tk::LayerNormForward::launch(gAot, x[i % sets].ptr(), y[i % sets].ptr(), wb[0].ptr(), wb[1].ptr(), stats[0].ptr(),
-                         stats[1].ptr(), rows, cols, cols, 1e-5f);
+                                 stats[1].ptr(), rows, cols, cols, 1e-5f);
   });
   // Minimal traffic: x read, y written, w and b read, mean and rstd written.
   b.add("tile_layernorm", std::to_string(rows) + "x" + std::to_string(cols),
@@ -232,31 +232,99 @@ void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
     // workspace first (its cost included); B given transposed (x·Wᵀ); the persistent grid; and the
     // mma.sync path the library took before (Matmul<float>, row-major B).
     DeviceBuffer work(size_t(n * n) * 4);
-    row(names[kind],
-        [&](int) { tk::MatmulTmaTf32Bt::launchTransposingB(gAot, a, bm, c, bias, m, m, m, m, m, work, m * m); });
-    row("tile_matmul_tf32_bt", [&](int) { tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, m, m, m, m, m, m); });
-    row("tile_matmul_tf32_bt_persistent",
-        [&](int) { tk::MatmulTmaPersistentTf32Bt::launch(gAot, a, bm, c, bias, m, m, m, m, m, m); });
+    row(names[kind], [&](int) {
+      tk::MatmulTmaTf32Bt::launchTransposingB(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m}, work,
+          m * m);
+    });
+    row("tile_matmul_tf32_bt", [&](int) {
+      tk::MatmulTmaTf32Bt::launch(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
+    });
+    row("tile_matmul_tf32_bt_persistent", [&](int) {
+      tk::MatmulTmaPersistentTf32Bt::launch(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
+    });
     row("tile_matmul_tf32_mma", [&](int) {
-      tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, true);
+      tk::MatmulF32::launch(gAot, {.a = a,
+                                   .b = bm,
+                                   .c = c,
+                                   .bias = bias,
+                                   .m = m,
+                                   .n = m,
+                                   .k = m,
+                                   .strideAm = m,
+                                   .strideAk = 1,
+                                   .strideBk = m,
+                                   .strideBn = 1,
+                                   .strideCm = m,
+                                   .strideCn = 1,
+                                   .tf32 = true});
     });
     return;
   }
   // f16/bf16: C in the inputs' type, as torch.matmul and Triton's tutorial write it (MatmulTma, and on
   // the persistent grid); then the library's f32 C (Matmul) as tile_matmul_*_c32.
   row(names[kind], [&](int) {
-    if (kind == 1) tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
-    else if (kind == 2) tk::MatmulTmaBF16OutBF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
-    else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1, tk::MatmulEpilogue::None, false);
+    if (kind == 1)
+      tk::MatmulTmaF16OutF16::launch(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
+    else if (kind == 2)
+      tk::MatmulTmaBF16OutBF16::launch(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
+    else
+      tk::MatmulF32::launch(gAot, {.a = a,
+                                   .b = bm,
+                                   .c = c,
+                                   .bias = bias,
+                                   .m = m,
+                                   .n = m,
+                                   .k = m,
+                                   .strideAm = m,
+                                   .strideAk = 1,
+                                   .strideBk = m,
+                                   .strideBn = 1,
+                                   .strideCm = m,
+                                   .strideCn = 1});
   });
   if (kind != 1 && kind != 2) return;
   row(std::string(names[kind]) + "_persistent", [&](int) {
-    if (kind == 1) tk::MatmulTmaPersistentF16OutF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
-    else tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, a, bm, c, bias, m, m, m, m, m, m);
+    if (kind == 1)
+      tk::MatmulTmaPersistentF16OutF16::launch(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
+    else
+      tk::MatmulTmaPersistentBF16OutBF16::launch(
+          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
   });
   row(std::string(names[kind]) + "_c32", [&](int) {
-    if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
-    else tk::MatmulBF16::launch(gAot, a, bm, c, bias, m, m, m, m, 1, m, 1, m, 1);
+    if (kind == 1)
+      tk::MatmulF16::launch(gAot, {.a = a,
+                                   .b = bm,
+                                   .c = c,
+                                   .bias = bias,
+                                   .m = m,
+                                   .n = m,
+                                   .k = m,
+                                   .strideAm = m,
+                                   .strideAk = 1,
+                                   .strideBk = m,
+                                   .strideBn = 1,
+                                   .strideCm = m,
+                                   .strideCn = 1});
+    else
+      tk::MatmulBF16::launch(gAot, {.a = a,
+                                    .b = bm,
+                                    .c = c,
+                                    .bias = bias,
+                                    .m = m,
+                                    .n = m,
+                                    .k = m,
+                                    .strideAm = m,
+                                    .strideAk = 1,
+                                    .strideBk = m,
+                                    .strideBn = 1,
+                                    .strideCm = m,
+                                    .strideCn = 1});
   });
 }
 
@@ -266,14 +334,31 @@ void benchBatchedMatmul(Bench &b, int64_t batch, int64_t m, int64_t n, int64_t k
   DeviceBuffer a = randomMatrix(size_t(batch * m * k), 1, 1), bm = randomMatrix(size_t(batch * k * n), 1, 2);
   DeviceBuffer c(size_t(batch * m * n) * 4), bias(size_t(n) * 4);
   double us = b.medianUs([&](int) {
-    tk::BatchedMatmulF16::launch(gAot, a, bm, c, bias, batch, m, n, k, m * k, k, 1, k * n, n, 1, m * n, n, 1, 0);
+    tk::BatchedMatmulF16::launch(gAot, {.matrix = {.a = a,
+                                                   .b = bm,
+                                                   .c = c,
+                                                   .bias = bias,
+                                                   .m = m,
+                                                   .n = n,
+                                                   .k = k,
+                                                   .strideAm = k,
+                                                   .strideAk = 1,
+                                                   .strideBk = n,
+                                                   .strideBn = 1,
+                                                   .strideCm = n,
+                                                   .strideCn = 1},
+                                        .batch = batch,
+                                        .strideAb = m * k,
+                                        .strideBb = k * n,
+                                        .strideCb = m * n,
+                                        .strideBiasb = 0});
   });
-  b.addFlops("tile_matmul_f16", std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(n) + "x" +
-                                    std::to_string(k),
+  b.addFlops("tile_matmul_f16",
+             std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k),
              2.0 * double(batch) * m * n * k, us);
 }
 
-// The MNIST model's linear layers (shared/mnist_cnn.md), M x N x K, f16 and f32 (the same
+// The MNIST model's linear layers (docs/models.md), M x N x K, f16 and f32 (the same
 // list as torch_triton_bench.py's MNIST_MATMULS).
 void benchMatmulShape(Bench &b, int64_t m, int64_t n, int64_t k) {
   const std::string shape = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
@@ -281,8 +366,34 @@ void benchMatmulShape(Bench &b, int64_t m, int64_t n, int64_t k) {
     DeviceBuffer a = randomMatrix(size_t(m * k), kind, 1), bm = randomMatrix(size_t(k * n), kind, 2);
     DeviceBuffer c(size_t(m * n) * 4), bias(size_t(n) * 4);
     double us = b.medianUs([&](int) {
-      if (kind == 1) tk::MatmulF16::launch(gAot, a, bm, c, bias, m, n, k, k, 1, n, 1, n, 1);
-      else tk::MatmulF32::launch(gAot, a, bm, c, bias, m, n, k, k, 1, n, 1, n, 1);
+      if (kind == 1)
+        tk::MatmulF16::launch(gAot, {.a = a,
+                                     .b = bm,
+                                     .c = c,
+                                     .bias = bias,
+                                     .m = m,
+                                     .n = n,
+                                     .k = k,
+                                     .strideAm = k,
+                                     .strideAk = 1,
+                                     .strideBk = n,
+                                     .strideBn = 1,
+                                     .strideCm = n,
+                                     .strideCn = 1});
+      else
+        tk::MatmulF32::launch(gAot, {.a = a,
+                                     .b = bm,
+                                     .c = c,
+                                     .bias = bias,
+                                     .m = m,
+                                     .n = n,
+                                     .k = k,
+                                     .strideAm = k,
+                                     .strideAk = 1,
+                                     .strideBk = n,
+                                     .strideBn = 1,
+                                     .strideCm = n,
+                                     .strideCn = 1});
     });
     b.addFlops(kind == 1 ? "tile_matmul_f16" : "tile_matmul_f32", shape, 2.0 * double(m) * n * k, us);
   }
@@ -293,8 +404,12 @@ void benchMatmulShape(Bench &b, int64_t m, int64_t n, int64_t k) {
 void benchMatmulSkinny(Bench &b, int64_t m, int64_t nk) {
   DeviceBuffer a = randomMatrix(size_t(m * nk), 1, 1), bm = randomMatrix(size_t(nk * nk), 1, 2);
   DeviceBuffer c(size_t(m * nk) * 4), bias(size_t(nk) * 4);
-  double us = b.medianUs([&](int) { tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, nk, nk); },
-                         0, /*flushEach=*/true);
+  double us = b.medianUs(
+      [&](int) {
+        tk::MatmulTmaF16OutF16::launch(
+            gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = nk, .k = nk, .lda = nk, .ldb = nk, .ldc = nk});
+      },
+      0, /*flushEach=*/true);
   b.addFlops("tile_matmul_f16", std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk),
              2.0 * double(m) * nk * nk, us);
 }
@@ -323,11 +438,11 @@ void benchMatmulHalfOutTiles(Bench &b, int64_t m, int64_t nk) {
   if (m == nk)
     for (const tk::MatmulConfig &t : tk::MatmulTmaF16OutF16::sweep()) tiles.push_back(t);
   const std::string shape = std::to_string(m) + "x" + std::to_string(nk) + "x" + std::to_string(nk);
-  tileRows(b, "tile_matmul_f16_", shape, 2.0 * double(m) * nk * nk, tiles,
-           [&](const tk::MatmulConfig &cfg) {
-             tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, m, nk, nk, nk, nk, nk, tk::MatmulEpilogue::None,
-                                            nullptr, &cfg);
-           });
+  tileRows(b, "tile_matmul_f16_", shape, 2.0 * double(m) * nk * nk, tiles, [&](const tk::MatmulConfig &cfg) {
+    tk::MatmulTmaF16OutF16::launch(
+        gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = nk, .k = nk, .lda = nk, .ldb = nk, .ldc = nk},
+        nullptr, &cfg);
+  });
 }
 
 // C = relu(A·B + bias) in one kernel (the epilogue fused after the K loop), against
@@ -335,9 +450,21 @@ void benchMatmulHalfOutTiles(Bench &b, int64_t m, int64_t nk) {
 void benchMatmulBiasRelu(Bench &b, int64_t n) {
   DeviceBuffer a = randomMatrix(size_t(n * n), 1, 1), bm = randomMatrix(size_t(n * n), 1, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias = randomMatrix(size_t(n), 0, 3);
-  double us = b.medianUs([&](int) {
-    tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::BiasRelu);
-  }, 0, /*flushEach=*/true);
+  double us = b.medianUs(
+      [&](int) {
+        tk::MatmulTmaF16OutF16::launch(gAot, {.a = a,
+                                              .b = bm,
+                                              .c = c,
+                                              .bias = bias,
+                                              .m = n,
+                                              .n = n,
+                                              .k = n,
+                                              .lda = n,
+                                              .ldb = n,
+                                              .ldc = n,
+                                              .epilogue = tk::MatmulEpilogue::BiasRelu});
+      },
+      0, /*flushEach=*/true);
   b.addFlops("tile_matmul_bias_relu_f16", std::to_string(n), 2.0 * double(n) * n * n, us);
 }
 
@@ -349,8 +476,9 @@ void benchMatmulTf32Tiles(Bench &b, int64_t n) {
   for (const tk::MatmulConfig &t : tk::MatmulTmaTf32Bt::sweep()) tiles.push_back(t);
   tileRows(b, "tile_matmul_tf32_bt_", std::to_string(n), 2.0 * double(n) * n * n, tiles,
            [&](const tk::MatmulConfig &cfg) {
-             tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr,
-                                         &cfg);
+             tk::MatmulTmaTf32Bt::launch(
+                 gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = n, .n = n, .k = n, .lda = n, .ldb = n, .ldc = n},
+                 nullptr, &cfg);
            });
 }
 
@@ -364,18 +492,27 @@ void benchMatmulWarpSpecialized(Bench &b, int64_t n) {
     DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
     auto launch = [&](const tk::MatmulConfig &cfg) {
       if (kind == 0)
-        tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr, &cfg);
+        tk::MatmulTmaF16OutF16::launch(
+            gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = n, .n = n, .k = n, .lda = n, .ldb = n, .ldc = n},
+            nullptr, &cfg);
       else if (kind == 1)
-        tk::MatmulTmaBF16OutBF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr,
-                                         &cfg);
+        tk::MatmulTmaBF16OutBF16::launch(
+            gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = n, .n = n, .k = n, .lda = n, .ldb = n, .ldc = n},
+            nullptr, &cfg);
       else
-        tk::MatmulTmaTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n, tk::MatmulEpilogue::None, nullptr, &cfg);
+        tk::MatmulTmaTf32Bt::launch(
+            gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = n, .n = n, .k = n, .lda = n, .ldb = n, .ldc = n},
+            nullptr, &cfg);
     };
-    std::vector<tk::MatmulConfig> tiles{tf32 ? tk::MatmulTmaTf32Bt::tileFor(n, n) : tk::MatmulTmaF16OutF16::tileFor(n, n)};
+    std::vector<tk::MatmulConfig> tiles{tf32 ? tk::MatmulTmaTf32Bt::tileFor(n, n)
+                                             : tk::MatmulTmaF16OutF16::tileFor(n, n)};
     for (const tk::MatmulConfig &t : tf32 ? std::span<const tk::MatmulConfig>(tk::MatmulTmaTf32Bt::kWarpSpecialized)
                                           : std::span<const tk::MatmulConfig>(tk::MatmulTmaF16OutF16::kWarpSpecialized))
       tiles.push_back(t);
-    tileRows(b, kind == 0 ? "tile_matmul_f16_" : kind == 1 ? "tile_matmul_bf16_" : "tile_matmul_tf32_bt_",
+    tileRows(b,
+             kind == 0   ? "tile_matmul_f16_"
+             : kind == 1 ? "tile_matmul_bf16_"
+                         : "tile_matmul_tf32_bt_",
              std::to_string(n), 2.0 * double(n) * n * n, tiles, launch);
   }
 }
@@ -387,15 +524,18 @@ void benchMatmulPersistentTiles(Bench &b, int64_t n) {
     DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
     const std::vector<tk::MatmulConfig> tiles =
         tf32 ? tk::MatmulTmaPersistentTf32Bt::tiles() : tk::MatmulTmaPersistentF16OutF16::tiles();
-    tileRows(b, std::string(tf32 ? "tile_matmul_tf32_bt" : "tile_matmul_f16") + "_persistent_", std::to_string(n),
-             2.0 * double(n) * n * n, tiles, [&](const tk::MatmulConfig &cfg) {
-               if (tf32)
-                 tk::MatmulTmaPersistentTf32Bt::launch(gAot, a, bm, c, bias, n, n, n, n, n, n,
-                                                       tk::MatmulEpilogue::None, nullptr, 0, &cfg);
-               else
-                 tk::MatmulTmaPersistentF16OutF16::launch(gAot, a, bm, c, bias, n, n, n, n, n, n,
-                                                          tk::MatmulEpilogue::None, nullptr, 0, &cfg);
-             });
+    tileRows(
+        b, std::string(tf32 ? "tile_matmul_tf32_bt" : "tile_matmul_f16") + "_persistent_", std::to_string(n),
+        2.0 * double(n) * n * n, tiles, [&](const tk::MatmulConfig &cfg) {
+          if (tf32)
+            tk::MatmulTmaPersistentTf32Bt::launch(
+                gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = n, .n = n, .k = n, .lda = n, .ldb = n, .ldc = n},
+                nullptr, 0, &cfg);
+          else
+            tk::MatmulTmaPersistentF16OutF16::launch(
+                gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = n, .n = n, .k = n, .lda = n, .ldb = n, .ldc = n},
+                nullptr, 0, &cfg);
+        });
   }
 }
 
@@ -414,10 +554,25 @@ void benchMatmulTiles(Bench &b, int64_t n) {
     std::string name = "tile_matmul_f16_" + tileName(cfg) + (tk::MatmulTma<tile::f16>::hasTile(cfg) ? "_tma" : "");
     if (std::find(seen.begin(), seen.end(), name) != seen.end()) continue; // listed by both kernels
     seen.push_back(name);
-    double us = b.medianUs([&](int) {
-      tk::MatmulF16::launch(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1, tk::MatmulEpilogue::None, false, nullptr,
-                            &cfg);
-    }, 0, /*flushEach=*/true);
+    double us = b.medianUs(
+        [&](int) {
+          tk::MatmulF16::launch(gAot,
+                                {.a = a,
+                                 .b = bm,
+                                 .c = c,
+                                 .bias = bias,
+                                 .m = n,
+                                 .n = n,
+                                 .k = n,
+                                 .strideAm = n,
+                                 .strideAk = 1,
+                                 .strideBk = n,
+                                 .strideBn = 1,
+                                 .strideCm = n,
+                                 .strideCn = 1},
+                                nullptr, &cfg);
+        },
+        0, /*flushEach=*/true);
     b.addFlops(name, std::to_string(n), 2.0 * double(n) * n * n, us);
   }
 }
@@ -428,10 +583,38 @@ void benchMatmulTiles(Bench &b, int64_t n) {
 void benchMatmulAutotuned(Bench &b, int64_t n, int kind, int reps = 0) {
   DeviceBuffer a = randomMatrix(size_t(n * n), kind, 1), bm = randomMatrix(size_t(n * n), kind, 2);
   DeviceBuffer c(size_t(n * n) * 4), bias(size_t(n) * 4);
-  double us = b.medianUs([&](int) {
-    if (kind == 1) tk::launchMatmulAutotuned<tile::f16>(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1);
-    else tk::launchMatmulAutotuned<tile::bf16>(gAot, a, bm, c, bias, n, n, n, n, 1, n, 1, n, 1);
-  }, reps, /*flushEach=*/true);
+  double us = b.medianUs(
+      [&](int) {
+        if (kind == 1)
+          tk::launchMatmulAutotuned<tile::f16>(gAot, {.a = a,
+                                                      .b = bm,
+                                                      .c = c,
+                                                      .bias = bias,
+                                                      .m = n,
+                                                      .n = n,
+                                                      .k = n,
+                                                      .strideAm = n,
+                                                      .strideAk = 1,
+                                                      .strideBk = n,
+                                                      .strideBn = 1,
+                                                      .strideCm = n,
+                                                      .strideCn = 1});
+        else
+          tk::launchMatmulAutotuned<tile::bf16>(gAot, {.a = a,
+                                                       .b = bm,
+                                                       .c = c,
+                                                       .bias = bias,
+                                                       .m = n,
+                                                       .n = n,
+                                                       .k = n,
+                                                       .strideAm = n,
+                                                       .strideAk = 1,
+                                                       .strideBk = n,
+                                                       .strideBn = 1,
+                                                       .strideCm = n,
+                                                       .strideCn = 1});
+      },
+      reps, /*flushEach=*/true);
   const char *name = kind == 1 ? "tile_matmul_f16_tuned" : "tile_matmul_bf16_tuned";
   std::string chosen; // the remembered choice (no measurement: the key was tuned above)
   auto choice = [&]<class T>() {
@@ -498,14 +681,16 @@ int main(int argc, char **argv) {
     {
       DeviceBuffer x(1024 * 4), y(1024 * 4), z(1024 * 4), m(1024 * 4);
       b.note("tile_cold_add", "-", coldUs([&] { tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), 1024); }));
-      b.note("tile_cold_softmax", "-", coldUs([&] { tk::Softmax::launch(gAot, m.ptr(), x.ptr(), 1, 1024, 1024, 1024); }));
+      b.note("tile_cold_softmax", "-",
+             coldUs([&] { tk::Softmax::launch(gAot, m.ptr(), x.ptr(), 1, 1024, 1024, 1024); }));
     }
     benchCopy(b);
     benchVectorAdd(b);
     benchTranspose(b);
     // 4096 rows as in Triton's tutorials, plus 256 MiB tensors where launch and tail
     // effects fade (the same list as torch_triton_bench.py).
-    const std::pair<int64_t, int64_t> rowShapes[] = {{4096, 1024}, {4096, 4096}, {4096, 16384}, {65536, 1024}, {16384, 4096}};
+    const std::pair<int64_t, int64_t> rowShapes[] = {
+        {4096, 1024}, {4096, 4096}, {4096, 16384}, {65536, 1024}, {16384, 4096}};
     for (auto [rows, cols] : rowShapes) benchSoftmax(b, rows, cols);
     for (auto [rows, cols] : rowShapes) benchLayerNorm(b, rows, cols);
     {
@@ -513,9 +698,13 @@ int main(int argc, char **argv) {
       // written into the parameters at every launch).
       const int64_t n = 1024, mm = 64;
       DeviceBuffer x(n * 4), y(n * 4), z(n * 4), a(mm * mm * 2), bm(mm * mm * 2), c(mm * mm * 2), bias(mm * 4);
-      b.note("tile_launch_host", "1024", launchHostUs([&] { tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n); }));
-      b.note("tile_launch_host_tma", "64x64x64",
-             launchHostUs([&] { tk::MatmulTmaF16OutF16::launch(gAot, a, bm, c, bias, mm, mm, mm, mm, mm, mm); }));
+      b.note("tile_launch_host", "1024",
+             launchHostUs([&] { tk::VectorAdd::launch(gAot, x.ptr(), y.ptr(), z.ptr(), n); }));
+      b.note("tile_launch_host_tma", "64x64x64", launchHostUs([&] {
+               tk::MatmulTmaF16OutF16::launch(
+                   gAot,
+                   {.a = a, .b = bm, .c = c, .bias = bias, .m = mm, .n = mm, .k = mm, .lda = mm, .ldb = mm, .ldc = mm});
+             }));
     }
     for (int64_t n : {1024, 2048, 4096})
       for (int kind : {1, 2, 0, 3}) benchMatmul(b, n, kind);

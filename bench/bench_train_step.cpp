@@ -1,9 +1,9 @@
-// bench_train_step: milliseconds per MNIST training step (issue 9) at batch 64 and 1024, ours
+// bench_train_step: milliseconds per MNIST training step at batch 64 and 1024, ours
 // replayed as one CUDA graph and launched kernel by kernel. A step is what tile-mnist runs: the
 // batch copied from pinned host memory, forward, backward, the SGD update of every parameter and
 // the loss copied back. Each figure: the mean of 100 back-to-back steps between two CUDA events,
 // the median of 5 repeats, after 20 warm-up steps.
-// Then the step's roofline at each batch size (issue 9): its FLOPs and minimum bytes counted from
+// Then the step's roofline at each batch size: its FLOPs and minimum bytes counted from
 // the layer shapes (stepWork), and the floor FLOPs / peak + bytes / bandwidth + graph nodes x cost
 // per node, with the peak, the bandwidths and the per-node cost measured in the same run
 // (measureCeilings: the FFMA and TF32 mma rates by the DSL kernels of bench/RooflineKernels.h,
@@ -11,7 +11,7 @@
 // Last, the per-kernel profile of one ungraphed step at each batch size (CUDA events around each
 // launch).
 // Runtime-only (the ahead-of-time kernels), so it runs on the GPU machine; prints lines starting
-// "train-step" that tools/gpu-check.sh copies into its summary. Without a GPU it prints the counts.
+// "train-step" that scripts/gpu-check.sh copies into its summary. Without a GPU it prints the counts.
 #include "bench_kernels_aot.h"
 
 #include "tile/kernels/AotLauncher.h"
@@ -50,8 +50,7 @@ void fillBatch(TrainStep &step) {
   uint32_t state = 2024;
   auto next = [&] { return (state = state * 1664525u + 1013904223u) >> 8; };
   const float background = (0.0f - 0.1307f) / 0.3081f;
-  for (float &p : step.images())
-    p = next() % 5 == 0 ? (float(next() % 256) / 255.0f - 0.1307f) / 0.3081f : background;
+  for (float &p : step.images()) p = next() % 5 == 0 ? (float(next() % 256) / 255.0f - 0.1307f) / 0.3081f : background;
   int i = 0;
   for (int32_t &l : step.labels()) l = i++ % 10;
 }
@@ -60,7 +59,7 @@ struct Timing {
   double median, lo, hi;
   float loss;
   size_t nodes;
-  bool tf32;  // the model ran its convolutions on TF32 tensor cores
+  bool tf32; // the model ran its convolutions on TF32 tensor cores
 };
 
 Timing timeSteps(kernels::Launcher &aot, int64_t batch, bool graphed, bool tf32) {
@@ -92,7 +91,7 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch, bool tf32) {
   model.setTf32Products(tf32);
   TrainStep step(model, graph, /*graphed=*/false);
   fillBatch(step);
-  for (int i = 0; i < 3; ++i) step.run(batch, kLr);  // warm: every kernel loaded
+  for (int i = 0; i < 3; ++i) step.run(batch, kLr); // warm: every kernel loaded
   profiler.start();
   step.run(batch, kLr);
   profiler.stop();
@@ -103,7 +102,7 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch, bool tf32) {
 
 // ---- The roofline of a step -------------------------------------------------------------------------------
 
-// What one training step must do at batch B, counted from the layer shapes of shared/mnist_cnn.md,
+// What one training step must do at batch B, counted from the layer shapes of docs/models.md,
 // kernel by kernel in the order MnistCnn launches them (forward, backward, sgdStep).
 // FLOPs: a multiply-add is 2, any other arithmetic op or comparison 1 (exp and log included).
 // Products: conv and linear forward, backward data (not for conv1: its input needs no gradient) and
@@ -119,7 +118,7 @@ std::string profileOneStep(kernels::Launcher &aot, int64_t batch, bool tf32) {
 // update (mean, rstd, gamma, beta: under 2 KB). Host bytes: the batch (images, labels) copied in and
 // the loss copied back, over the host link.
 struct StepWork {
-  double flops = 0, convFlops = 0;  // convFlops: the convolutions' products (on TF32 tensor cores by default)
+  double flops = 0, convFlops = 0; // convFlops: the convolutions' products (on TF32 tensor cores by default)
   double deviceBytes = 0, hostBytes = 0;
 };
 
@@ -136,30 +135,30 @@ StepWork stepWork(int64_t batch) {
     s.flops += flops;
     s.deviceBytes += 4 * (readF32 + writeF32) + otherBytes;
   };
-  auto conv = [&](double outputs, double k) {  // products of a convolution: 2 FLOPs per output per k
+  auto conv = [&](double outputs, double k) { // products of a convolution: 2 FLOPs per output per k
     s.convFlops += 2 * outputs * k;
     return 2 * outputs * k;
   };
   // Forward.
-  kernel(conv(c1, 1 * 9) + c1 + 3 * c1, x + w1, c1);                // conv1 + bias + BN1 statistics
-  kernel(3 * c1 + 3 * p1, c1, p1, p1);                              // BN1 + relu + pool (argmax: 1 byte)
-  kernel(conv(c2, 32 * 9) + c2 + 3 * c2, p1 + w2, c2);              // conv2 + bias + BN2 statistics
-  kernel(3 * c2 + 3 * p2, c2, p2, p2);                              // BN2 + relu + pool
-  kernel(2 * h3 * 3136 + 2 * h3, p2 + w3, h3);                      // fc1 + bias + relu
+  kernel(conv(c1, 1 * 9) + c1 + 3 * c1, x + w1, c1);   // conv1 + bias + BN1 statistics
+  kernel(3 * c1 + 3 * p1, c1, p1, p1);                 // BN1 + relu + pool (argmax: 1 byte)
+  kernel(conv(c2, 32 * 9) + c2 + 3 * c2, p1 + w2, c2); // conv2 + bias + BN2 statistics
+  kernel(3 * c2 + 3 * p2, c2, p2, p2);                 // BN2 + relu + pool
+  kernel(2 * h3 * 3136 + 2 * h3, p2 + w3, h3);         // fc1 + bias + relu
   // fc2 + bias + log-softmax + NLL and their backward, with fc1's relu backward and bias
   // gradient (LinearCrossEntropy): reads h3, fc2's parameters and the labels; writes the logits,
   // their gradient, dh3, fc2's gradients, fc1's bias gradient and the loss.
   kernel(2 * z * 128 + z + 7 * z + 2 * B + 2 * (10 * 128) * B + z + 2 * h3 * 10 + 2 * h3, h3 + w4,
          2 * z + h3 + w4 + 128 + 1, 4 * B);
   // Backward.
-  kernel(2 * (128 * 3136) * B, h3 + p2, 128 * 3136);                // fc1 weight gradient
-  kernel(2 * p2 * 128, h3 + 128 * 3136, p2);                        // fc1 data gradient
-  kernel(12 * c2, c2 + p2, c2, p2);                                 // pool2 + relu + BN2 backward
-  kernel(conv(64 * 32 * 9, B * 14 * 14), p1 + c2, 64 * 32 * 9);     // conv2 weight gradient
-  kernel(conv(p1, 64 * 9), c2 + 64 * 32 * 9, p1);                   // conv2 data gradient
-  kernel(12 * c1, c1 + p1, c1, p1);                                 // pool1 + relu + BN1 backward
-  kernel(conv(32 * 9, B * 28 * 28), x + c1, 32 * 9);                // conv1 weight gradient
-  kernel(2 * params, 2 * params, params);                           // SGD over every parameter
+  kernel(2 * (128 * 3136) * B, h3 + p2, 128 * 3136);            // fc1 weight gradient
+  kernel(2 * p2 * 128, h3 + 128 * 3136, p2);                    // fc1 data gradient
+  kernel(12 * c2, c2 + p2, c2, p2);                             // pool2 + relu + BN2 backward
+  kernel(conv(64 * 32 * 9, B * 14 * 14), p1 + c2, 64 * 32 * 9); // conv2 weight gradient
+  kernel(conv(p1, 64 * 9), c2 + 64 * 32 * 9, p1);               // conv2 data gradient
+  kernel(12 * c1, c1 + p1, c1, p1);                             // pool1 + relu + BN1 backward
+  kernel(conv(32 * 9, B * 28 * 28), x + c1, 32 * 9);            // conv1 weight gradient
+  kernel(2 * params, 2 * params, params);                       // SGD over every parameter
   s.hostBytes = 4 * (x + B) + 4;
   return s;
 }
@@ -203,7 +202,7 @@ Ceilings measureCeilings() {
     const unsigned programs = 8 * sms;
     const int iters = 256;
     rt::DeviceBuffer in(size_t(kRoofBM + kRoofBN) * kRoofBK * sizeof(float));
-    in.fillBytes(0);  // zeros: the chains stay finite, and the arithmetic costs the same
+    in.fillBytes(0); // zeros: the chains stay finite, and the arithmetic costs the same
     rt::DeviceBuffer out(size_t(programs) * kRoofBM * kRoofBN * sizeof(float));
     const rt::AotLaunchConfig cfg{rt::Dim3{programs, 1, 1}, kRoofWarps, s.handle()};
     const double ms = bestMs(s, [&] {
@@ -212,8 +211,8 @@ Ceilings measureCeilings() {
     return 2.0 * kRoofBM * kRoofBN * kRoofBK * kRoofUnroll * double(iters) * programs / (ms * 1e-3) / 1e12;
   };
   c.fp32Tflops = dotRate(false);
-  if (d.ccMajor >= 8) c.tf32Tflops = dotRate(true);  // TF32 mma needs sm_80
-  {  // Device bandwidth: cuMemcpyDtoD of 512 MiB (far past L2), 4 copies per timing, read + write counted.
+  if (d.ccMajor >= 8) c.tf32Tflops = dotRate(true); // TF32 mma needs sm_80
+  { // Device bandwidth: cuMemcpyDtoD of 512 MiB (far past L2), 4 copies per timing, read + write counted.
     const size_t bytes = size_t(512) << 20;
     rt::DeviceBuffer src(bytes), dst(bytes);
     src.fillBytes(1);
@@ -222,7 +221,7 @@ Ceilings measureCeilings() {
     });
     c.deviceGBps = 2.0 * 4 * double(bytes) / (ms * 1e-3) / 1e9;
   }
-  {  // Host-to-device from pinned memory, as the batch travels: 64 MiB, 4 copies per timing.
+  { // Host-to-device from pinned memory, as the batch travels: 64 MiB, 4 copies per timing.
     const size_t bytes = size_t(64) << 20;
     rt::PinnedHostBuffer host(bytes);
     rt::DeviceBuffer dev(bytes);
@@ -231,11 +230,11 @@ Ceilings measureCeilings() {
     });
     c.hostGBps = 4.0 * double(bytes) / (ms * 1e-3) / 1e9;
   }
-  {  // Per-node cost: a graph of kGraphNodes chained one-warp empty kernels (stream capture chains them,
-     // as it chains the step's nodes), replayed 10 times per timing.
+  { // Per-node cost: a graph of kGraphNodes chained one-warp empty kernels (stream capture chains them,
+    // as it chains the step's nodes), replayed 10 times per timing.
     rt::DeviceBuffer unused(16);
     const rt::AotLaunchConfig cfg{rt::Dim3{1, 1, 1}, 1, s.handle()};
-    aot_bench::roof_empty(cfg, unused.ptr());  // loads the module outside the capture
+    aot_bench::roof_empty(cfg, unused.ptr()); // loads the module outside the capture
     rt::Graph g;
     {
       rt::StreamCapture capture(s.handle());
@@ -262,7 +261,7 @@ void printWork(int64_t batch, size_t nodes) {
   std::printf("\n");
 }
 
-// The floor as issue 9 defines it: FLOPs / peak + bytes / bandwidth + nodes x per-node cost (a sum:
+// The floor: FLOPs / peak + bytes / bandwidth + nodes x per-node cost (a sum:
 // no overlap assumed between the terms). The bytes term holds the device bytes at the device
 // bandwidth and the host bytes at the host-to-device bandwidth; the nodes are the graphed step's.
 // Printed for f32 convolutions and for TF32 ones (the convolutions' products at the mma.sync rate,
@@ -272,16 +271,16 @@ void printFloor(int64_t batch, const std::vector<Timing> &graphed, const Ceiling
   const double bytesMs = (w.deviceBytes / (c.deviceGBps * 1e9) + w.hostBytes / (c.hostGBps * 1e9)) * 1e3;
   const double nodesMs = double(graphed.front().nodes) * c.usPerNode * 1e-3;
   for (bool tf32 : {false, true}) {
-    if (tf32 && c.tf32Tflops <= 0) continue;  // no TF32 tensor cores before sm_80
+    if (tf32 && c.tf32Tflops <= 0) continue; // no TF32 tensor cores before sm_80
     const double flopsMs = (tf32 ? w.convFlops / (c.tf32Tflops * 1e12) + (w.flops - w.convFlops) / (c.fp32Tflops * 1e12)
-                                 : w.flops / (c.fp32Tflops * 1e12)) * 1e3;
+                                 : w.flops / (c.fp32Tflops * 1e12)) *
+                           1e3;
     const double floorMs = flopsMs + bytesMs + nodesMs;
     char measured[192];
     if (tf32)
       std::snprintf(measured, sizeof measured, "%.1f TFLOP/s tf32 mma.sync (convolutions), %.1f fp32 (the rest)",
                     c.tf32Tflops, c.fp32Tflops);
-    else
-      std::snprintf(measured, sizeof measured, "%.1f TFLOP/s fp32", c.fp32Tflops);
+    else std::snprintf(measured, sizeof measured, "%.1f TFLOP/s fp32", c.fp32Tflops);
     std::printf("train-step batch %4lld  floor %s %8.4f ms = flops %.4f ms + bytes %.4f ms + nodes %.4f ms "
                 "(measured: %s, %.0f GB/s device, %.1f GB/s host->device, %.2f us/node); ",
                 static_cast<long long>(batch), tf32 ? "tf32" : "fp32", floorMs, flopsMs, bytesMs, nodesMs, measured,
@@ -289,14 +288,12 @@ void printFloor(int64_t batch, const std::vector<Timing> &graphed, const Ceiling
     const Timing *ours = nullptr;
     for (const Timing &t : graphed)
       if (t.tf32 == tf32) ours = &t;
-    if (ours)
-      std::printf("ours graph%s is %.2f x the floor\n", tf32 ? " tf32" : "", ours->median / floorMs);
-    else
-      std::printf("ours not timed in this precision\n");
+    if (ours) std::printf("ours graph%s is %.2f x the floor\n", tf32 ? " tf32" : "", ours->median / floorMs);
+    else std::printf("ours not timed in this precision\n");
   }
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   std::string why;

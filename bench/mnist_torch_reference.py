@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch reference for the MNIST CNN of shared/mnist_cnn.md: is tile-mnist's accuracy gap ours or the draw's?
+"""PyTorch reference for the MNIST CNN (docs/models.md): is tile-mnist's accuracy gap ours or the draw's?
 
 The same network, data, normalisation, optimiser (SGD lr 0.01, no momentum), batch size (64, the last batch
 ragged) and float32 arithmetic (TF32 off) as build/models/tile-mnist, trained in PyTorch in one of two ways:
@@ -427,7 +427,7 @@ def setup_torch(device_name):
 
 
 def build_model(torch):
-    """shared/mnist_cnn.md's network; built on the CPU (where PyTorch's default init draws from the global
+    """docs/models.md's network; built on the CPU (where PyTorch's default init draws from the global
     generator), moved to the device by the caller."""
     nn = torch.nn
     F = torch.nn.functional

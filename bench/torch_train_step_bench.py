@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""PyTorch's side of bench_train_step (issue 9): ms per training step of shared/mnist_cnn.md's network at batch 64
+"""PyTorch's side of bench_train_step: ms per training step of docs/models.md's network at batch 64
 and 1024, as PyTorch eager, torch.compile and the eager step captured in one CUDA graph. It prints lines in
-bench_train_step's format ("train-step batch   64  torch eager     X ms  (...)"). tools/gpu-check.sh puts them in its
+bench_train_step's format ("train-step batch   64  torch eager     X ms  (...)"). scripts/gpu-check.sh puts them in its
 summary with ours and the floor.
 
 A step is the batch copied from pinned host memory (random images and labels, copy_(non_blocking=True)),
 zero_grad(set_to_none=True), forward, mean NLL loss, backward and the SGD update (lr 0.01, no momentum), in float32
-with TF32 off for cuDNN and matmuls, as for shared/mnist_cnn.md's reference figures; then each variant again with
+with TF32 off for cuDNN and matmuls, as for docs/models.md's reference figures; then each variant again with
 TF32 on ("eager tf32", ...: cuDNN's default for convolutions, and what tile-mnist uses on tensor-core GPUs). The network is
 bench/mnist_torch_reference.py's. The variants:
   eager    the step as written.

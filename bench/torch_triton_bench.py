@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch and Triton anchors for bench_kernels: the same shapes, the same `RESULT <name> <shape> <gbps> <us>`
-lines (names torch_* / triton_*), so tools/gpu-check.sh can put them side by side with ours (tile_*).
+lines (names torch_* / triton_*), so scripts/gpu-check.sh can put them side by side with ours (tile_*).
 
 Runs on the GPU machine, where torch and triton are installed:
     PYTHONUNBUFFERED=1 python3 bench/torch_triton_bench.py
@@ -355,7 +355,7 @@ def bench_matmul(n, half_only=False):
         triton_row("tf32", n, a, b, torch.empty(n, n, device="cuda"), flops)
 
 
-# The MNIST model's linear layers (shared/mnist_cnn.md) at batch 64 and 1024: fc1 forward
+# The MNIST model's linear layers (docs/models.md) at batch 64 and 1024: fc1 forward
 # [B, 3136] x [3136, 128] and fc2 forward [B, 128] x [128, 10], as M x N x K.
 MNIST_MATMULS = ((64, 128, 3136), (1024, 128, 3136), (1024, 10, 128))
 

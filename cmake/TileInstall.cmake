@@ -15,7 +15,7 @@ if(NOT TILE_RUNTIME_ONLY)
   set_target_properties(tile_jit PROPERTIES EXPORT_NAME tile)
   target_link_libraries(tile_jit INTERFACE tile_dsl tile_kernels)
   # tile_dsl's archive needs the compiler's archives (the export names them as link-only).
-  list(APPEND tile_exported tile_jit tile_dsl tile_kernels tile_aot_writer TileCompiler TileDialect TileLayout TileCPU)
+  list(APPEND tile_exported tile_jit tile_dsl tile_kernels tile_aot_writer tile_compiler tile_dialect tile_layout tile_cpu)
 endif()
 foreach(t IN LISTS tile_exported)
   get_target_property(name ${t} EXPORT_NAME)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The main job: installs what is missing, builds the trainer (build/models/tile-mnist and only
-# what it needs), then trains the MNIST CNN of shared/mnist_cnn.md for one epoch and prints the
+# what it needs), then trains the MNIST CNN (docs/models.md) for one epoch and prints the
 # test accuracy: on the GPU when there is one, else on the CPU executor (over all cores).
 # Arguments go to tile-mnist (scripts/run.sh --help lists them), e.g.
 #   scripts/run.sh --epochs 2 --executor cpu --checkpoint mnist.ckpt

@@ -16,7 +16,7 @@
 # Any sanitizer report aborts its test (-fno-sanitize-recover=all, halt_on_error) and any fuzz
 # crash, leak, hang or out-of-memory fails its ctest, so the job exits non-zero; ctest prints
 # the report and libFuzzer the path of the saved input. GPU tests are not run here (no GPU);
-# compute-sanitizer covers them on the GPU machine (tools/gpu-check.sh with SANITIZE=1).
+# compute-sanitizer covers them on the GPU machine (scripts/gpu-check.sh with SANITIZE=1).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build="$root/${BUILD:-build-sanitize}"
@@ -54,6 +54,9 @@ if [[ -n ${fuzzing:-} && $libfuzzer == OFF ]]; then
 fi
 
 # -O1 with line tables only: sanitizer stacks keep file:line, the build stays small and fast.
+# No -DNDEBUG (these flags replace RelWithDebInfo's "-O2 -g -DNDEBUG"): this is the build CI makes
+# with the project's assert()s on, and the passes' LLVM_DEBUG lines compiled in (tile-opt
+# -debug-only=<pass> prints them here). CMakeLists.txt refuses a sanitizer build with NDEBUG.
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
       -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything, runs every test (lit + FileCheck, unit
+# Installs what is missing, builds everything with warnings as errors (setup.sh --werror), runs every test (lit + FileCheck, unit
 # tests, ptxas on every library kernel, the examples against a fresh install, GPU tests —
 # which skip with the reason where there is no GPU —, the fuzz corpora replayed). Before that,
 # the sanitizer job (scripts/sanitize.sh: clang ASan + UBSan build of the CPU unit tests and both
@@ -10,7 +10,9 @@
 #                                   # the sanitizer job then runs only with TILE_SANITIZE_JOB=1
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
+# clang-format-22: the house-style test (house_style) checks every source with it.
+"$root/scripts/install-debs.sh" test.sh clang-format-22
+"$root/scripts/setup.sh" --werror
 status=0
 sanitize_default=1
 [ $# -eq 0 ] || sanitize_default=0

@@ -1,8 +1,10 @@
 //===- StageDump.cpp - TILE_DUMP_DIR: every stage of every kernel compiled -===//
 #include "tile/StageDump.h"
 
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
 #include "tile/Target/CudaTools.h"
+#include "tile/runtime/EnvRegistry.h"
+#include "tile/runtime/Hash.h"
 
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Pass/PassManager.h"
@@ -40,15 +42,6 @@ void stopDumping(const std::string &why) {
 /// Prints `line` the first time `flag` is seen unset.
 void noteOnce(std::atomic<bool> &flag, const std::string &line) {
   if (!flag.exchange(true)) warn(line);
-}
-
-uint64_t fnv1a(llvm::StringRef s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : s) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
 }
 
 /// A kernel's symbol as a file-name part (a tile-IR file may name its kernel "a/b").
@@ -94,7 +87,7 @@ bool markOpened(const std::string &base) {
 } // namespace
 
 std::string tile::compiler::stageDumpDirectory() {
-  const char *dir = std::getenv("TILE_DUMP_DIR");
+  const char *dir = tile::rt::readEnv("TILE_DUMP_DIR");
   return dir && *dir && !dumpingStopped ? dir : "";
 }
 
@@ -109,7 +102,7 @@ std::optional<StageDump> StageDump::open(const std::string &kernel, llvm::functi
   }
   char hash[17];
   std::snprintf(hash, sizeof hash, "%016llx",
-                static_cast<unsigned long long>(fnv1a(key() + "\ncompiler " + compilerBuildId())));
+                static_cast<unsigned long long>(tile::rt::fnv1a64(key() + "\ncompiler " + compilerBuildId())));
   StageDump d;
   d.dir_ = dir;
   d.base_ = fileNamePart(kernel) + "-" + hash;
@@ -125,8 +118,8 @@ void StageDump::write(const std::string &stage, const std::string &text) const {
   const std::string wanted = path(stage);
   // Written whole under a name of our own, then linked to the final name: a reader never sees
   // half a file, and link (unlike rename) never replaces a file that is there.
-  const std::string temp = dir_ + "/." + base_ + "." + stage + ".tmp-" + std::to_string(getpid()) + "-" +
-                           std::to_string(counter++);
+  const std::string temp =
+      dir_ + "/." + base_ + "." + stage + ".tmp-" + std::to_string(getpid()) + "-" + std::to_string(counter++);
   int err = createNew(temp, text);
   if (!err) {
     err = ::link(temp.c_str(), wanted.c_str()) == 0 ? 0 : errno;
@@ -181,7 +174,7 @@ std::string tile::compiler::gpuStageDumpKey(const std::string &tracedWithLocatio
 }
 
 Target tile::compiler::stageDumpTarget() {
-  const char *env = std::getenv("TILE_DUMP_SM");
+  const char *env = tile::rt::readEnv("TILE_DUMP_SM");
   std::string text = env && *env ? env : "sm_90a";
   llvm::StringRef s(text);
   s.consume_front("sm_");
@@ -204,10 +197,10 @@ void tile::compiler::dumpGpuStages(mlir::ModuleOp traced) {
       StageDump::open(name, [&] { return gpuStageDumpKey(printWithLocations(traced), target); });
   if (!dump || dump->openedBefore()) return;
   mlir::OwningOpRef<mlir::ModuleOp> copy(traced.clone());
-  PipelineOptions opts;
+  GpuCompileOptions opts;
   opts.target = target;
   try {
-    runPipeline(*copy, opts);
+    compileForGpu(*copy, opts);
   } catch (const tile::Error &e) {
     // The kernel runs on the CPU all the same; the stages before the failure are written.
     warn("kernel '" + name + "' does not compile for " + target.arch() + ", its GPU stages stop there: " + e.what());
@@ -215,7 +208,7 @@ void tile::compiler::dumpGpuStages(mlir::ModuleOp traced) {
 }
 
 void tile::compiler::printIRAfterAllFromEnv(mlir::PassManager &pm) {
-  const char *p = std::getenv("TILE_PRINT_IR_AFTER_ALL");
+  const char *p = tile::rt::readEnv("TILE_PRINT_IR_AFTER_ALL");
   if (!p || *p != '1') return;
   pm.getContext()->disableMultithreading();
   pm.enableIRPrinting();

@@ -92,8 +92,8 @@ mlir::Type commonElem(TraceState &s, Bin k, const Operand &a, mlir::Value va, co
     e = anyFloat ? f32 : promote(ctx, literalIntType(ctx, a.i), literalIntType(ctx, b.i));
   }
   if (isIntOnly(k) && mlir::isa<mlir::FloatType>(e))
-    fail(loc, std::string(binName(k)) + " needs integer operands, got " + (va ? typeStr(va.getType()) : "a number") +
-                  " and " + (vb ? typeStr(vb.getType()) : "a number"));
+    fail(loc) << binName(k) << " needs integer operands, got " << (va ? typeStr(va.getType()) : "a number") << " and "
+              << (vb ? typeStr(vb.getType()) : "a number");
   if (isArith(k) && e.isInteger(1)) e = mlir::IntegerType::get(ctx, 32);
   return e;
 }
@@ -108,7 +108,7 @@ llvm::SmallVector<int64_t> commonShape(Bin k, llvm::ArrayRef<mlir::Value> vs, co
       std::string all;
       for (mlir::Value w : vs)
         if (w) all += (all.empty() ? "" : " vs ") + shapeStr(shapeOf(w.getType()));
-      fail(loc, std::string("shape mismatch in ") + binName(k) + ": " + all);
+      fail(loc) << "shape mismatch in " << binName(k) << ": " << all;
     }
     shape = *j;
   }
@@ -160,7 +160,7 @@ mlir::Value emitBinary(TraceState &s, mlir::Location l, Bin k, mlir::Value x, ml
     default: break;
     }
   }
-  throw InternalError("tile internal error: unhandled binary op (this is a bug; please report)");
+  bug() << "unhandled binary op";
 }
 
 /// ptr + offset (negated for ptr - offset): tile.addptr, offsets in elements.
@@ -169,12 +169,13 @@ Value addptr(TraceState &s, mlir::Location l, const SrcLoc &loc, mlir::Value ptr
   mlir::Type offElem;
   mlir::Value voff;
   if (off.kind == Operand::Kind::Float)
-    fail(loc, std::string(what) + ": pointer offset must be an integer, got the float number " + std::to_string(off.f));
+    fail(loc) << what << ": pointer offset must be an integer, got the float number " << off.f;
   if (off.kind == Operand::Kind::V) {
     voff = use(s, off.value, off.loc, what);
     mlir::Type t = voff.getType();
-    if (isPtrElem(t)) fail(loc, std::string(what) + ": cannot add two pointers (" + typeStr(ptr.getType()) + " and " + typeStr(t) + ")");
-    if (isFloatElem(t)) fail(loc, std::string(what) + ": pointer offset must be an integer, got " + typeStr(t));
+    if (isPtrElem(t))
+      fail(loc) << what << ": cannot add two pointers (" << typeStr(ptr.getType()) << " and " << typeStr(t) << ")";
+    if (isFloatElem(t)) fail(loc) << what << ": pointer offset must be an integer, got " << typeStr(t);
     unsigned w = mlir::getElementTypeOrSelf(t).getIntOrFloatBitWidth();
     offElem = w < 32 ? mlir::IntegerType::get(s.ctx, 32) : mlir::getElementTypeOrSelf(t);
   } else {
@@ -182,12 +183,13 @@ Value addptr(TraceState &s, mlir::Location l, const SrcLoc &loc, mlir::Value ptr
   }
   auto shape = broadcastShapes(shapeOf(ptr.getType()), voff ? shapeOf(voff.getType()) : llvm::ArrayRef<int64_t>{});
   if (!shape)
-    fail(loc, std::string("shape mismatch in ") + what + ": " + shapeStr(shapeOf(ptr.getType())) + " vs " +
-                  shapeStr(shapeOf(voff.getType())));
+    fail(loc) << "shape mismatch in " << what << ": " << shapeStr(shapeOf(ptr.getType())) << " vs "
+              << shapeStr(shapeOf(voff.getType()));
   mlir::Value offset;
   if (voff) {
     offset = materialize(s, l, off, offElem, *shape, what);
-    if (negate) offset = arith::SubIOp::create(s.builder, l, makeConstant(s, l, loc, offset.getType(), false, 0, 0), offset);
+    if (negate)
+      offset = arith::SubIOp::create(s.builder, l, makeConstant(s, l, loc, offset.getType(), false, 0, 0), offset);
   } else {
     offset = makeConstant(s, l, loc, shaped(*shape, offElem), false, negate ? -off.i : off.i, 0);
   }
@@ -203,10 +205,9 @@ Value binary(Bin k, const Operand &a, const Operand &b, const SrcLoc &loc) {
   bool pa = va && isPtrElem(va.getType()), pb = vb && isPtrElem(vb.getType());
   if (pa || pb) {
     if (pa && !pb && (k == Bin::Add || k == Bin::Sub)) return addptr(s, l, loc, va, b, k == Bin::Sub);
-    if (pb && !pa && k == Bin::Add)
-      fail(loc, "pointer arithmetic needs the pointer on the left: write ptr + offset");
-    fail(loc, std::string(binName(k)) + " is not defined for pointers (" + (va ? typeStr(va.getType()) : "a number") +
-                  " and " + (vb ? typeStr(vb.getType()) : "a number") + ")");
+    if (pb && !pa && k == Bin::Add) fail(loc) << "pointer arithmetic needs the pointer on the left: write ptr + offset";
+    fail(loc) << binName(k) << " is not defined for pointers (" << (va ? typeStr(va.getType()) : "a number") << " and "
+              << (vb ? typeStr(vb.getType()) : "a number") << ")";
   }
   mlir::Type e = commonElem(s, k, a, va, b, vb, loc);
   auto shape = commonShape(k, {va, vb}, loc);
@@ -219,7 +220,8 @@ Value binary(Bin k, const Operand &a, const Operand &b, const SrcLoc &loc) {
 /// type it would get alone (i32 or f32).
 mlir::Value single(TraceState &s, mlir::Location l, const Operand &x, const char *what) {
   if (x.kind == Operand::Kind::V) return use(s, x.value, x.loc, what);
-  mlir::Type t = x.kind == Operand::Kind::Float ? mlir::Type(mlir::Float32Type::get(s.ctx)) : literalIntType(s.ctx, x.i);
+  mlir::Type t =
+      x.kind == Operand::Kind::Float ? mlir::Type(mlir::Float32Type::get(s.ctx)) : literalIntType(s.ctx, x.i);
   return makeConstant(s, l, x.loc, t, x.kind == Operand::Kind::Float, x.i, x.f);
 }
 
@@ -232,8 +234,8 @@ Value mathFn(Fn fn, const char *name, const Operand &x, const SrcLoc &loc) {
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value v = single(s, l, x, name);
   if (!isFloatElem(v.getType()))
-    fail(loc, std::string("tile::") + name + " needs a floating-point operand, got " + typeStr(v.getType()) +
-                  " (unsupported dtype; convert with tile::cast(x, DType::f32))");
+    fail(loc) << "tile::" << name << " needs a floating-point operand, got " << typeStr(v.getType())
+              << " (unsupported dtype; convert with tile::cast(x, DType::f32))";
   mlir::Type orig = mlir::getElementTypeOrSelf(v.getType());
   bool narrow = orig.getIntOrFloatBitWidth() < 32;
   if (narrow) v = convertElem(s, l, v, mlir::Float32Type::get(s.ctx));
@@ -275,7 +277,7 @@ Value operator-(Operand a) {
   TraceState &s = requireTrace(a.loc, "operator-");
   mlir::Location l = toLoc(s.ctx, a.loc);
   mlir::Value v = single(s, l, a, "operator-");
-  if (isPtrElem(v.getType())) fail(a.loc, "operator- is not defined for pointers (" + typeStr(v.getType()) + ")");
+  if (isPtrElem(v.getType())) fail(a.loc) << "operator- is not defined for pointers (" << typeStr(v.getType()) << ")";
   if (isFloatElem(v.getType())) return wrap(arith::NegFOp::create(s.builder, l, v));
   if (isBoolElem(v.getType())) v = convertElem(s, l, v, mlir::IntegerType::get(s.ctx, 32));
   return wrap(arith::SubIOp::create(s.builder, l, makeConstant(s, l, a.loc, v.getType(), false, 0, 0), v));
@@ -286,7 +288,7 @@ Value operator!(Operand a) {
   mlir::Location l = toLoc(s.ctx, a.loc);
   mlir::Value v = single(s, l, a, "operator!");
   if (!isIntElem(v.getType()))
-    fail(a.loc, "operator! needs a boolean or integer operand, got " + typeStr(v.getType()));
+    fail(a.loc) << "operator! needs a boolean or integer operand, got " << typeStr(v.getType());
   if (isBoolElem(v.getType()))
     return wrap(arith::XOrIOp::create(s.builder, l, v, makeConstant(s, l, a.loc, v.getType(), false, 1, 0)));
   return wrap(arith::CmpIOp::create(s.builder, l, arith::CmpIPredicate::eq, v,
@@ -296,18 +298,19 @@ Value operator!(Operand a) {
 Value where(Operand cond, Operand a, Operand b, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "where");
   mlir::Location l = toLoc(s.ctx, loc);
-  if (cond.kind != Operand::Kind::V) fail(loc, "where: the condition must be a boolean tile value, not a number");
+  if (cond.kind != Operand::Kind::V) fail(loc) << "where: the condition must be a boolean tile value, not a number";
   mlir::Value c = use(s, cond.value, cond.loc, "where");
   if (!isBoolElem(c.getType()))
-    fail(loc, "where: the condition must be boolean (i1), got " + typeStr(c.getType()) + "; compare it, e.g. x != 0");
+    fail(loc) << "where: the condition must be boolean (i1), got " << typeStr(c.getType())
+              << "; compare it, e.g. x != 0";
   mlir::Value va = a.kind == Operand::Kind::V ? use(s, a.value, a.loc, "where") : mlir::Value();
   mlir::Value vb = b.kind == Operand::Kind::V ? use(s, b.value, b.loc, "where") : mlir::Value();
   mlir::Type e;
   bool pa = va && isPtrElem(va.getType()), pb = vb && isPtrElem(vb.getType());
   if (pa || pb) { // selecting between pointers is fine if both are the same pointer type
     if (!(pa && pb) || mlir::getElementTypeOrSelf(va.getType()) != mlir::getElementTypeOrSelf(vb.getType()))
-      fail(loc, "where: cannot mix " + (va ? typeStr(va.getType()) : std::string("a number")) + " and " +
-                    (vb ? typeStr(vb.getType()) : std::string("a number")));
+      fail(loc) << "where: cannot mix " << (va ? typeStr(va.getType()) : std::string("a number")) << " and "
+                << (vb ? typeStr(vb.getType()) : std::string("a number"));
     e = mlir::getElementTypeOrSelf(va.getType());
   } else {
     e = commonElem(s, Bin::Where, a, va, b, vb, loc);
@@ -325,7 +328,7 @@ Value cast(Operand x, DType to, SrcLoc loc) {
   mlir::Type t = toMlir(s.ctx, to);
   if (x.kind != Operand::Kind::V) return wrap(makeConstant(s, l, loc, t, x.kind == Operand::Kind::Float, x.i, x.f));
   mlir::Value v = use(s, x.value, x.loc, "cast");
-  if (isPtrElem(v.getType())) fail(loc, "cast: cannot convert " + typeStr(v.getType()) + " to " + dtypeName(to));
+  if (isPtrElem(v.getType())) fail(loc) << "cast: cannot convert " << typeStr(v.getType()) << " to " << dtypeName(to);
   return wrap(convertElem(s, l, v, t));
 }
 
@@ -339,7 +342,7 @@ Value abs(Operand x, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "abs");
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value v = single(s, l, x, "abs");
-  if (isPtrElem(v.getType())) fail(loc, "tile::abs is not defined for pointers (" + typeStr(v.getType()) + ")");
+  if (isPtrElem(v.getType())) fail(loc) << "tile::abs is not defined for pointers (" << typeStr(v.getType()) << ")";
   if (isFloatElem(v.getType())) return wrap(mlir::math::AbsFOp::create(s.builder, l, v));
   if (isBoolElem(v.getType())) return wrap(v);
   return wrap(mlir::math::AbsIOp::create(s.builder, l, v));

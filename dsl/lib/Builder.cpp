@@ -1,6 +1,8 @@
 //===- Builder.cpp - per-thread trace state, handles and element types ----===//
 #include "State.h"
 
+#include <atomic>
+
 namespace tile {
 
 using namespace detail;
@@ -41,23 +43,31 @@ unsigned dtypeBytes(DType t) {
 }
 
 //===----------------------------------------------------------------------===//
-// Value queries (public). They read the MLIR type, so they are only meaningful while the
-// kernel that created the value is being traced.
+// Value queries (public). They read the MLIR type, so they need the trace that created the
+// value to be running (on this thread); a Value kept past it is a ProgramError here.
 //===----------------------------------------------------------------------===//
-bool Value::isTensor() const { return valid() && isTensorType(unwrap(*this).getType()); }
-bool Value::isPointer() const { return valid() && isPtrElem(unwrap(*this).getType()); }
-
-DType Value::dtype() const {
-  if (!valid()) throw ArgumentError("tile::Value::dtype() on an empty (default-constructed) Value");
-  mlir::Type e = mlir::getElementTypeOrSelf(unwrap(*this).getType());
-  if (auto p = mlir::dyn_cast<mlir::tile::PtrType>(e)) e = p.getPointeeType();
-  if (auto d = fromMlir(e)) return *d;
-  throw InternalError("tile internal error: value of unsupported element type (this is a bug; please report)");
+/// The mlir::Value of `v` if its trace is running, else a ProgramError at the caller's line.
+static mlir::Value queried(const Value &v, const SrcLoc &loc, const char *query) {
+  if (!liveTrace(v.traceId()))
+    fail(loc) << "tile::Value::" << query << ": the Value is one whose kernel trace has ended (kept in a static, "
+              << "or made by another kernel); a Value is usable only while the kernel that made it is traced";
+  return unwrap(v);
 }
 
-std::vector<int64_t> Value::shape() const {
+bool Value::isTensor(SrcLoc loc) const { return valid() && isTensorType(queried(*this, loc, "isTensor()").getType()); }
+bool Value::isPointer(SrcLoc loc) const { return valid() && isPtrElem(queried(*this, loc, "isPointer()").getType()); }
+
+DType Value::dtype(SrcLoc loc) const {
+  if (!valid()) throw ArgumentError("tile::Value::dtype() on an empty (default-constructed) Value");
+  mlir::Type e = mlir::getElementTypeOrSelf(queried(*this, loc, "dtype()").getType());
+  if (auto p = mlir::dyn_cast<mlir::tile::PtrType>(e)) e = p.getPointeeType();
+  if (auto d = fromMlir(e)) return *d;
+  bug() << "value of unsupported element type";
+}
+
+std::vector<int64_t> Value::shape(SrcLoc loc) const {
   if (!valid()) return {};
-  auto s = shapeOf(unwrap(*this).getType());
+  auto s = shapeOf(queried(*this, loc, "shape()").getType());
   return {s.begin(), s.end()};
 }
 
@@ -70,12 +80,30 @@ namespace detail {
 // own module; the MLIRContext itself is thread-safe).
 static thread_local TraceState *gCurrent = nullptr;
 
-TraceScope::TraceScope(TraceState &s) : prev_(gCurrent) { gCurrent = &s; }
+/// Ids of traces, process-wide: a Value from another thread's trace is never taken for one
+/// of this thread's.
+static std::atomic<uint64_t> gLastTraceId{0};
+
+TraceState::TraceState(mlir::ModuleOp m, std::string kernelName)
+    : ctx(m.getContext()), builder(m.getContext()), module(m), kernelName(std::move(kernelName)), id(++gLastTraceId) {}
+
+TraceScope::TraceScope(TraceState &s) : prev_(gCurrent) {
+  s.outer = gCurrent;
+  gCurrent = &s;
+}
 TraceScope::~TraceScope() { gCurrent = prev_; }
 
 TraceState &requireTrace(const SrcLoc &loc, const char *op) {
-  if (!gCurrent) fail(loc, std::string("tile::") + op + " called outside a kernel");
+  if (!gCurrent) fail(loc) << "tile::" << op << " called outside a kernel";
   return *gCurrent;
+}
+
+uint64_t currentTraceId() { return gCurrent ? gCurrent->id : 0; }
+
+TraceState *liveTrace(uint64_t id) {
+  for (TraceState *t = gCurrent; t; t = t->outer)
+    if (t->id == id) return t;
+  return nullptr;
 }
 
 mlir::Location toLoc(mlir::MLIRContext *ctx, const SrcLoc &loc) {
@@ -83,16 +111,23 @@ mlir::Location toLoc(mlir::MLIRContext *ctx, const SrcLoc &loc) {
 }
 
 mlir::Value use(TraceState &s, const Value &v, const SrcLoc &loc, const char *what) {
-  if (!v.valid()) fail(loc, std::string(what) + ": operand is an empty tile::Value (never assigned)");
+  if (!v.valid()) fail(loc) << what << ": operand is an empty tile::Value (never assigned)";
+  // Checked before the handle is read: a Value of an ended trace points into freed IR.
+  if (v.traceId() != s.id) {
+    if (TraceState *owner = liveTrace(v.traceId()))
+      fail(loc) << what << ": operand belongs to another kernel's trace ('" << owner->kernelName << "', still being "
+                << "traced around this one); pass it to this kernel as an argument";
+    fail(loc) << what << ": operand is a tile::Value whose kernel trace has ended (kept in a static, or made by "
+              << "another kernel); a Value is usable only while the kernel that made it is traced";
+  }
   mlir::Value m = unwrap(v);
   // The defining block must enclose the insertion point; otherwise the value was created
   // in a loop or branch body that has already been closed (or in another kernel).
   mlir::Block *def = m.getParentBlock();
   for (mlir::Block *b = s.builder.getInsertionBlock(); b; b = b->getParentOp() ? b->getParentOp()->getBlock() : nullptr)
     if (b == def) return m;
-  fail(loc, std::string(what) +
-                ": operand was computed inside a loop or branch body that has ended (or in another kernel); "
-                "return it from the body to use it here");
+  fail(loc) << what << ": operand was computed inside a loop or branch body that has ended; "
+            << "return it from the body to use it here";
 }
 
 //===----------------------------------------------------------------------===//

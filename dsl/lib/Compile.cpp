@@ -1,12 +1,12 @@
 //===- Compile.cpp - KernelBase::compile: pipeline behind the disk cache ---===//
-// The cache key covers everything that decides the PTX (DESIGN.md): the canonical tile IR
+// The cache key covers everything that decides the PTX (docs/runtime.md): the canonical tile IR
 // (printed without locations), the specialisation, the compiler build, the LLVM version,
 // the target, the options and the record's format. The payload is the encoded
 // rt::CompiledKernel.
 #include "KernelImpl.h"
 #include "State.h"
 
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
 #include "tile/StageDump.h"
 #include "tile/runtime/CompiledKernel.h"
 #include "tile/runtime/Context.h"
@@ -75,8 +75,8 @@ CompileResult KernelBase::compile(const Specialization &spec, const CompileReque
                                         .target = target.str(),
                                         .options = ""});
   // keepStages and TILE_DUMP_DIR need the intermediate IRs, which only a real run produces.
-  bool readCache = req.useDiskCache && !req.keepStages && !rt::DiskCache::forceRecompile() &&
-                   compiler::stageDumpDirectory().empty();
+  bool readCache =
+      req.useDiskCache && !req.keepStages && !rt::DiskCache::forceRecompile() && compiler::stageDumpDirectory().empty();
   if (readCache) {
     if (auto k = loadCached(key, impl_->name, target.str())) {
       r.kernel = std::move(*k);
@@ -85,10 +85,10 @@ CompileResult KernelBase::compile(const Specialization &spec, const CompileReque
     }
   }
 
-  compiler::PipelineOptions popts;
+  compiler::GpuCompileOptions popts;
   popts.target = target;
   popts.keepStages = req.keepStages;
-  compiler::PipelineResult p = compiler::runPipeline(*module, popts);
+  compiler::GpuCompileResult p = compiler::compileForGpu(*module, popts);
   r.kernel = std::move(p.kernel);
   if (req.keepStages) {
     r.optimizedIR = std::move(p.optimizedIR);

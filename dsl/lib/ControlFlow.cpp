@@ -19,12 +19,14 @@ struct InsertionGuard {
 };
 
 /// A loop bound: a number or a scalar integer value.
-mlir::Value bound(TraceState &s, mlir::Location l, const Operand &o, mlir::Type type, const char *what, const SrcLoc &loc) {
-  if (o.kind == Operand::Kind::Float) fail(loc, std::string("for_range: the ") + what + " must be an integer, got a float number");
+mlir::Value bound(TraceState &s, mlir::Location l, const Operand &o, mlir::Type type, const char *what,
+                  const SrcLoc &loc) {
+  if (o.kind == Operand::Kind::Float)
+    fail(loc) << "for_range: the " << what << " must be an integer, got a float number";
   if (o.kind == Operand::Kind::Int) return makeConstant(s, l, o.loc, type, false, o.i, 0);
   mlir::Value v = use(s, o.value, o.loc, "for_range");
   if (isTensorType(v.getType()) || !isIntElem(v.getType()) || isBoolElem(v.getType()))
-    fail(loc, std::string("for_range: the ") + what + " must be a scalar integer, got " + typeStr(v.getType()));
+    fail(loc) << "for_range: the " << what << " must be a scalar integer, got " << typeStr(v.getType());
   return convertElem(s, l, v, type);
 }
 
@@ -33,7 +35,8 @@ mlir::Type boundType(TraceState &s, std::initializer_list<const Operand *> ops) 
   bool wide = false;
   for (const Operand *o : ops) {
     if (o->kind == Operand::Kind::Int) wide |= o->i < INT32_MIN || o->i > INT32_MAX;
-    if (o->kind == Operand::Kind::V && o->value.valid()) {
+    // Only a value of this trace is read here; bound() reports any other through use().
+    if (o->kind == Operand::Kind::V && o->value.valid() && o->value.traceId() == s.id) {
       mlir::Type t = unwrap(o->value).getType();
       wide |= !isTensorType(t) && t.isInteger(64);
     }
@@ -45,13 +48,13 @@ mlir::Type boundType(TraceState &s, std::initializer_list<const Operand *> ops) 
 llvm::SmallVector<mlir::Value> yielded(TraceState &s, const std::vector<Value> &vals, mlir::TypeRange expect,
                                        const SrcLoc &loc, const std::string &kind) {
   if (vals.size() != expect.size())
-    fail(loc, kind + " returns " + std::to_string(vals.size()) + " value(s), expected " + std::to_string(expect.size()));
+    fail(loc) << kind << " returns " << vals.size() << " value(s), expected " << expect.size();
   llvm::SmallVector<mlir::Value> out;
   for (size_t i = 0; i < vals.size(); ++i) {
     mlir::Value v = use(s, vals[i], loc, kind.c_str());
     if (v.getType() != expect[i])
-      fail(loc, kind + " returns " + typeStr(v.getType()) + " for value " + std::to_string(i) + ", expected " +
-                    typeStr(expect[i]) + " (the types and shapes must not change; use tile::cast or broadcast_to)");
+      fail(loc) << kind << " returns " << typeStr(v.getType()) << " for value " << i << ", expected "
+                << typeStr(expect[i]) << " (the types and shapes must not change; use tile::cast or broadcast_to)";
     out.push_back(v);
   }
   return out;
@@ -69,7 +72,7 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
   TraceState &s = requireTrace(loc, "for_range");
   mlir::Location l = toLoc(s.ctx, loc);
   if (step.kind == Operand::Kind::Int && step.i <= 0)
-    fail(loc, "for_range: the step must be positive, got " + std::to_string(step.i));
+    fail(loc) << "for_range: the step must be positive, got " << step.i;
   mlir::Type it = boundType(s, {&lo, &hi, &step});
   mlir::Value vlo = bound(s, l, lo, it, "lower bound", loc);
   mlir::Value vhi = bound(s, l, hi, it, "upper bound", loc);
@@ -102,23 +105,26 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
   return results;
 }
 
-Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
-                SrcLoc loc) {
+Value for_range(Operand lo, Operand hi, Operand step, Value init,
+                const std::function<Value(Value iv, Value carried)> &body, SrcLoc loc) {
   return for_range(lo, hi, step, init, body, LoopOptions{}, loc);
 }
 
-Value for_range(Operand lo, Operand hi, Operand step, Value init, const std::function<Value(Value iv, Value carried)> &body,
-                LoopOptions options, SrcLoc loc) {
-  return for_range(lo, hi, step, std::vector<Value>{init}, [&](Value iv, std::vector<Value> carried) {
-    return std::vector<Value>{body(iv, carried[0])};
-  }, options, loc)[0];
+Value for_range(Operand lo, Operand hi, Operand step, Value init,
+                const std::function<Value(Value iv, Value carried)> &body, LoopOptions options, SrcLoc loc) {
+  return for_range(
+      lo, hi, step, std::vector<Value>{init},
+      [&](Value iv, std::vector<Value> carried) { return std::vector<Value>{body(iv, carried[0])}; }, options, loc)[0];
 }
 
 void for_range(Operand lo, Operand hi, Operand step, const std::function<void(Value iv)> &body, SrcLoc loc) {
-  for_range(lo, hi, step, {}, [&](Value iv, std::vector<Value>) {
-    body(iv);
-    return std::vector<Value>{};
-  }, loc);
+  for_range(
+      lo, hi, step, {},
+      [&](Value iv, std::vector<Value>) {
+        body(iv);
+        return std::vector<Value>{};
+      },
+      loc);
 }
 
 std::vector<Value> if_then_else(Value cond, const Branch &then, const Branch &otherwise, SrcLoc loc) {
@@ -126,10 +132,10 @@ std::vector<Value> if_then_else(Value cond, const Branch &then, const Branch &ot
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value c = use(s, cond, loc, "if");
   if (isTensorType(c.getType()))
-    fail(loc, "if: the condition must be a scalar, got the tensor " + typeStr(c.getType()) +
-                  " (use tile::where for elementwise selection, or reduce it first)");
+    fail(loc) << "if: the condition must be a scalar, got the tensor " << typeStr(c.getType())
+              << " (use tile::where for elementwise selection, or reduce it first)";
   if (!isBoolElem(c.getType()))
-    fail(loc, "if: the condition must be boolean (i1), got " + typeStr(c.getType()) + "; compare it, e.g. x != 0");
+    fail(loc) << "if: the condition must be boolean (i1), got " << typeStr(c.getType()) << "; compare it, e.g. x != 0";
 
   // Result types are only known after running the branches, so build them in a
   // result-less scf.if, then move the bodies into one with results.
@@ -171,10 +177,13 @@ std::vector<Value> if_then_else(Value cond, const Branch &then, const Branch &ot
 }
 
 void if_then(Value cond, const std::function<void()> &then, SrcLoc loc) {
-  if_then_else(cond, [&] {
-    if (then) then();
-    return std::vector<Value>{};
-  }, Branch(), loc);
+  if_then_else(
+      cond,
+      [&] {
+        if (then) then();
+        return std::vector<Value>{};
+      },
+      Branch(), loc);
 }
 
 } // namespace tile

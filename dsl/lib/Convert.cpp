@@ -26,14 +26,15 @@ mlir::Value makeConstant(TraceState &s, mlir::Location l, const SrcLoc &loc, mli
     int64_t v = i;
     if (isFloatValue) {
       if (!std::isfinite(f) || std::fabs(f) > 9.2e18)
-        fail(loc, "the number " + std::to_string(f) + " cannot be represented as " + typeStr(elem));
+        fail(loc) << "the number " << f << " cannot be represented as " << typeStr(elem);
       v = static_cast<int64_t>(f); // truncation toward zero, as a C++ cast
     }
     unsigned w = it.getWidth();
-    if (!fitsInt(v, w)) fail(loc, "the integer " + std::to_string(v) + " does not fit in " + typeStr(elem));
-    attr = mlir::IntegerAttr::get(it, llvm::APInt(w, static_cast<uint64_t>(v), /*isSigned=*/true, /*implicitTrunc=*/true));
+    if (!fitsInt(v, w)) fail(loc) << "the integer " << v << " does not fit in " << typeStr(elem);
+    attr =
+        mlir::IntegerAttr::get(it, llvm::APInt(w, static_cast<uint64_t>(v), /*isSigned=*/true, /*implicitTrunc=*/true));
   } else {
-    fail(loc, "a number cannot be used as a " + typeStr(type));
+    fail(loc) << "a number cannot be used as a " << typeStr(type);
   }
   if (auto st = mlir::dyn_cast<mlir::RankedTensorType>(type))
     return mlir::arith::ConstantOp::create(s.builder, l, mlir::DenseElementsAttr::get(st, attr));
@@ -79,8 +80,7 @@ mlir::Value convertElem(TraceState &s, mlir::Location l, mlir::Value v, mlir::Ty
 mlir::Value broadcastTo(TraceState &s, mlir::Location l, mlir::Value v, llvm::ArrayRef<int64_t> shape) {
   mlir::Type t = v.getType();
   if (shape.empty()) {
-    if (isTensorType(t))
-      throw InternalError("tile internal error: broadcast of a tensor to a scalar (this is a bug; please report)");
+    if (isTensorType(t)) bug() << "broadcast of a tensor to a scalar";
     return v;
   }
   auto rt = mlir::RankedTensorType::get(shape, mlir::getElementTypeOrSelf(t));
@@ -110,7 +110,7 @@ mlir::Value materialize(TraceState &s, mlir::Location l, const Operand &o, mlir:
   auto have = shapeOf(v.getType());
   auto joined = broadcastShapes(have, shape);
   if (!joined || llvm::ArrayRef<int64_t>(*joined) != shape)
-    fail(o.loc, std::string(what) + ": shape " + shapeStr(have) + " cannot be broadcast to " + shapeStr(shape));
+    fail(o.loc) << what << ": shape " << shapeStr(have) << " cannot be broadcast to " << shapeStr(shape);
   return broadcastTo(s, l, convertElem(s, l, v, elem), shape);
 }
 

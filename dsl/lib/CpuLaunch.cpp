@@ -8,6 +8,7 @@
 #include "tile/CPU/CheckRuntime.h"
 #include "tile/CPU/CpuCompiler.h"
 #include "tile/StageDump.h"
+#include "tile/runtime/EnvRegistry.h"
 #include "tile/runtime/Driver.h"
 
 #include <pthread.h>
@@ -33,7 +34,7 @@ struct CpuVariant {
 
 Executor resolveExecutor(Executor requested) {
   if (requested != Executor::Auto) return requested;
-  if (const char *e = std::getenv("TILE_EXECUTOR"); e && *e) {
+  if (const char *e = tile::rt::readEnv("TILE_EXECUTOR"); e && *e) {
     if (!strcasecmp(e, "cpu")) return Executor::CPU;
     if (!strcasecmp(e, "gpu")) return Executor::GPU;
     throw ArgumentError(std::string("tile: TILE_EXECUTOR must be 'cpu' or 'gpu', got '") + e + "'");
@@ -50,12 +51,12 @@ void markInitialized(const void *p, size_t bytes) { check::markWritten(p, bytes)
 namespace {
 
 bool envFlag(const char *name) {
-  const char *v = std::getenv(name);
+  const char *v = tile::rt::readEnv(name);
   return v && *v && std::strcmp(v, "0") != 0;
 }
 
 unsigned threadCount(uint64_t programs) {
-  const char *v = std::getenv("TILE_CPU_THREADS");
+  const char *v = tile::rt::readEnv("TILE_CPU_THREADS");
   long n = v && *v ? std::strtol(v, nullptr, 10) : 1;
   if (n <= 0) n = std::max(1u, std::thread::hardware_concurrency());
   return static_cast<unsigned>(std::min<uint64_t>(static_cast<uint64_t>(n), programs));
@@ -69,9 +70,14 @@ pthread_t startThread(size_t stack, std::function<void()> *fn) {
   pthread_attr_setstacksize(&attr, stack);
   pthread_t t;
   int rc = pthread_create(
-      &t, &attr, [](void *f) -> void * { (*static_cast<std::function<void()> *>(f))(); return nullptr; }, fn);
+      &t, &attr,
+      [](void *f) -> void * {
+        (*static_cast<std::function<void()> *>(f))();
+        return nullptr;
+      },
+      fn);
   pthread_attr_destroy(&attr);
-  if (rc != 0) throw std::runtime_error("tile: CPU executor: cannot start a thread (" + std::string(std::strerror(rc)) + ")");
+  if (rc != 0) throw RuntimeError("tile: CPU executor: cannot start a thread (" + std::string(std::strerror(rc)) + ")");
   return t;
 }
 

@@ -4,7 +4,9 @@
 #include "KernelImpl.h"
 #include "State.h"
 
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
+#include "tile/runtime/EnvRegistry.h"
+#include "tile/runtime/Hash.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -18,26 +20,17 @@ using namespace detail;
 /// The most pipeline stages a launch may ask for (each is one more ring buffer per load).
 static constexpr int kMaxStages = 8;
 
-static uint64_t fnv1a(const std::string &s) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : s) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 KernelBase::KernelBase(std::string name, std::vector<ParamDesc> params, Body body, std::source_location loc)
     : impl_(std::make_shared<Impl>()) {
   // The name becomes the PTX entry symbol: keep it a C identifier.
   bool ok = !name.empty() && !(name[0] >= '0' && name[0] <= '9');
   for (char c : name) ok &= (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));
-  if (!ok) fail(loc, "tile::kernel: the name '" + name + "' must be a C identifier (letters, digits, _)");
+  if (!ok) fail(loc) << "tile::kernel: the name '" << name << "' must be a C identifier (letters, digits, _)";
   impl_->name = std::move(name);
   impl_->params = std::move(params);
   impl_->body = std::move(body);
   impl_->loc = loc;
-  impl_->nameHash = fnv1a(impl_->name);
+  impl_->nameHash = tile::rt::fnv1a64(impl_->name);
 }
 
 const std::string &KernelBase::name() const { return impl_->name; }
@@ -92,23 +85,25 @@ static mlir::Type paramType(mlir::MLIRContext *ctx, const ParamDesc &p) {
 
 mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specialization &spec) const {
   if (spec.args.size() != params.size())
-    fail(loc, "kernel '" + name + "' has " + std::to_string(params.size()) + " parameters, the specialisation gives " +
-                  std::to_string(spec.args.size()));
+    fail(loc) << "kernel '" << name << "' has " << params.size() << " parameters, the specialisation gives "
+              << spec.args.size();
   for (size_t i = 0; i < params.size(); ++i)
     if (spec.args[i].kind != params[i].kind)
-      fail(loc, "kernel '" + name + "': parameter " + std::to_string(i) + " is " + kindName(params[i].kind) +
-                    ", the specialisation gives " + kindName(spec.args[i].kind));
+      fail(loc) << "kernel '" << name << "': parameter " << i << " is " << kindName(params[i].kind)
+                << ", the specialisation gives " << kindName(spec.args[i].kind);
   int w = spec.numWarps;
   if (w < 1 || w > 32 || (w & (w - 1)))
-    fail(loc, "kernel '" + name + "': num_warps must be a power of two from 1 to 32, got " + std::to_string(w));
+    fail(loc) << "kernel '" << name << "': num_warps must be a power of two from 1 to 32, got " << w;
   if (spec.numStages < 0 || spec.numStages > kMaxStages)
-    fail(loc, "kernel '" + name + "': num_stages must be 1.." + std::to_string(kMaxStages) + " (or 0: the default), got " +
-                  std::to_string(spec.numStages));
+    fail(loc) << "kernel '" << name << "': num_stages must be 1.." << kMaxStages << " (or 0: the default), got "
+              << spec.numStages;
 
   mlir::MLIRContext &ctx = compiler::context();
   mlir::Location defLoc = toLoc(&ctx, loc);
   mlir::OwningOpRef<mlir::ModuleOp> module(mlir::ModuleOp::create(defLoc));
-  TraceState state(*module);
+  TraceState state(*module, name);
+  // Installed before the parameters are wrapped: every handle carries the trace's id.
+  TraceScope scope(state);
   mlir::OpBuilder &b = state.builder;
   b.setInsertionPointToEnd(module->getBody());
 
@@ -117,7 +112,7 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
     if (p.kind != ArgKind::Const) argTypes.push_back(paramType(&ctx, p));
   auto func = mlir::func::FuncOp::create(b, defLoc, name, b.getFunctionType(argTypes, {}));
   func->setAttr(mlir::tile::kKernelAttr, b.getUnitAttr());
-  func->setAttr(mlir::tile::kNumWarpsAttr, b.getI32IntegerAttr(w));
+  mlir::tile::setKernelNumWarps(func, unsigned(w));
   if (spec.numStages > 0) func->setAttr(mlir::tile::kNumStagesAttr, b.getI32IntegerAttr(spec.numStages));
   mlir::Block *entry = func.addEntryBlock();
 
@@ -136,12 +131,8 @@ mlir::OwningOpRef<mlir::ModuleOp> KernelBase::Impl::traceModule(const Specializa
   // signature, so the launch ABI does not change.
   for (size_t i = 0; i < params.size(); ++i)
     if (spec.args[i].one && (params[i].kind == ArgKind::I32 || params[i].kind == ArgKind::I64))
-      args[i] = wrap(mlir::arith::ConstantOp::create(
-          b, defLoc, b.getIntegerAttr(paramType(&ctx, params[i]), 1)));
-  {
-    TraceScope scope(state);
-    body(args, spec);
-  }
+      args[i] = wrap(mlir::arith::ConstantOp::create(b, defLoc, b.getIntegerAttr(paramType(&ctx, params[i]), 1)));
+  body(args, spec);
   b.setInsertionPointToEnd(entry);
   mlir::func::ReturnOp::create(b, defLoc);
   verifyTracedModule(*module, name);
@@ -152,7 +143,7 @@ std::string KernelBase::trace(const Specialization &spec) const {
   std::lock_guard<std::recursive_mutex> lock(compilerMutex()); // outlives `module`
   auto module = impl_->traceModule(spec);
   // TILE_TRACE_DEBUGINFO=1 keeps the user's file:line:col locations in the printed IR.
-  const char *env = std::getenv("TILE_TRACE_DEBUGINFO");
+  const char *env = tile::rt::readEnv("TILE_TRACE_DEBUGINFO");
   return printModule(*module, env && *env && std::string(env) != "0");
 }
 

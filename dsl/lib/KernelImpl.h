@@ -23,8 +23,8 @@ namespace tile {
 /// record's launch metadata (the PTX stays with the module cache, which loaded it).
 struct LoadedVariant {
   CUcontext ctx = nullptr;
-  uint64_t hash = 0;    ///< hashSpecialization(spec, nameHash)
-  Specialization spec;  ///< compared on a hash match: a collision must not launch the wrong code
+  uint64_t hash = 0;   ///< hashSpecialization(spec, nameHash)
+  Specialization spec; ///< compared on a hash match: a collision must not launch the wrong code
   CUfunction fn = nullptr;
   rt::LaunchMetadata meta;
 };

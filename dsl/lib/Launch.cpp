@@ -35,8 +35,9 @@ void KernelBase::launchSpecialized(Grid grid, const LaunchOptions &opts, const S
     req.sm = info.ccMajor * 10 + info.ccMinor;
     CompileResult r = compile(spec, req);
     const rt::CompiledKernel &compiled = r.kernel;
-    fn = rt::ModuleCache::global().getOrLoad(ctx, rt::fnv1a64(compiled.ptx, k.nameHash), compiled.name,
-                                             [&compiled] { return compiled.ptx; }, compiled.meta.sharedBytes);
+    fn = rt::ModuleCache::global().getOrLoad(
+        ctx, rt::fnv1a64(compiled.ptx, k.nameHash), compiled.name, [&compiled] { return compiled.ptx; },
+        compiled.meta.sharedBytes);
     meta = compiled.meta;
     std::lock_guard<std::mutex> lock(k.mu);
     bool present = false;

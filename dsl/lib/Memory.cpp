@@ -15,12 +15,12 @@ mlir::Value pointerOperand(TraceState &s, const Value &ptr, const SrcLoc &loc, c
   // A descriptor lands here when its offsets and block were braced lists ({i}, {64}): C++
   // then prefers the (ptr, mask, other) overload. Say how to reach the descriptor one.
   if (mlir::isa<mlir::tile::TensorDescType>(p.getType()))
-    fail(loc, std::string("tile::") + op + ": " + verb + " a tensor descriptor through the pointer overload; pass " +
-                  "the offsets and block as std::vector<Operand> and std::vector<int64_t> (braced lists of one " +
-                  "element pick (ptr, mask, other))");
+    fail(loc) << "tile::" << op << ": " << verb << " a tensor descriptor through the pointer overload; pass "
+              << "the offsets and block as std::vector<Operand> and std::vector<int64_t> (braced lists of one "
+              << "element pick (ptr, mask, other))";
   if (!isPtrElem(p.getType()))
-    fail(loc, std::string("tile::") + op + ": " + verb + " a non-pointer value of type " + typeStr(p.getType()) +
-                  " (expected a pointer or a tensor of pointers, e.g. base + offsets)");
+    fail(loc) << "tile::" << op << ": " << verb << " a non-pointer value of type " << typeStr(p.getType())
+              << " (expected a pointer or a tensor of pointers, e.g. base + offsets)";
   return p;
 }
 
@@ -34,13 +34,13 @@ mlir::Value maskOperand(TraceState &s, mlir::Location l, mlir::Value p, const Va
                         const char *op) {
   mlir::Value m = use(s, mask, loc, op);
   if (!isBoolElem(m.getType()))
-    fail(loc, std::string("tile::") + op + ": the mask must be boolean (i1), got " + typeStr(m.getType()) +
-                  "; build it with a comparison such as offs < n");
+    fail(loc) << "tile::" << op << ": the mask must be boolean (i1), got " << typeStr(m.getType())
+              << "; build it with a comparison such as offs < n";
   auto ps = shapeOf(p.getType()), ms = shapeOf(m.getType());
   auto j = broadcastShapes(ps, ms);
   if (!j || llvm::ArrayRef<int64_t>(*j) != ps)
-    fail(loc, std::string("tile::") + op + ": mask shape " + shapeStr(ms) + " does not match the pointer shape " +
-                  shapeStr(ps));
+    fail(loc) << "tile::" << op << ": mask shape " << shapeStr(ms) << " does not match the pointer shape "
+              << shapeStr(ps);
   return broadcastTo(s, l, m, ps);
 }
 
@@ -50,12 +50,12 @@ mlir::Value dataOperand(TraceState &s, mlir::Location l, mlir::Value p, const Op
   if (v.kind == Operand::Kind::V) {
     mlir::Value vv = use(s, v.value, v.loc, op);
     if (isPtrElem(vv.getType()))
-      fail(loc, std::string("tile::") + op + ": cannot write pointers to memory (" + typeStr(vv.getType()) + ")");
+      fail(loc) << "tile::" << op << ": cannot write pointers to memory (" << typeStr(vv.getType()) << ")";
     auto ps = shapeOf(p.getType()), vs = shapeOf(vv.getType());
     auto j = broadcastShapes(ps, vs);
     if (!j || llvm::ArrayRef<int64_t>(*j) != ps)
-      fail(loc, std::string("tile::") + op + ": value shape " + shapeStr(vs) + " does not match the pointer shape " +
-                    shapeStr(ps));
+      fail(loc) << "tile::" << op << ": value shape " << shapeStr(vs) << " does not match the pointer shape "
+                << shapeStr(ps);
   }
   return materialize(s, l, v, pointeeOf(p), shapeOf(p.getType()), op);
 }
@@ -93,16 +93,16 @@ Value lanes_along(Value ptr, int dim, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "lanes_along");
   mlir::Value p = pointerOperand(s, ptr, loc, "lanes_along", "cannot direct accesses through");
   const auto shape = shapeOf(p.getType());
-  if (shape.empty()) fail(loc, "tile::lanes_along: needs a tensor of pointers, got the scalar " + typeStr(p.getType()));
+  if (shape.empty())
+    fail(loc) << "tile::lanes_along: needs a tensor of pointers, got the scalar " << typeStr(p.getType());
   if (dim < 0 || dim >= int(shape.size()))
-    fail(loc, "tile::lanes_along: dimension " + std::to_string(dim) + " is outside the pointers' rank " +
-                  std::to_string(shape.size()));
+    fail(loc) << "tile::lanes_along: dimension " << dim << " is outside the pointers' rank " << shape.size();
   // Carried by the op that computes the pointers (the accesses' pointer operand), as Triton's
   // hints are. A loop-carried pointer has no such op in the loop.
   mlir::Operation *def = p.getDefiningOp();
   if (!def)
-    fail(loc, "tile::lanes_along: the pointers must be computed in the kernel (base + offsets), not a loop-carried "
-              "value");
+    fail(loc)
+        << "tile::lanes_along: the pointers must be computed in the kernel (base + offsets), not a loop-carried value";
   def->setAttr(mlir::tile::kLanesAlongAttr, s.builder.getI32IntegerAttr(dim));
   return ptr;
 }
@@ -136,27 +136,25 @@ DescriptorBlock descriptorBlock(TraceState &s, const Value &descValue, const std
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value desc = use(s, descValue, loc, op);
   auto type = mlir::dyn_cast<mlir::tile::TensorDescType>(desc.getType());
-  if (!type)
-    fail(loc, std::string("tile::") + op + ": expected a TensorDesc parameter, got " + typeStr(desc.getType()));
+  if (!type) fail(loc) << "tile::" << op << ": expected a TensorDesc parameter, got " << typeStr(desc.getType());
   const size_t rank = type.getRank();
   if (offsets.size() != rank || block.size() != rank)
-    fail(loc, std::string("tile::") + op + ": a rank-" + std::to_string(rank) + " descriptor takes " +
-                  std::to_string(rank) + " offsets and block extents, got " + std::to_string(offsets.size()) + " and " +
-                  std::to_string(block.size()));
+    fail(loc) << "tile::" << op << ": a rank-" << rank << " descriptor takes " << rank
+              << " offsets and block extents, got " << offsets.size() << " and " << block.size();
   for (int64_t b : block)
     if (b < 1 || (b & (b - 1)) || b > (int64_t(1) << 20))
-      fail(loc, std::string("tile::") + op + ": block extents must be powers of two (up to 2^20), got " +
-                    std::to_string(b));
+      fail(loc) << "tile::" << op << ": block extents must be powers of two (up to 2^20), got " << b;
   DescriptorBlock r{desc, {}, {}, {}};
   mlir::Type i32 = s.builder.getI32Type();
-  Value ptrs = wrap(mlir::tile::DescriptorBaseOp::create(s.builder, l, mlir::tile::PtrType::get(s.ctx, type.getElementType()), desc));
+  Value ptrs = wrap(
+      mlir::tile::DescriptorBaseOp::create(s.builder, l, mlir::tile::PtrType::get(s.ctx, type.getElementType()), desc));
   Value mask;
   for (size_t d = 0; d < rank; ++d) {
     const Operand &o = offsets[d];
     mlir::Type given = o.kind == Operand::Kind::V ? use(s, o.value, o.loc, op).getType() : mlir::Type();
     if (o.kind == Operand::Kind::Float || (given && (!given.isInteger(32) || !shapeOf(given).empty())))
-      fail(o.loc, std::string("tile::") + op + ": offset " + std::to_string(d) + " must be an integer (an i32 scalar), got " +
-                      (given ? typeStr(given) : std::string("a float number")));
+      fail(o.loc) << "tile::" << op << ": offset " << d << " must be an integer (an i32 scalar), got "
+                  << (given ? typeStr(given) : std::string("a float number"));
     mlir::Value off = materialize(s, l, o, i32, {}, op);
     r.offsets.push_back(off);
     // Coordinates along d, shaped [1, ..., block[d], ..., 1] so that the sums broadcast.
@@ -164,13 +162,13 @@ DescriptorBlock descriptorBlock(TraceState &s, const Value &descValue, const std
     for (size_t e = 0; e < rank; ++e)
       if (e != d) idx = expand_dims(idx, int(e), loc);
     Value extent = wrap(mlir::tile::DescriptorDimOp::create(s.builder, l, i32, desc, s.builder.getI32IntegerAttr(d),
-                                                           s.builder.getBoolAttr(false)));
+                                                            s.builder.getBoolAttr(false)));
     Value inside = (idx >= 0) & (idx < extent);
     mask = mask.valid() ? (mask & inside) : inside;
     // The innermost stride is 1 (the launch checks it): contiguous addresses along it.
     if (d + 1 < rank)
       idx = idx * wrap(mlir::tile::DescriptorDimOp::create(s.builder, l, i32, desc, s.builder.getI32IntegerAttr(d),
-                                                            s.builder.getBoolAttr(true)));
+                                                           s.builder.getBoolAttr(true)));
     ptrs = ptrs + idx;
   }
   r.ptrs = ptrs;
@@ -194,7 +192,7 @@ void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc 
   TraceState &s = requireTrace(loc, "store");
   mlir::Value v = use(s, value, loc, "store");
   std::vector<int64_t> block = shapeOf(v.getType());
-  if (block.empty()) fail(loc, "tile::store: a descriptor store writes a block (a tensor), got a scalar");
+  if (block.empty()) fail(loc) << "tile::store: a descriptor store writes a block (a tensor), got a scalar";
   DescriptorBlock b = descriptorBlock(s, desc, offsets, block, loc, "store");
   emitStore(s, b.ptrs, value, &b.mask, loc, b.desc, b.offsets);
 }
@@ -209,7 +207,7 @@ static Value atomicAdd(const Value &ptr, const Operand &value, const Value *mask
   TraceState &s = requireTrace(loc, "atomic_add");
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value p = pointerOperand(s, ptr, loc, "atomic_add", "cannot add atomically to");
-  if (isBoolElem(pointeeOf(p))) fail(loc, "tile::atomic_add: unsupported dtype i1 (bool) for an atomic add");
+  if (isBoolElem(pointeeOf(p))) fail(loc) << "tile::atomic_add: unsupported dtype i1 (bool) for an atomic add";
   mlir::Value v = dataOperand(s, l, p, value, loc, "atomic_add");
   mlir::Value m = mask ? maskOperand(s, l, p, *mask, loc, "atomic_add") : mlir::Value();
   return wrap(mlir::tile::AtomicAddOp::create(s.builder, l, v.getType(), p, v, m));

@@ -23,14 +23,15 @@ static Value reduce(ReduceKind k, const Value &x, int axis, const SrcLoc &loc) {
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value v = use(s, x, loc, name);
   if (!isTensorType(v.getType()))
-    fail(loc, std::string("tile::") + name + " reduces a tensor, got the scalar " + typeStr(v.getType()));
-  if (isPtrElem(v.getType())) fail(loc, std::string("tile::") + name + ": cannot reduce pointers (" + typeStr(v.getType()) + ")");
+    fail(loc) << "tile::" << name << " reduces a tensor, got the scalar " << typeStr(v.getType());
+  if (isPtrElem(v.getType()))
+    fail(loc) << "tile::" << name << ": cannot reduce pointers (" << typeStr(v.getType()) << ")";
   auto shape = shapeOf(v.getType());
   int rank = static_cast<int>(shape.size());
   int a = axis < 0 ? axis + rank : axis;
   if (a < 0 || a >= rank)
-    fail(loc, std::string("tile::") + name + ": axis " + std::to_string(axis) + " out of range for a tensor of rank " +
-                  std::to_string(rank) + " " + shapeStr(shape));
+    fail(loc) << "tile::" << name << ": axis " << axis << " out of range for a tensor of rank " << rank << " "
+              << shapeStr(shape);
 
   // Accumulate in a type that neither overflows trivially nor loses precision, as Triton
   // does: bools and small ints sum in i32, f16/bf16 in f32. Max/min of bools use i32 too

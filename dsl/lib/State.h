@@ -13,18 +13,26 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 namespace tile::detail {
 
 /// One kernel being traced: the builder sits at the end of the body being generated
 /// (the function body, or a loop/branch body while its lambda runs).
+/// Every trace has an id of its own (never reused in the process), stamped on each Value
+/// it hands out, so a Value used outside its trace is recognised before it is read.
 struct TraceState {
   mlir::MLIRContext *ctx;
   mlir::OpBuilder builder;
   mlir::ModuleOp module;
-  explicit TraceState(mlir::ModuleOp m) : ctx(m.getContext()), builder(m.getContext()), module(m) {}
+  std::string kernelName;
+  uint64_t id;
+  TraceState *outer = nullptr; ///< the trace this one interrupted on this thread (TraceScope)
+  TraceState(mlir::ModuleOp m, std::string kernelName);
 };
 
 /// Installs `s` as this thread's current trace for the scope; restores the previous one
@@ -42,30 +50,100 @@ private:
 
 /// The current trace, or a ProgramError "tile::<op> called outside a kernel".
 TraceState &requireTrace(const SrcLoc &loc, const char *op);
+/// The id of this thread's current trace (0 outside any).
+uint64_t currentTraceId();
+/// The trace with `id` if it is still running on this thread (the current one or one it
+/// interrupted), else null: the trace ended, and the IR its Values point into is gone.
+TraceState *liveTrace(uint64_t id);
 
 //===----------------------------------------------------------------------===//
 // Diagnostics (Diagnostics.cpp)
 //===----------------------------------------------------------------------===//
-/// Throws ProgramError("<file>:<line>:<col>: error: <what>").
-[[noreturn]] void fail(const SrcLoc &loc, const std::string &what);
+/// A message built with <<, thrown when the statement ends (the destructor throws, so the
+/// statement `fail(loc) << ...;` never returns, which the compiler knows). Numbers print as
+/// std::to_string does, mlir::Types as the DSL spells them (typeStr).
+template <class Derived> class ErrorStream {
+public:
+  ErrorStream(const ErrorStream &) = delete;
+  ErrorStream &operator=(const ErrorStream &) = delete;
+  Derived &operator<<(std::string_view s) {
+    text_ += s;
+    return self();
+  }
+  Derived &operator<<(const char *s) {
+    text_ += s;
+    return self();
+  }
+  Derived &operator<<(const std::string &s) {
+    text_ += s;
+    return self();
+  }
+  Derived &operator<<(char c) {
+    text_ += c;
+    return self();
+  }
+  template <class T>
+    requires(std::is_arithmetic_v<T> && !std::is_same_v<T, char> && !std::is_same_v<T, bool>)
+  Derived &operator<<(T v) {
+    text_ += std::to_string(v);
+    return self();
+  }
+  Derived &operator<<(mlir::Type t);
+
+protected:
+  ErrorStream() = default;
+  ~ErrorStream() = default;
+  std::string text_;
+
+private:
+  Derived &self() { return static_cast<Derived &>(*this); }
+};
+
+/// A user error: `fail(loc) << "tile::dot: got " << type;` throws
+/// ProgramError("<file>:<line>:<col>: error: tile::dot: got f32[64]").
+class [[nodiscard]] ProgramErrorStream : public ErrorStream<ProgramErrorStream> {
+public:
+  explicit ProgramErrorStream(SourceLine where) : where_(std::move(where)) {}
+  [[noreturn]] ~ProgramErrorStream() noexcept(false);
+
+private:
+  SourceLine where_;
+};
+inline ProgramErrorStream fail(const SrcLoc &loc) {
+  return ProgramErrorStream({loc.file_name(), loc.line(), loc.column()});
+}
+
+/// A bug in tile (an invariant the DSL's own checks should have kept): `bug() << "what";`
+/// throws InternalError("tile internal error: what (this is a bug; please report)").
+class [[nodiscard]] InternalErrorStream : public ErrorStream<InternalErrorStream> {
+public:
+  InternalErrorStream() = default;
+  [[noreturn]] ~InternalErrorStream() noexcept(false);
+};
+inline InternalErrorStream bug() { return InternalErrorStream(); }
+
 /// "[64, 128]"
 std::string shapeStr(llvm::ArrayRef<int64_t> shape);
 /// The DSL's spelling of a value type: "i32", "f32[64, 128]", "ptr<f16>[128]".
 std::string typeStr(mlir::Type t);
-/// Runs the MLIR verifier. A dominance failure is a user error (a value escaped the loop
-/// or branch body that defined it) and throws ProgramError at the op's location; any
-/// other failure is a compiler bug (std::logic_error).
+/// Runs the MLIR verifier. A use its definition does not dominate is a user error (a value
+/// escaped the loop or branch body that defined it) and throws ProgramError at the using
+/// op's location; any other failure is a compiler bug (InternalError).
 void verifyTracedModule(mlir::ModuleOp module, const std::string &kernelName);
 
 //===----------------------------------------------------------------------===//
 // Handles, locations, types (Builder.cpp)
 //===----------------------------------------------------------------------===//
 mlir::Location toLoc(mlir::MLIRContext *ctx, const SrcLoc &loc);
+/// The mlir::Value of a handle, unchecked: only for handles of a live trace (use() checks).
 inline mlir::Value unwrap(const Value &v) { return mlir::Value::getFromOpaquePointer(v.raw()); }
-inline Value wrap(mlir::Value v) { return Value::fromRaw(const_cast<void *>(v.getAsOpaquePointer())); }
-/// A Value the user passes in: must be valid and defined in a body that encloses the
-/// current insertion point (a value computed inside a loop body cannot be used after
-/// the loop). `what` names the op for the message.
+/// A handle to `v`, stamped with the current trace (the one `v` was built in).
+inline Value wrap(mlir::Value v) {
+  return Value::fromRaw(const_cast<void *>(v.getAsOpaquePointer()), currentTraceId());
+}
+/// A Value the user passes in: must be valid, made by the current trace, and defined in a
+/// body that encloses the current insertion point (a value computed inside a loop body
+/// cannot be used after the loop). `what` names the op for the message.
 mlir::Value use(TraceState &s, const Value &v, const SrcLoc &loc, const char *what);
 
 mlir::Type toMlir(mlir::MLIRContext *ctx, DType t);

@@ -28,7 +28,8 @@ template <class D> std::vector<Specialization> declaredVariants() {
   if constexpr (requires { D::unitParams; })
     for (const char *u : D::unitParams) {
       auto at = std::find_if(D::params.begin(), D::params.end(), [&](const char *p) { return std::string(p) == u; });
-      if (at == D::params.end()) throw std::invalid_argument(std::string(D::name) + ": unit parameter '" + u + "' is not a parameter");
+      if (at == D::params.end())
+        throw std::invalid_argument(std::string(D::name) + ": unit parameter '" + u + "' is not a parameter");
       units.push_back(size_t(at - D::params.begin()));
     }
   std::vector<Specialization> specs;

@@ -10,6 +10,7 @@
 //              per tensor: str name, u32 rank, i64 dims[rank], f32 data[product of dims]
 //   size - 8   u64 FNV-1a 64 of every byte before it
 #include "tile/models/Checkpoint.h"
+#include "tile/runtime/Hash.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -38,18 +39,9 @@ namespace {
 constexpr char kMagic[8] = {'T', 'I', 'L', 'E', 'C', 'K', 'P', 'T'};
 constexpr uint32_t kVersion = 2;
 constexpr uint32_t kOldestReadableVersion = 1;
-constexpr size_t kFixedHeader = 20;  // magic + version + file size
+constexpr size_t kFixedHeader = 20; // magic + version + file size
 constexpr uint32_t kMaxRank = 8;
 constexpr uint32_t kMaxName = 4096;
-
-uint64_t fnv1a64(const char *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (size_t i = 0; i < n; ++i) {
-    h ^= static_cast<unsigned char>(p[i]);
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
 
 std::string hex64(uint64_t v) {
   char buf[24];
@@ -68,7 +60,7 @@ int64_t elementCount(const std::vector<int64_t> &shape) {
 }
 
 class Writer {
- public:
+public:
   template <typename T> void put(T v) { bytes.append(reinterpret_cast<const char *>(&v), sizeof v); }
   void str(const std::string &s) {
     put<uint32_t>(static_cast<uint32_t>(s.size()));
@@ -79,8 +71,9 @@ class Writer {
 
 // Bounds-checked reads; running off the end means the (checksummed) structure is malformed.
 class Reader {
- public:
-  Reader(const std::string &data, size_t pos, size_t end, const std::string &path) : d_(data), pos_(pos), end_(end), path_(path) {}
+public:
+  Reader(const std::string &data, size_t pos, size_t end, const std::string &path)
+      : d_(data), pos_(pos), end_(end), path_(path) {}
   template <typename T> T get(const char *what) {
     need(sizeof(T), what);
     T v;
@@ -103,10 +96,11 @@ class Reader {
   }
   size_t remaining() const { return end_ - pos_; }
   [[noreturn]] void malformed(const std::string &what) const {
-    throw CheckpointError("checkpoint " + path_ + ": corrupt (malformed " + what + " at byte " + std::to_string(pos_) + ")");
+    throw CheckpointError("checkpoint " + path_ + ": corrupt (malformed " + what + " at byte " + std::to_string(pos_) +
+                          ")");
   }
 
- private:
+private:
   void need(size_t n, const char *what) const {
     if (n > end_ - pos_) malformed(std::string(what) + " runs past the end");
   }
@@ -122,7 +116,7 @@ std::string serialize(const std::string &path, const Checkpoint &c) {
   Writer w;
   w.bytes.append(kMagic, sizeof kMagic);
   w.put<uint32_t>(kVersion);
-  w.put<uint64_t>(0);  // file size, patched below
+  w.put<uint64_t>(0); // file size, patched below
   w.str(c.architecture);
   if (c.state.dataset.size() > kMaxName)
     throw CheckpointError("cannot save checkpoint " + path + ": dataset name longer than " + std::to_string(kMaxName) +
@@ -152,7 +146,7 @@ std::string serialize(const std::string &path, const Checkpoint &c) {
   }
   uint64_t size = w.bytes.size() + sizeof(uint64_t);
   std::memcpy(&w.bytes[12], &size, sizeof size);
-  w.put<uint64_t>(fnv1a64(w.bytes.data(), w.bytes.size()));
+  w.put<uint64_t>(tile::rt::fnv1a64Bytes(w.bytes.data(), w.bytes.size()));
   return std::move(w.bytes);
 }
 
@@ -180,8 +174,8 @@ std::string folderOf(const std::string &path) {
 // Throws unless replacing `path` destroys nothing: it is missing, empty, or starts with the magic
 // (a checkpoint, perhaps damaged: it is what the run would replace anyway).
 void refuseToReplaceForeign(const std::string &path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return;  // missing; an unreadable folder fails the save itself
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0) return; // missing; an unreadable folder fails the save itself
   auto refuse = [&](const std::string &why) { throw CheckpointError("cannot save checkpoint " + path + ": " + why); };
   if (S_ISDIR(st.st_mode)) refuse("it is a folder");
   if (!S_ISREG(st.st_mode)) refuse("it exists and is not a regular file (not replaced)");
@@ -199,7 +193,7 @@ void refuseToReplaceForeign(const std::string &path) {
                           std::to_string(st.st_size) + " bytes without the TILECKPT magic)");
 }
 
-}  // namespace
+} // namespace
 
 std::string shapeString(const std::vector<int64_t> &shape) {
   std::string s = "[";
@@ -219,7 +213,7 @@ int removeStaleTemporaries(const std::string &path) {
     pid_t pid = 0;
     auto [stop, err] = std::from_chars(digits, last, pid);
     if (err != std::errc() || stop != last || pid <= 0 || pid == ::getpid()) continue;
-    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // alive, or another user's (EPERM)
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue; // alive, or another user's (EPERM)
     std::error_code typeError;
     if (it->is_regular_file(typeError) && !it->is_symlink(typeError) && ::unlink(it->path().c_str()) == 0) ++removed;
   }
@@ -229,7 +223,7 @@ int removeStaleTemporaries(const std::string &path) {
 void checkCheckpointTarget(const std::string &path) {
   refuseToReplaceForeign(path);
   const std::string dir = folderOf(path);
-  struct stat st {};
+  struct stat st{};
   if (::stat(dir.c_str(), &st) != 0)
     throw CheckpointError("cannot save checkpoint " + path + ": folder " + dir + ": " + std::strerror(errno));
   if (!S_ISDIR(st.st_mode)) throw CheckpointError("cannot save checkpoint " + path + ": " + dir + " is not a folder");
@@ -253,7 +247,7 @@ void saveCheckpoint(const std::string &path, const Checkpoint &ckpt) {
     int err = errno;
     if (fd >= 0) {
       ::close(fd);
-      ::unlink(tmp.c_str());  // only a temp file we created; a pre-existing directory etc. stays
+      ::unlink(tmp.c_str()); // only a temp file we created; a pre-existing directory etc. stays
     }
     throw CheckpointError("cannot save checkpoint " + path + ": " + step + ": " + std::strerror(err) + " (" + path +
                           " is unchanged)");
@@ -284,8 +278,8 @@ void saveCheckpoint(const std::string &path, const Checkpoint &ckpt) {
     int err = errno;
     if (dfd >= 0) ::close(dfd);
     // The new checkpoint is in place; only its durability across a power cut is in doubt.
-    throw CheckpointError("checkpoint " + path + " written but fsync of directory " + dir + " failed: " +
-                          std::strerror(err));
+    throw CheckpointError("checkpoint " + path + " written but fsync of directory " + dir +
+                          " failed: " + std::strerror(err));
   }
   ::close(dfd);
 }
@@ -319,9 +313,10 @@ Checkpoint loadCheckpoint(const std::string &path) {
   if (data.size() > size || size < kFixedHeader + sizeof(uint64_t))
     fail("corrupt (header says " + std::to_string(size) + " bytes, file has " + std::to_string(data.size()) + ")");
   const size_t end = size - sizeof(uint64_t);
-  uint64_t stored, computed = fnv1a64(data.data(), end);
+  uint64_t stored, computed = tile::rt::fnv1a64Bytes(data.data(), end);
   std::memcpy(&stored, &data[end], sizeof stored);
-  if (stored != computed) fail("corrupt (checksum mismatch: stored " + hex64(stored) + ", computed " + hex64(computed) + ")");
+  if (stored != computed)
+    fail("corrupt (checksum mismatch: stored " + hex64(stored) + ", computed " + hex64(computed) + ")");
 
   Reader r(data, kFixedHeader, end, path);
   Checkpoint c;
@@ -362,8 +357,10 @@ Checkpoint loadCheckpoint(const std::string &path, const std::string &architectu
     fail("architecture '" + c.architecture + "' in the file, the model is '" + architecture + "'");
   std::vector<NamedTensor> ordered;
   for (const TensorSpec &spec : expected) {
-    auto it = std::find_if(c.tensors.begin(), c.tensors.end(), [&](const NamedTensor &t) { return t.name == spec.name; });
-    if (it == c.tensors.end()) fail("tensor '" + spec.name + "' " + shapeString(spec.shape) + " of the model is missing");
+    auto it =
+        std::find_if(c.tensors.begin(), c.tensors.end(), [&](const NamedTensor &t) { return t.name == spec.name; });
+    if (it == c.tensors.end())
+      fail("tensor '" + spec.name + "' " + shapeString(spec.shape) + " of the model is missing");
     if (it->shape != spec.shape)
       fail("tensor '" + spec.name + "' has shape " + shapeString(it->shape) + " in the file, the model expects " +
            shapeString(spec.shape));
@@ -377,4 +374,4 @@ Checkpoint loadCheckpoint(const std::string &path, const std::string &architectu
   return c;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -24,8 +24,7 @@ template <typename T> T parseInt(const std::string &flag, const std::string &v, 
     usage(flag + " " + v + " is out of range (want " + range + ")");
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
   if (ec == std::errc::result_out_of_range) usage(flag + " " + v + " is out of range (want " + range + ")");
-  if (ec != std::errc() || end != v.data() + v.size() || v.empty())
-    usage(flag + " wants an integer, got '" + v + "'");
+  if (ec != std::errc() || end != v.data() + v.size() || v.empty()) usage(flag + " wants an integer, got '" + v + "'");
   if (x < lo || x > hi) usage(flag + " " + v + " is out of range (want " + range + ")");
   return x;
 }
@@ -39,29 +38,30 @@ double parseLr(const std::string &flag, const std::string &v) {
   return x;
 }
 
-}  // namespace
+} // namespace
 
 const char *datasetDirName(DatasetKind d) { return d == DatasetKind::Fashion ? "fashion-mnist" : "mnist"; }
 const char *datasetName(DatasetKind d) { return d == DatasetKind::Fashion ? "fashion" : "mnist"; }
 const char *executorName(ExecutorChoice e) {
   switch (e) {
-    case ExecutorChoice::Gpu: return "gpu";
-    case ExecutorChoice::Cpu: return "cpu";
-    default: return "auto";
+  case ExecutorChoice::Gpu: return "gpu";
+  case ExecutorChoice::Cpu: return "cpu";
+  default: return "auto";
   }
 }
 
 const char *precisionName(PrecisionChoice p) {
   switch (p) {
-    case PrecisionChoice::Tf32: return "tf32";
-    case PrecisionChoice::F32: return "f32";
-    default: return "auto";
+  case PrecisionChoice::Tf32: return "tf32";
+  case PrecisionChoice::F32: return "f32";
+  default: return "auto";
   }
 }
 
 std::string trainUsage(const std::string &program) {
-  return "usage: " + program + " [options]\n"
-         "Trains the MNIST CNN of shared/mnist_cnn.md (plain SGD) and reports test accuracy.\n"
+  return "usage: " + program +
+         " [options]\n"
+         "Trains the MNIST CNN of docs/models.md (plain SGD) and reports test accuracy.\n"
          "  --epochs N              epochs to train (default 1)\n"
          "  --batch-size N          images per step (default 64)\n"
          "  --lr X                  learning rate (default 0.01)\n"
@@ -181,4 +181,4 @@ void checkBatchSize(int64_t batch, int64_t datasetSize) {
                      " training images");
 }
 
-}  // namespace tile::models
+} // namespace tile::models

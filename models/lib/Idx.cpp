@@ -11,12 +11,10 @@ namespace tile::models {
 
 namespace {
 
-constexpr uint32_t kImagesMagic = 0x00000803;  // unsigned byte, 3 dimensions
-constexpr uint32_t kLabelsMagic = 0x00000801;  // unsigned byte, 1 dimension
+constexpr uint32_t kImagesMagic = 0x00000803; // unsigned byte, 3 dimensions
+constexpr uint32_t kLabelsMagic = 0x00000801; // unsigned byte, 1 dimension
 
-[[noreturn]] void fail(const std::string &path, const std::string &problem) {
-  throw DataError(path + ": " + problem);
-}
+[[noreturn]] void fail(const std::string &path, const std::string &problem) { throw DataError(path + ": " + problem); }
 
 std::string hex32(uint32_t v) {
   char buf[16];
@@ -60,8 +58,8 @@ void checkMagic(const std::string &path, const std::vector<uint8_t> &data, uint3
 
 void checkHeaderSize(const std::string &path, const std::vector<uint8_t> &data, size_t header) {
   if (data.size() < header)
-    fail(path, "truncated header: expected " + std::to_string(header) + " bytes, file has " +
-                   std::to_string(data.size()));
+    fail(path,
+         "truncated header: expected " + std::to_string(header) + " bytes, file has " + std::to_string(data.size()));
 }
 
 // Exactly `payload` bytes must follow the header: fewer is a truncated file, more is not idx.
@@ -76,7 +74,7 @@ void checkPayloadSize(const std::string &path, const std::vector<uint8_t> &data,
                    " bytes of " + what);
 }
 
-}  // namespace
+} // namespace
 
 IdxImages loadIdxImages(const std::string &path) {
   constexpr size_t kHeader = 16;
@@ -91,8 +89,7 @@ IdxImages loadIdxImages(const std::string &path) {
     fail(path, "images are " + std::to_string(rows) + "x" + std::to_string(cols) + ", expected 28x28");
   if (n == 0) fail(path, "holds no images");
   uint64_t payload = uint64_t(n) * kImagePixels;
-  checkPayloadSize(path, data, kHeader, payload,
-                   "pixels (" + std::to_string(n) + " images of 28x28)");
+  checkPayloadSize(path, data, kHeader, payload, "pixels (" + std::to_string(n) + " images of 28x28)");
   IdxImages out;
   out.count = n;
   out.pixels.assign(data.begin() + kHeader, data.end());
@@ -125,8 +122,8 @@ Dataset loadDataset(const std::string &dir, const std::string &split) {
   IdxImages images = loadIdxImages(imagesPath);
   std::vector<uint8_t> labels = loadIdxLabels(labelsPath);
   if (static_cast<int64_t>(labels.size()) != images.count)
-    throw DataError(imagesPath + " holds " + std::to_string(images.count) + " images but " + labelsPath +
-                    " holds " + std::to_string(labels.size()) + " labels");
+    throw DataError(imagesPath + " holds " + std::to_string(images.count) + " images but " + labelsPath + " holds " +
+                    std::to_string(labels.size()) + " labels");
   Dataset ds;
   ds.size = images.count;
   ds.images = std::move(images.pixels);
@@ -153,9 +150,10 @@ void gatherBatch(const Dataset &ds, std::span<const int64_t> indices, std::span<
     if (s < 0 || s >= ds.size)
       throw std::out_of_range("gatherBatch: sample index " + std::to_string(s) + " outside 0.." +
                               std::to_string(ds.size - 1));
-    normalize(std::span(ds.images).subspan(s * kImagePixels, kImagePixels), images.subspan(i * kImagePixels, kImagePixels));
+    normalize(std::span(ds.images).subspan(s * kImagePixels, kImagePixels),
+              images.subspan(i * kImagePixels, kImagePixels));
     labels[i] = ds.labels[s];
   }
 }
 
-}  // namespace tile::models
+} // namespace tile::models

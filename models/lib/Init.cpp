@@ -20,7 +20,7 @@ uint64_t splitmix64(uint64_t &x) {
 
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-}  // namespace
+} // namespace
 
 Rng::Rng(uint64_t seed) {
   // splitmix64 never yields four zero words, the one state xoshiro must avoid.
@@ -50,7 +50,7 @@ float Rng::uniform(float lo, float hi) {
 
 uint64_t Rng::below(uint64_t n) {
   // Rejection of the top partial range: values >= threshold are uniform modulo n.
-  const uint64_t threshold = (0 - n) % n;  // 2^64 mod n
+  const uint64_t threshold = (0 - n) % n; // 2^64 mod n
   for (;;) {
     uint64_t r = next();
     if (r >= threshold) return r % n;
@@ -84,10 +84,10 @@ std::vector<int64_t> shuffledIndices(int64_t n, uint64_t seed, int64_t epoch) {
   std::iota(idx.begin(), idx.end(), int64_t{0});
   // Seed and epoch are mixed, not added: (seed 0, epoch 1) and (seed 1, epoch 0) must differ. The
   // constant also keeps this stream apart from an initialisation Rng built from the bare seed.
-  uint64_t mix = seed ^ 0x53485546464c4500ull;  // "SHUFFLE"
+  uint64_t mix = seed ^ 0x53485546464c4500ull; // "SHUFFLE"
   Rng rng(splitmix64(mix) ^ static_cast<uint64_t>(epoch));
   for (int64_t i = n - 1; i > 0; --i) std::swap(idx[i], idx[rng.below(static_cast<uint64_t>(i) + 1)]);
   return idx;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -19,25 +19,25 @@ struct sigaction gPreviousInt, gPreviousTerm;
 
 void onSignal(int sig) {
   int none = 0;
-  if (gSignal.compare_exchange_strong(none, sig)) return;  // the first: the loop stops at its next step
+  if (gSignal.compare_exchange_strong(none, sig)) return; // the first: the loop stops at its next step
   // The second: the user means it. Default disposition, then the signal again; it stays blocked
   // until this handler returns and then ends the process.
-  struct sigaction dfl {};
+  struct sigaction dfl{};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   sigaction(sig, &dfl, nullptr);
   raise(sig);
 }
 
-}  // namespace
+} // namespace
 
 InterruptHandlers::InterruptHandlers() {
   if (gInstalled.exchange(true)) throw std::logic_error("InterruptHandlers: already installed");
   gSignal = 0;
-  struct sigaction sa {};
+  struct sigaction sa{};
   sa.sa_handler = onSignal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;  // a read or write in flight goes on; the loop checks the flag itself
+  sa.sa_flags = SA_RESTART; // a read or write in flight goes on; the loop checks the flag itself
   for (auto [sig, previous] : {std::pair{SIGINT, &gPreviousInt}, std::pair{SIGTERM, &gPreviousTerm}}) {
     sigaction(sig, nullptr, previous);
     // An ignored signal stays ignored: a shell without job control starts `tile-mnist &` with
@@ -57,10 +57,10 @@ int interruptSignal() { return gSignal.load(std::memory_order_relaxed); }
 
 const char *signalName(int signal) {
   switch (signal) {
-    case SIGINT: return "SIGINT";
-    case SIGTERM: return "SIGTERM";
-    default: return "a signal";
+  case SIGINT: return "SIGINT";
+  case SIGTERM: return "SIGTERM";
+  default: return "a signal";
   }
 }
 
-}  // namespace tile::models
+} // namespace tile::models

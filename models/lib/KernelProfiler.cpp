@@ -48,4 +48,4 @@ std::vector<KernelTime> KernelProfiler::times() {
   return out;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

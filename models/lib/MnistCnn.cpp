@@ -26,7 +26,8 @@ constexpr float kEps = 1e-5f;
 
 MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
     : l_(launcher), maxBatch_(maxBatch), arena_(launcher.hostMemory() ? MemoryKind::Host : MemoryKind::Device) {
-  if (maxBatch < 1) throw std::invalid_argument("MnistCnn: the batch size must be >= 1, got " + std::to_string(maxBatch));
+  if (maxBatch < 1)
+    throw std::invalid_argument("MnistCnn: the batch size must be >= 1, got " + std::to_string(maxBatch));
   const int64_t B = maxBatch;
   auto add = [&](const char *name, std::vector<int64_t> shape, ElemType t = ElemType::F32) {
     Tensor x = arena_.add(name, std::move(shape), t);
@@ -100,8 +101,10 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   work2_ = add("conv2.workspace", {tk::Conv2dBackwardWeight::workspaceElements(B, kC1, kH2, kH2, kC2)});
   // The batchnorms' per-chunk partial sums (forward, then backward), one workspace per layer: the
   // last reduction of bn2's backward runs on a branch beside bn1's.
-  bn1Work_ = add("bn1.workspace", {tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kMinTileRows)});
-  bn2Work_ = add("bn2.workspace", {tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kMinTileRows)});
+  bn1Work_ =
+      add("bn1.workspace", {tk::BatchNormSplit::workspaceElements(B, kC1, kH1, kH1, tk::Conv2dForward::kMinTileRows)});
+  bn2Work_ =
+      add("bn2.workspace", {tk::BatchNormSplit::workspaceElements(B, kC2, kH2, kH2, tk::Conv2dForward::kMinTileRows)});
   // The partial sums of fc1's split-K forward and of the fused head (one at a time), and of
   // fc1's weight gradient (on a branch of its own). At least one float each so the arena has it.
   fcWork_ = add("fc.workspace", {std::max<int64_t>({1, tk::Linear::forwardWorkspaceElements(B, kFc1In, kFc1Out),
@@ -111,7 +114,9 @@ MnistCnn::MnistCnn(kernels::Launcher &launcher, int64_t maxBatch)
   arena_.allocate();
 }
 
-std::vector<Tensor> MnistCnn::paramList() const { return {w1_, b1_, g1_, be1_, w2_, b2_, g2_, be2_, w3_, b3_, w4_, b4_}; }
+std::vector<Tensor> MnistCnn::paramList() const {
+  return {w1_, b1_, g1_, be1_, w2_, b2_, g2_, be2_, w3_, b3_, w4_, b4_};
+}
 std::vector<Tensor> MnistCnn::gradList() const {
   return {dw1_, db1_, dg1_, dbe1_, dw2_, db2_, dg2_, dbe2_, dw3_, db3_, dw4_, db4_};
 }
@@ -210,15 +215,16 @@ void MnistCnn::forward() {
   CUstream weightCopies = l_.fork();
   tk::ConvWeightTaps::launch(l_, w2_, w2Taps_, kC1, kC2, weightCopies);
   tk::Transpose::launch(l_, w3_, w3T_, kFc1Out, kFc1In, weightCopies);
-  tk::ChannelStats st1 =
-      tk::Conv2dForward::launchWithStats(l_, x_, w1_, b1_, c1_, stats1_, n, 1, kH1, kH1, kC1, nullptr, prec);
-  tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bn1Work_, bn1Work_.numel(), n,
-                                      kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
+  tk::ChannelStats st1 = tk::Conv2dForward::launchWithStats(
+      l_, x_, w1_, b1_, c1_, stats1_, {.n = n, .cin = 1, .h = kH1, .w = kH1, .cout = kC1, .precision = prec});
+  tk::BatchNorm2dForwardSplit::launch(l_, c1_, p1_, arg1_, g1_, be1_, mean1_, rstd1_, st1, bn1Work_, bn1Work_.numel(),
+                                      n, kC1, kH1, kH1, kEps, /*relu=*/true, /*pool=*/true);
   l_.join(weightCopies);
-  tk::ChannelStats st2 = tk::Conv2dForward::launchWithStats(l_, p1_, w2_, b2_, c2_, stats2_, n, kC1, kH2, kH2, kC2,
-                                                            nullptr, prec, w2Taps_);
-  tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bn2Work_, bn2Work_.numel(), n,
-                                      kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
+  tk::ChannelStats st2 = tk::Conv2dForward::launchWithStats(
+      l_, p1_, w2_, b2_, c2_, stats2_,
+      {.n = n, .cin = kC1, .h = kH2, .w = kH2, .cout = kC2, .precision = prec, .weightTaps = w2Taps_});
+  tk::BatchNorm2dForwardSplit::launch(l_, c2_, p2_, arg2_, g2_, be2_, mean2_, rstd2_, st2, bn2Work_, bn2Work_.numel(),
+                                      n, kC2, kH2, kH2, kEps, /*relu=*/true, /*pool=*/true);
   tk::Linear::forwardFromTransposedWeight(l_, p2_, w3T_, b3_, h3_, n, kFc1In, kFc1Out, /*relu=*/true, fcWork_,
                                           fcWork_.numel(), nullptr, tf32Products_);
   // fc2, the loss, and the backward through both and fc1's relu (fc2's gradients, dh3 and
@@ -235,25 +241,29 @@ void MnistCnn::backward() {
   // gradient on a branch, beside the data gradient's chain:
   CUstream fc1Weight = l_.fork();
   tk::Linear::backwardWeightFromTransposedGradient(l_, dh3T_, p2_, dw3_, n, kFc1In, kFc1Out, fc1WeightWork_,
-                                                  fc1WeightWork_.numel(), fc1Weight, tf32Products_);
+                                                   fc1WeightWork_.numel(), fc1Weight, tf32Products_);
   tk::Linear::backwardData(l_, dh3_, w3_, dp2_, n, kFc1In, kFc1Out, nullptr, tf32Products_);
   // pool2 + relu + bn2 (dx sum = conv2's bias gradient, on a branch)
   CUstream conv2Bias = nullptr;
-  tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_, bn2Work_,
-                                       bn2Work_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true, nullptr,
-                                       &conv2Bias);
+  tk::BatchNorm2dBackwardSplit::launch(l_, c2_, dp2_, arg2_, g2_, be2_, mean2_, rstd2_, dc2_, dg2_, dbe2_, db2_,
+                                       bn2Work_, bn2Work_.numel(), n, kC2, kH2, kH2, /*relu=*/true, /*pool=*/true,
+                                       nullptr, &conv2Bias);
   // conv2: its weight gradient on a branch, beside the data gradient's chain down to conv1.
   CUstream conv2Weight = l_.fork();
-  tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work2_, work2_.numel(), n, kC1, kH2, kH2, kC2, conv2Weight,
-                                   prec);
-  tk::Conv2dBackwardData::launch(l_, dc2_, w2_, dp1_, n, kC1, kH2, kH2, kC2, nullptr, prec, w2Taps_);
+  tk::Conv2dBackwardWeight::launch(l_, p1_, dc2_, dw2_, work2_, work2_.numel(),
+                                   {.n = n, .cin = kC1, .h = kH2, .w = kH2, .cout = kC2, .precision = prec},
+                                   conv2Weight);
+  tk::Conv2dBackwardData::launch(
+      l_, dc2_, w2_, dp1_,
+      {.n = n, .cin = kC1, .h = kH2, .w = kH2, .cout = kC2, .precision = prec, .weightTaps = w2Taps_});
   // pool1 + relu + bn1 (dx sum = conv1's bias gradient, on a branch)
   CUstream conv1Bias = nullptr;
-  tk::BatchNorm2dBackwardSplit::launch(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, db1_, bn1Work_,
-                                       bn1Work_.numel(), n, kC1, kH1, kH1, /*relu=*/true, /*pool=*/true, nullptr,
-                                       &conv1Bias);
+  tk::BatchNorm2dBackwardSplit::launch(l_, c1_, dp1_, arg1_, g1_, be1_, mean1_, rstd1_, dc1_, dg1_, dbe1_, db1_,
+                                       bn1Work_, bn1Work_.numel(), n, kC1, kH1, kH1, /*relu=*/true, /*pool=*/true,
+                                       nullptr, &conv1Bias);
   // conv1 (no input gradient needed)
-  tk::Conv2dBackwardWeight::launch(l_, x_, dc1_, dw1_, work1_, work1_.numel(), n, 1, kH1, kH1, kC1, nullptr, prec);
+  tk::Conv2dBackwardWeight::launch(l_, x_, dc1_, dw1_, work1_, work1_.numel(),
+                                   {.n = n, .cin = 1, .h = kH1, .w = kH1, .cout = kC1, .precision = prec});
   for (CUstream branch : {conv1Bias, conv2Weight, conv2Bias, fc1Weight}) l_.join(branch);
 }
 
@@ -288,4 +298,4 @@ std::vector<int32_t> MnistCnn::predictions() const {
   return out;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -21,7 +21,7 @@ std::string row(const char *fmt, auto... args) {
   std::snprintf(buf, sizeof buf, fmt, args...);
   return buf;
 }
-}  // namespace
+} // namespace
 
 std::string kernelTimeTable(const std::vector<KernelTime> &launches, const std::string &title) {
   double total = 0;
@@ -31,7 +31,8 @@ std::string kernelTimeTable(const std::vector<KernelTime> &launches, const std::
   s += row("  %3s  %-28s %-12s %10s %7s\n", "#", "kernel", "grid", "ms", "share");
   for (size_t i = 0; i < launches.size(); ++i) {
     const KernelTime &k = launches[i];
-    s += row("  %3zu  %-28s %-12s %10.4f %6.1f%%\n", i + 1, k.kernel.c_str(), gridText(k.grid).c_str(), k.ms, share(k.ms));
+    s += row("  %3zu  %-28s %-12s %10.4f %6.1f%%\n", i + 1, k.kernel.c_str(), gridText(k.grid).c_str(), k.ms,
+             share(k.ms));
   }
   s += row("  %3s  %-28s %-12s %10.4f %6.1f%%\n", "", "sum", "", total, total > 0 ? 100.0 : 0.0);
 
@@ -50,4 +51,4 @@ std::string kernelTimeTable(const std::vector<KernelTime> &launches, const std::
   return s;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -14,13 +14,13 @@ namespace tile::models {
 namespace {
 
 constexpr int kBarWidth = 10;
-constexpr double kRedrawSeconds = 0.1;  // a terminal redraw per step would cost more than small steps
+constexpr double kRedrawSeconds = 0.1; // a terminal redraw per step would cost more than small steps
 
 double steadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-}  // namespace
+} // namespace
 
 std::string formatDuration(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0 || seconds > 1e9) return "-:--";
@@ -29,8 +29,7 @@ std::string formatDuration(double seconds) {
   if (s >= 3600)
     std::snprintf(buf, sizeof buf, "%lld:%02lld:%02lld", static_cast<long long>(s / 3600),
                   static_cast<long long>(s / 60 % 60), static_cast<long long>(s % 60));
-  else
-    std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+  else std::snprintf(buf, sizeof buf, "%lld:%02lld", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
   return buf;
 }
 
@@ -60,7 +59,7 @@ void Progress::startEpoch(int64_t epoch, int64_t epochs, int64_t totalSteps, int
 std::string Progress::format(int64_t step, double loss, double elapsed) const {
   int64_t shown = std::clamp<int64_t>(step, 0, total_);
   int filled = static_cast<int>(shown * kBarWidth / total_);
-  std::string bar(kBarWidth + 2, '.');  // "[#####.....]"
+  std::string bar(kBarWidth + 2, '.'); // "[#####.....]"
   bar.front() = '[';
   bar.back() = ']';
   std::fill_n(bar.begin() + 1, filled, '#');
@@ -86,7 +85,7 @@ void Progress::update(int64_t step, double loss) {
   if (terminal_) {
     if (!last && lastDraw_ >= 0 && now - lastDraw_ < kRedrawSeconds) return;
     lastDraw_ = now;
-    out_ << '\r' << format(step, loss, now - start_) << "\x1b[K";  // erase what a longer line left
+    out_ << '\r' << format(step, loss, now - start_) << "\x1b[K"; // erase what a longer line left
     lineOpen_ = !last;
     if (last) out_ << '\n';
     out_ << std::flush;
@@ -115,7 +114,7 @@ void Progress::finish() {
 }
 
 void Progress::println(const std::string &line) {
-  if (lineOpen_) out_ << "\r\x1b[K";  // clear the progress line, print, let the next update redraw it
+  if (lineOpen_) out_ << "\r\x1b[K"; // clear the progress line, print, let the next update redraw it
   out_ << line << '\n' << std::flush;
   if (lineOpen_) {
     lineOpen_ = false;
@@ -124,4 +123,4 @@ void Progress::println(const std::string &line) {
   }
 }
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -15,12 +15,15 @@ namespace {
 // sizes of tile::detail::ParamTraits<P>::Storage in dsl/include/tile/Kernel.h).
 size_t argBytes(ArgKind k) {
   switch (k) {
-    case ArgKind::Ptr: case ArgKind::I64: return 8;
-    case ArgKind::I32: case ArgKind::F32: return 4;
-    case ArgKind::F16: case ArgKind::BF16: return 2;
-    case ArgKind::I1: return 1;
-    case ArgKind::Const: return 0;
-    case ArgKind::Desc: return sizeof(TensorDescParam);
+  case ArgKind::Ptr:
+  case ArgKind::I64: return 8;
+  case ArgKind::I32:
+  case ArgKind::F32: return 4;
+  case ArgKind::F16:
+  case ArgKind::BF16: return 2;
+  case ArgKind::I1: return 1;
+  case ArgKind::Const: return 0;
+  case ArgKind::Desc: return sizeof(TensorDescParam);
   }
   return 0;
 }
@@ -31,10 +34,10 @@ constexpr size_t kSlot = sizeof(TensorDescParam);
 void checkCopy(const Tensor &t, size_t bytes, const char *what) {
   if (t.empty()) throw std::logic_error(std::string("StepGraph::") + what + ": an empty tensor");
   if (bytes > t.bytes())
-    throw std::logic_error(std::string("StepGraph::") + what + " of " + std::to_string(bytes) + " bytes exceeds tensor " +
-                           t.name() + " (" + std::to_string(t.bytes()) + " bytes)");
+    throw std::logic_error(std::string("StepGraph::") + what + " of " + std::to_string(bytes) +
+                           " bytes exceeds tensor " + t.name() + " (" + std::to_string(t.bytes()) + " bytes)");
 }
-}  // namespace
+} // namespace
 
 StepGraph::StepGraph(kernels::Launcher &inner) : inner_(inner), host_(inner.hostMemory()) {
   // CU_STREAM_DEFAULT: ordered with the legacy default stream. The step's line at the highest
@@ -55,7 +58,7 @@ void StepGraph::launch(const char *kernelName, const Specialization &spec, rt::D
   r.kernel = kernelName;
   r.spec = spec;
   r.grid = grid;
-  size_t k = 0;  // params holds the non-Const arguments only
+  size_t k = 0; // params holds the non-Const arguments only
   for (const ArgSpec &a : spec.args) {
     if (a.kind == ArgKind::Const) continue;
     r.args.resize((k + 1) * kSlot);
@@ -70,7 +73,8 @@ CUstream StepGraph::fork() {
   if (!forkJoin_) forkJoin_.emplace(CU_EVENT_DISABLE_TIMING);
   auto freeBranch = std::find_if(branches_.begin(), branches_.end(), [](const Branch &b) { return !b.open; });
   if (freeBranch == branches_.end())
-    freeBranch = branches_.insert(branches_.end(), Branch{rt::Stream(CU_STREAM_DEFAULT, rt::streamPriorities().lowest)});
+    freeBranch =
+        branches_.insert(branches_.end(), Branch{rt::Stream(CU_STREAM_DEFAULT, rt::streamPriorities().lowest)});
   forkJoin_->record(stream());
   freeBranch->stream.waitFor(*forkJoin_);
   freeBranch->open = true;
@@ -117,7 +121,7 @@ void StepGraph::copyOut(void *dst, const Tensor &src, size_t bytes, CUstream on)
 }
 
 bool StepGraph::run(uint64_t shape, const std::function<void()> &body) {
-  for (Branch &b : branches_) b.open = false;  // a step that threw may have left some open
+  for (Branch &b : branches_) b.open = false; // a step that threw may have left some open
   if (shape_ && *shape_ == shape) {
     replay();
     return false;
@@ -201,4 +205,4 @@ void StepGraph::reset() {
   nodes_ = 0;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -13,18 +13,18 @@ namespace tile::models {
 
 size_t elemSize(ElemType t) {
   switch (t) {
-    case ElemType::F32: return 4;
-    case ElemType::I32: return 4;
-    case ElemType::I8: return 1;
+  case ElemType::F32: return 4;
+  case ElemType::I32: return 4;
+  case ElemType::I8: return 1;
   }
   return 0;
 }
 
 const char *elemTypeName(ElemType t) {
   switch (t) {
-    case ElemType::F32: return "f32";
-    case ElemType::I32: return "i32";
-    case ElemType::I8: return "i8";
+  case ElemType::F32: return "f32";
+  case ElemType::I32: return "i32";
+  case ElemType::I8: return "i8";
   }
   return "?";
 }
@@ -72,7 +72,8 @@ void Tensor::upload(const void *src) const { uploadPrefix(src, bytes()); }
 void Tensor::download(void *dst) const { downloadPrefix(dst, bytes()); }
 
 void Tensor::uploadPrefix(const void *src, size_t n) const {
-  if (n > bytes()) throw std::logic_error("tensor " + name() + ": upload of " + std::to_string(n) + " bytes exceeds it");
+  if (n > bytes())
+    throw std::logic_error("tensor " + name() + ": upload of " + std::to_string(n) + " bytes exceeds it");
   if (n == 0) return;
   if (arena_->kind_ == MemoryKind::Host) {
     std::memcpy(hostPtr(), src, n);
@@ -91,14 +92,15 @@ void Tensor::uploadPrefix(const void *src, size_t n) const {
 }
 
 void Tensor::downloadPrefix(void *dst, size_t n) const {
-  if (n > bytes()) throw std::logic_error("tensor " + name() + ": download of " + std::to_string(n) + " bytes exceeds it");
+  if (n > bytes())
+    throw std::logic_error("tensor " + name() + ": download of " + std::to_string(n) + " bytes exceeds it");
   if (n == 0) return;
   if (arena_->kind_ == MemoryKind::Host) {
     std::memcpy(dst, hostPtr(), n);
     return;
   }
   if (int own = arena_->entries_[index_].own; own >= 0) {
-    arena_->owned_[size_t(own)].copyToHost(dst, n);  // synchronous: after every launch before it
+    arena_->owned_[size_t(own)].copyToHost(dst, n); // synchronous: after every launch before it
     return;
   }
   rt::DeviceBuffer tmp(n);
@@ -184,4 +186,4 @@ std::string Arena::describe() const {
   return s.str();
 }
 
-}  // namespace tile::models
+} // namespace tile::models

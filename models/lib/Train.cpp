@@ -9,6 +9,7 @@
 #include "tile/models/StepGraph.h"
 #include "tile/models/TrainStep.h"
 #include "tile/runtime/Context.h"
+#include "tile/runtime/EnvRegistry.h"
 
 #include <algorithm>
 #include <cmath>
@@ -95,7 +96,7 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   const bool tf32 = wantTf32(o.precision, launcher);
   model.setTf32Products(tf32);
   TrainStep step(model, graph, o.graph);
-  const int64_t stepsPerEpoch = (train.size + o.batchSize - 1) / o.batchSize;  // the last batch ragged
+  const int64_t stepsPerEpoch = (train.size + o.batchSize - 1) / o.batchSize; // the last batch ragged
   TrainState state;
   state.seed = o.seed;
   state.learningRate = o.lr;
@@ -112,19 +113,17 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     model.setParameters(c.tensors);
     state.epoch = c.state.epoch;
     state.step = c.state.step;
-    state.seed = c.state.seed;  // the shuffle order continues
+    state.seed = c.state.seed; // the shuffle order continues
     out << "resumed from " << o.resume << ": " << state.epoch << " epoch(s), " << state.step << " step(s) done"
         << (state.seed != o.seed ? " (seed " + std::to_string(state.seed) + " from the checkpoint)" : std::string())
-        << (c.state.batchSize == 0 ? " (a version-1 checkpoint: its dataset and batch size were not recorded)"
-                                   : "")
+        << (c.state.batchSize == 0 ? " (a version-1 checkpoint: its dataset and batch size were not recorded)" : "")
         << "\n";
   } else {
     model.init(o.seed);
   }
   out << "tile-mnist: " << datasetName(o.dataset) << " (" << train.size << " train, " << test.size
       << " test images), batch " << o.batchSize << ", lr " << o.lr << ", seed " << state.seed << ", on " << where
-      << ", " << (tf32 ? "tf32" : "f32") << " products (" << model.arena().bytes() / (1 << 20)
-      << " MiB planned)\n"
+      << ", " << (tf32 ? "tf32" : "f32") << " products (" << model.arena().bytes() / (1 << 20) << " MiB planned)\n"
       << std::flush;
 
   auto save = [&]() {
@@ -143,11 +142,12 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   // The test set is run in batches of the training batch size (batch statistics, as in
   // training); TILE_MNIST_EVAL_BATCH=N runs it in batches of N instead (a second plan).
   int64_t evalBatch = o.batchSize;
-  if (const char *e = std::getenv("TILE_MNIST_EVAL_BATCH"); e && *e) {
+  if (const char *e = tile::rt::readEnv("TILE_MNIST_EVAL_BATCH"); e && *e) {
     char *end = nullptr;
     long long v = std::strtoll(e, &end, 10);
     if (*end || v < 1 || v > test.size)
-      throw TrainError(std::string("TILE_MNIST_EVAL_BATCH=") + e + " is not a batch size in 1.." + std::to_string(test.size));
+      throw TrainError(std::string("TILE_MNIST_EVAL_BATCH=") + e + " is not a batch size in 1.." +
+                       std::to_string(test.size));
     evalBatch = v;
   }
   std::unique_ptr<MnistCnn> evalModel;
@@ -168,7 +168,7 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   int64_t stepsRun = 0;
   std::string profileTable;
   bool stopped = false;
-  int interrupted = 0;  // the signal that stopped the run (InterruptHandlers), 0 if none
+  int interrupted = 0; // the signal that stopped the run (InterruptHandlers), 0 if none
   if (state.epoch >= o.epochs) {
     out << "the checkpoint has " << state.epoch << " epoch(s) already; --epochs " << o.epochs << ": nothing to train\n";
     stopped = true;
@@ -179,7 +179,7 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
   }
   while (state.epoch < o.epochs && !stopped) {
     const std::vector<int64_t> order = shuffledIndices(train.size, state.seed, state.epoch);
-    int64_t first = state.step - state.epoch * stepsPerEpoch;  // > 0 when resuming mid-epoch
+    int64_t first = state.step - state.epoch * stepsPerEpoch; // > 0 when resuming mid-epoch
     if (progress) progress->startEpoch(state.epoch + 1, o.epochs, stepsPerEpoch, o.batchSize);
     double lossSum = 0;
     int64_t lossCount = 0;
@@ -194,7 +194,8 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
       }
       const int64_t begin = s * o.batchSize, n = std::min(o.batchSize, train.size - begin);
       gatherBatch(train, std::span<const int64_t>(order.data() + begin, size_t(n)),
-                  std::span<float>(images.data(), size_t(n * kImagePixels)), std::span<int32_t>(labels.data(), size_t(n)));
+                  std::span<float>(images.data(), size_t(n * kImagePixels)),
+                  std::span<int32_t>(labels.data(), size_t(n)));
       float loss;
       if (o.profile && stepsRun == 1) {
         profiler.start();
@@ -231,8 +232,8 @@ int runTraining(const TrainOptions &o, kernels::Launcher &launcher, const std::s
     report(progress, line.str());
     std::ostringstream info;
     info << "  epoch " << (stopped ? state.epoch + 1 : state.epoch) << (stopped ? " (stopped by --max-steps)" : "")
-         << ": " << lossCount << " steps in " << std::fixed << std::setprecision(1) << trainSeconds << " s, mean loss " << std::setprecision(4)
-         << (lossCount ? lossSum / double(lossCount) : 0.0);
+         << ": " << lossCount << " steps in " << std::fixed << std::setprecision(1) << trainSeconds << " s, mean loss "
+         << std::setprecision(4) << (lossCount ? lossSum / double(lossCount) : 0.0);
     report(progress, info.str());
     save();
   }
@@ -279,4 +280,4 @@ std::string TimingLauncher::report() const {
   return s.str();
 }
 
-}  // namespace tile::models
+} // namespace tile::models

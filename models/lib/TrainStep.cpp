@@ -6,7 +6,8 @@
 
 namespace tile::models {
 
-TrainStep::TrainStep(MnistCnn &model, StepGraph &graph, bool graphed) : model_(model), graph_(graph), graphed_(graphed) {
+TrainStep::TrainStep(MnistCnn &model, StepGraph &graph, bool graphed)
+    : model_(model), graph_(graph), graphed_(graphed) {
   if (&model.launcher() != &graph)
     throw std::logic_error("TrainStep: the model must launch through the StepGraph (MnistCnn(graph, ...))");
   const size_t imageBytes = size_t(model.maxBatch() * kImagePixels) * sizeof(float);
@@ -67,4 +68,4 @@ float TrainStep::loss() {
   return *loss_;
 }
 
-}  // namespace tile::models
+} // namespace tile::models

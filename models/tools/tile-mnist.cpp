@@ -1,4 +1,4 @@
-// tile-mnist: trains the MNIST CNN of shared/mnist_cnn.md with the kernel library.
+// tile-mnist: trains the MNIST CNN (docs/models.md) with the kernel library.
 //   tile-mnist      (TILE_MNIST_DSL=1) kernels through the DSL's JIT path: the CPU executor
 //                   (--executor cpu) or the GPU (--executor gpu); auto = the GPU when usable.
 //   tile-mnist-aot  (TILE_MNIST_DSL=0) the ahead-of-time kernels only, for the GPU machine (no
@@ -18,6 +18,7 @@
 #include "tile/models/Train.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Driver.h"
+#include "tile/runtime/EnvRegistry.h"
 
 #if TILE_MNIST_DSL
 #include "tile/kernels/DslLauncher.h"
@@ -48,7 +49,7 @@ std::string gpuName() {
 }
 #endif
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   const std::string prog = "tile-mnist";
@@ -69,9 +70,11 @@ int main(int argc, char **argv) {
     launcher = std::make_unique<tile::kernels::DslLauncher>(e);
     if (e == tile::Executor::CPU) {
       // The trainer runs on every core unless told otherwise (the DSL's own default is one thread).
-      const char *t = std::getenv("TILE_CPU_THREADS");
-      if (!t || !*t) setenv("TILE_CPU_THREADS", std::to_string(std::max(1u, std::thread::hardware_concurrency())).c_str(), 1);
-      where = std::string("the CPU executor (") + std::getenv("TILE_CPU_THREADS") + " thread(s), TILE_CPU_THREADS)";
+      const char *t = tile::rt::readEnv("TILE_CPU_THREADS");
+      if (!t || !*t)
+        setenv("TILE_CPU_THREADS", std::to_string(std::max(1u, std::thread::hardware_concurrency())).c_str(), 1);
+      where =
+          std::string("the CPU executor (") + tile::rt::readEnv("TILE_CPU_THREADS") + " thread(s), TILE_CPU_THREADS)";
     } else {
       where = gpuName() + ", JIT";
     }
@@ -80,13 +83,14 @@ int main(int argc, char **argv) {
       throw std::runtime_error("--executor cpu: this binary holds only the ahead-of-time GPU kernels; use tile-mnist");
     if (!tile::rt::gpuAvailable(&why))
       throw std::runtime_error(std::string(o.executor == ExecutorChoice::Gpu ? "--executor gpu" : "--executor auto") +
-                               ": no usable GPU (" + why + "); this binary runs on the GPU only (tile-mnist runs the CPU executor)");
+                               ": no usable GPU (" + why +
+                               "); this binary runs on the GPU only (tile-mnist runs the CPU executor)");
     launcher = std::make_unique<tile::kernels::AotLauncher>();
     where = gpuName() + ", ahead-of-time kernels";
 #endif
     // Here and not in runTraining: the library leaves a host program's signals alone.
     InterruptHandlers interrupts;
-    const char *profile = std::getenv("TILE_MNIST_PROFILE");
+    const char *profile = tile::rt::readEnv("TILE_MNIST_PROFILE");
     if (profile && *profile && std::strcmp(profile, "0") != 0) {
       TimingLauncher timing(*launcher);
       int rc = runTraining(o, timing, where, std::cout);

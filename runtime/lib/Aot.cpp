@@ -20,21 +20,20 @@ const AotVariant *selectAotVariant(const AotKernel &kernel, const Specialization
   return best;
 }
 
-void launchAot(const AotKernel &kernel, const Specialization &actual, const AotLaunchConfig &config,
-               void **params) {
+void launchAot(const AotKernel &kernel, const Specialization &actual, const AotLaunchConfig &config, void **params) {
   const AotVariant *v = selectAotVariant(kernel, actual);
   if (!v) {
     std::string available;
     for (size_t i = 0; i < kernel.numVariants; ++i) available += (i ? " " : "") + kernel.variants[i].spec.str();
-    throw Error("tile: no ahead-of-time variant of kernel '" + std::string(kernel.name) + "' fits [" +
-                actual.str() + "]; compiled: " + available + " (add it to kernels/aot or use the JIT)");
+    throw Error("tile: no ahead-of-time variant of kernel '" + std::string(kernel.name) + "' fits [" + actual.str() +
+                "]; compiled: " + available + " (add it to kernels/aot or use the JIT)");
   }
   Context &ctx = Context::get();
   // The variant's address identifies it within this process.
   uint64_t hash = fnv1a64(kernel.name) ^ reinterpret_cast<uintptr_t>(v);
   const CompiledKernelView &k = v->kernel;
-  CUfunction f = ModuleCache::global().getOrLoad(ctx.handle(), hash, std::string(k.name),
-                                                   [&k] { return std::string(k.ptx); }, k.meta.sharedBytes);
+  CUfunction f = ModuleCache::global().getOrLoad(
+      ctx.handle(), hash, std::string(k.name), [&k] { return std::string(k.ptx); }, k.meta.sharedBytes);
   launch(f, config.grid, k.meta, config.stream, params, kernel.name);
 }
 

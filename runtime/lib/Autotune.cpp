@@ -5,6 +5,7 @@
 
 #include "tile/runtime/Context.h"
 #include "tile/runtime/DiskCache.h"
+#include "tile/runtime/EnvRegistry.h"
 #include "tile/runtime/Error.h"
 #include "tile/runtime/Stream.h"
 #include "tile/runtime/TuneEntry.h"
@@ -20,7 +21,7 @@ namespace tile::rt {
 
 namespace {
 bool verboseEnv() {
-  const char *v = std::getenv("TILE_AUTOTUNE_VERBOSE");
+  const char *v = readEnv("TILE_AUTOTUNE_VERBOSE");
   return v && *v && std::strcmp(v, "0") != 0;
 }
 
@@ -83,8 +84,8 @@ Autotuner::Autotuner(std::string kernel, std::string space, std::vector<TuneConf
       options_(std::move(options)) {
   if (configs_.empty()) throw ArgumentError("tile: autotuner of " + kernel_ + " has no candidate configs");
   if (options_.defaultConfig >= configs_.size())
-    throw ArgumentError("tile: autotuner of " + kernel_ + ": default config " +
-                                std::to_string(options_.defaultConfig) + " of " + std::to_string(configs_.size()));
+    throw ArgumentError("tile: autotuner of " + kernel_ + ": default config " + std::to_string(options_.defaultConfig) +
+                        " of " + std::to_string(configs_.size()));
   for (size_t i = 0; i < configs_.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (configs_[i] == configs_[j])
@@ -120,8 +121,9 @@ std::optional<Autotuner::Decided> Autotuner::fromDisk(const TuneKey &key, const 
   if (!payload) return std::nullopt;
   std::string why;
   std::optional<TuneEntry> e = decodeTuneEntry(*payload, &why);
-  if (e && !e->sameSlot(id)) why = "it is for " + e->kernel + " [" + e->space + "] key (" + tuneKeyString(e->key) +
-                                   ") on " + e->device + ", code " + e->codeId;
+  if (e && !e->sameSlot(id))
+    why = "it is for " + e->kernel + " [" + e->space + "] key (" + tuneKeyString(e->key) + ") on " + e->device +
+          ", code " + e->codeId;
   size_t index = configs_.size();
   if (e && why.empty()) {
     index = size_t(std::find(configs_.begin(), configs_.end(), e->config) - configs_.begin());

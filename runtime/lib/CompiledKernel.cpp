@@ -23,7 +23,7 @@ bool isIdentifier(std::string_view s) {
 
 // Reads a payload line by line; keeps the first problem found in `why`.
 class Reader {
- public:
+public:
   explicit Reader(std::string_view s) : s_(s) {}
 
   // The value of the line "<name> <value>\n" at the cursor.
@@ -39,8 +39,7 @@ class Reader {
   }
 
   // A "<name> <decimal>\n" line.
-  template <class T>
-  std::optional<T> number(std::string_view name) {
+  template <class T> std::optional<T> number(std::string_view name) {
     auto v = field(name);
     if (!v) return std::nullopt;
     T n = 0;
@@ -59,7 +58,7 @@ class Reader {
 
   std::string why;
 
- private:
+private:
   std::string_view s_;
   size_t pos_ = 0;
 };
@@ -93,7 +92,8 @@ bool parseTmaParam(std::string_view text, TmaParam &p) {
 }
 
 std::string formatTmaParam(const TmaParam &p) {
-  std::string s = std::to_string(p.param) + " " + tensorMapTypeName(p.type) + " " + std::to_string(p.swizzleBytes) + " ";
+  std::string s =
+      std::to_string(p.param) + " " + tensorMapTypeName(p.type) + " " + std::to_string(p.swizzleBytes) + " ";
   for (unsigned d = 0; d < p.rank; ++d) s += (d ? "x" : "") + std::to_string(p.box[d]);
   return s;
 }
@@ -112,7 +112,8 @@ std::optional<CompiledKernel> read(Reader &r) {
   auto warps = r.number<unsigned>("warps");
   auto tmaCount = r.number<unsigned>("tma");
   if (!n || !t || !shared || !warps || !tmaCount) return std::nullopt;
-  if (*tmaCount > unsigned(kMaxTmaParams)) return r.fail("more than " + std::to_string(kMaxTmaParams) + " TMA parameters");
+  if (*tmaCount > unsigned(kMaxTmaParams))
+    return r.fail("more than " + std::to_string(kMaxTmaParams) + " TMA parameters");
   std::array<TmaParam, kMaxTmaParams> tmaParams{};
   for (unsigned i = 0; i < *tmaCount; ++i) {
     auto line = r.field("tmaparam");
@@ -139,28 +140,28 @@ std::optional<CompiledKernel> read(Reader &r) {
   return k;
 }
 
-}  // namespace
+} // namespace
 
 int tensorMapElementBytes(TensorMapType t) {
   switch (t) {
-    case TensorMapType::U8: return 1;
-    case TensorMapType::F16:
-    case TensorMapType::BF16: return 2;
-    case TensorMapType::I32:
-    case TensorMapType::F32:
-    case TensorMapType::TF32: return 4;
+  case TensorMapType::U8: return 1;
+  case TensorMapType::F16:
+  case TensorMapType::BF16: return 2;
+  case TensorMapType::I32:
+  case TensorMapType::F32:
+  case TensorMapType::TF32: return 4;
   }
   return 0;
 }
 
 const char *tensorMapTypeName(TensorMapType t) {
   switch (t) {
-    case TensorMapType::U8: return "u8";
-    case TensorMapType::I32: return "i32";
-    case TensorMapType::F16: return "f16";
-    case TensorMapType::BF16: return "bf16";
-    case TensorMapType::F32: return "f32";
-    case TensorMapType::TF32: return "tf32";
+  case TensorMapType::U8: return "u8";
+  case TensorMapType::I32: return "i32";
+  case TensorMapType::F16: return "f16";
+  case TensorMapType::BF16: return "bf16";
+  case TensorMapType::F32: return "f32";
+  case TensorMapType::TF32: return "tf32";
   }
   return "?";
 }
@@ -181,12 +182,14 @@ std::string checkCompiledKernel(const CompiledKernel &k) {
       unused = true;
       continue;
     }
-    const bool typeOk = std::find(std::begin(kTensorMapTypes), std::end(kTensorMapTypes), p.type) != std::end(kTensorMapTypes);
+    const bool typeOk =
+        std::find(std::begin(kTensorMapTypes), std::end(kTensorMapTypes), p.type) != std::end(kTensorMapTypes);
     if (unused || !typeOk || p.rank < 1 || p.rank > p.box.size() ||
         (p.swizzleBytes != 0 && p.swizzleBytes != 32 && p.swizzleBytes != 64 && p.swizzleBytes != 128))
       return "malformed TMA parameter " + std::to_string(p.param);
     for (unsigned d = 0; d < p.rank; ++d)
-      if (p.box[d] < 1 || p.box[d] > 256) return "TMA box dimension out of 1..256 for parameter " + std::to_string(p.param);
+      if (p.box[d] < 1 || p.box[d] > 256)
+        return "TMA box dimension out of 1..256 for parameter " + std::to_string(p.param);
   }
   return "";
 }
@@ -216,4 +219,4 @@ std::optional<CompiledKernel> decodeCompiledKernel(std::string_view payload, std
   return k;
 }
 
-}  // namespace tile::rt
+} // namespace tile::rt

@@ -38,7 +38,7 @@ Context &Context::get(int ordinal) {
 }
 
 Context::Context(int ordinal) {
-  const auto &a = api();  // throws "tile: no usable GPU: <reason>"
+  const auto &a = api(); // throws "tile: no usable GPU: <reason>"
   int count = 0;
   check(a.deviceGetCount(&count), "cuDeviceGetCount");
   if (ordinal < 0 || ordinal >= count)
@@ -59,7 +59,8 @@ Context::Context(int ordinal) {
   info_.ccMajor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, "compute capability major");
   info_.ccMinor = attr(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, "compute capability minor");
   info_.smCount = attr(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "multiprocessor count");
-  info_.maxSharedPerBlock = attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "max shared memory per block (opt-in)");
+  info_.maxSharedPerBlock =
+      attr(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "max shared memory per block (opt-in)");
   check(a.deviceTotalMem(&info_.totalMem, dev_), "cuDeviceTotalMem", where);
 
   check(a.primaryCtxRetain(&ctx_, dev_), "cuDevicePrimaryCtxRetain", where);
@@ -70,7 +71,9 @@ Context::~Context() {
   if (ctx_) (void)api().primaryCtxRelease(dev_);
 }
 
-void Context::makeCurrent() { check(api().ctxSetCurrent(ctx_), "cuCtxSetCurrent", "device " + std::to_string(info_.ordinal)); }
+void Context::makeCurrent() {
+  check(api().ctxSetCurrent(ctx_), "cuCtxSetCurrent", "device " + std::to_string(info_.ordinal));
+}
 
 void Context::synchronize() {
   const auto &a = api();

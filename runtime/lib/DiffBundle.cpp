@@ -66,26 +66,57 @@ private:
 double elementAt(DiffElem e, const uint8_t *p, size_t i) {
   auto half = [](uint16_t h) {
     int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-    double v = exp == 0 ? std::ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : std::ldexp(mant | 0x400, exp - 25);
+    double v = exp == 0    ? std::ldexp(mant, -24)
+               : exp == 31 ? (mant ? NAN : INFINITY)
+                           : std::ldexp(mant | 0x400, exp - 25);
     return (h & 0x8000) ? -v : v;
   };
   switch (e) {
-  case DiffElem::F32: { float v; std::memcpy(&v, p + 4 * i, 4); return v; }
-  case DiffElem::F64: { double v; std::memcpy(&v, p + 8 * i, 8); return v; }
-  case DiffElem::F16: { uint16_t h; std::memcpy(&h, p + 2 * i, 2); return half(h); }
-  case DiffElem::BF16: { uint16_t h; std::memcpy(&h, p + 2 * i, 2); uint32_t b = uint32_t(h) << 16; float v; std::memcpy(&v, &b, 4); return v; }
+  case DiffElem::F32: {
+    float v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DiffElem::F64: {
+    double v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return v;
+  }
+  case DiffElem::F16: {
+    uint16_t h;
+    std::memcpy(&h, p + 2 * i, 2);
+    return half(h);
+  }
+  case DiffElem::BF16: {
+    uint16_t h;
+    std::memcpy(&h, p + 2 * i, 2);
+    uint32_t b = uint32_t(h) << 16;
+    float v;
+    std::memcpy(&v, &b, 4);
+    return v;
+  }
   case DiffElem::I8: return static_cast<int8_t>(p[i]);
-  case DiffElem::I32: { int32_t v; std::memcpy(&v, p + 4 * i, 4); return v; }
-  case DiffElem::I64: { int64_t v; std::memcpy(&v, p + 8 * i, 8); return static_cast<double>(v); }
+  case DiffElem::I32: {
+    int32_t v;
+    std::memcpy(&v, p + 4 * i, 4);
+    return v;
+  }
+  case DiffElem::I64: {
+    int64_t v;
+    std::memcpy(&v, p + 8 * i, 8);
+    return static_cast<double>(v);
+  }
   }
   return 0;
 }
 
 size_t elementBytes(DiffElem e) {
   switch (e) {
-  case DiffElem::F16: case DiffElem::BF16: return 2;
+  case DiffElem::F16:
+  case DiffElem::BF16: return 2;
   case DiffElem::I8: return 1;
-  case DiffElem::F64: case DiffElem::I64: return 8;
+  case DiffElem::F64:
+  case DiffElem::I64: return 8;
   default: return 4;
   }
 }
@@ -129,7 +160,7 @@ void writeDiffBundle(const std::string &path, const std::vector<DiffCase> &cases
 
 std::vector<DiffCase> readDiffBundle(const std::string &path) {
   std::ifstream f(path, std::ios::binary);
-  if (!f) throw Error("tile: differential bundle " + path + " not found (make it with tools/gpu-bundle.sh)");
+  if (!f) throw Error("tile: differential bundle " + path + " not found (make it with scripts/gpu-bundle.sh)");
   std::string data((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   if (data.size() < sizeof kMagic + 16 || std::memcmp(data.data(), kMagic, sizeof kMagic) != 0)
     throw Error("tile: " + path + " is not a differential bundle");

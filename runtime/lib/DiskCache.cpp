@@ -1,6 +1,7 @@
 // On-disk artefact cache: checksummed entries, atomic writes, self-healing on corruption.
 #include "tile/runtime/DiskCache.h"
 
+#include "tile/runtime/EnvRegistry.h"
 #include "tile/runtime/Error.h"
 #include "tile/runtime/Hash.h"
 
@@ -19,6 +20,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace tile::rt {
@@ -30,7 +32,8 @@ constexpr const char *kVersion = "v1";
 constexpr size_t kMaxHeader = 512;
 
 std::string env(const char *name) {
-  const char *v = std::getenv(name);
+  // TILE_* names through the registry (EnvRegistry.h); HOME and XDG_CACHE_HOME directly.
+  const char *v = std::string_view(name).starts_with("TILE_") ? readEnv(name) : std::getenv(name);
   return v ? v : "";
 }
 
@@ -78,10 +81,10 @@ std::string parseEntry(const std::string &data, const std::string &key, std::str
 // callers (the autotuner) make short-lived DiskCache objects over the same directory.
 struct MemoryFallback {
   std::mutex mutex;
-  std::map<std::string, std::map<std::string, std::string>> entries;  // dir -> key -> payload
+  std::map<std::string, std::map<std::string, std::string>> entries; // dir -> key -> payload
 
   static MemoryFallback &get() {
-    static MemoryFallback *m = new MemoryFallback;  // never destroyed: usable during exit
+    static MemoryFallback *m = new MemoryFallback; // never destroyed: usable during exit
     return *m;
   }
 };
@@ -115,7 +118,8 @@ bool DiskCache::inMemoryOnly(const std::string &dir) {
 bool DiskCache::forceRecompile() { return env("TILE_FORCE_RECOMPILE") == "1"; }
 
 std::string DiskCache::pathFor(const std::string &key) const {
-  if (!validKey(key)) throw Error("tile: invalid disk cache key '" + key + "' (want [A-Za-z0-9_.-]+, not starting with '.')");
+  if (!validKey(key))
+    throw Error("tile: invalid disk cache key '" + key + "' (want [A-Za-z0-9_.-]+, not starting with '.')");
   return dir_ + "/" + key + ".tile";
 }
 
@@ -134,7 +138,7 @@ std::optional<std::string> DiskCache::load(const std::string &key, const char *a
     }
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;  // miss (or unreadable: treated the same, we will just recompile)
+  if (!in) return std::nullopt; // miss (or unreadable: treated the same, we will just recompile)
   std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (in.bad()) return std::nullopt;
   std::string payload;
@@ -174,7 +178,7 @@ void DiskCache::store(const std::string &key, const std::string &payload) {
   };
 
   std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);  // an existing directory is not an error
+  std::filesystem::create_directories(dir_, ec); // an existing directory is not an error
   std::string header = std::string(kMagic) + " " + kVersion + " " + key + " " + std::to_string(payload.size()) + " " +
                        hex64(fnv1a64(payload)) + "\n";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

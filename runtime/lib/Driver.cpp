@@ -38,8 +38,8 @@ namespace {
 
 // The unversioned typedef names do not exist in CUDA 13's cudaTypedefs.h; check each versioned one
 // against the declaration cuda.h maps the plain name to (e.g. cuMemAlloc -> cuMemAlloc_v2).
-#define TILE_RT_CHECK_SIG(field, sym, ver)                                                           \
-  static_assert(std::is_same_v<PFN_##sym##_v##ver, decltype(&::sym)>,                                \
+#define TILE_RT_CHECK_SIG(field, sym, ver)                                                                             \
+  static_assert(std::is_same_v<PFN_##sym##_v##ver, decltype(&::sym)>,                                                  \
                 #sym ": PFN_" #sym "_v" #ver " is not the signature cuda.h declares");
 TILE_RT_DRIVER_ENTRY_POINTS(TILE_RT_CHECK_SIG)
 #undef TILE_RT_CHECK_SIG
@@ -53,7 +53,7 @@ static_assert(std::is_same_v<PFN_cuCtxSynchronize_v13000, decltype(&::cuCtxSynch
 // cuda.h maps cuGetProcAddress to cuGetProcAddress_v2 (the 12.0 signature with symbolStatus).
 static_assert(std::is_same_v<PFN_cuGetProcAddress_v12000, decltype(&::cuGetProcAddress)>);
 
-constexpr int kMinDriverVersion = 12000;  // cuGetProcAddress_v2 exists from 12.0
+constexpr int kMinDriverVersion = 12000; // cuGetProcAddress_v2 exists from 12.0
 
 struct Loaded {
   Api api;
@@ -81,7 +81,8 @@ Loaded load() {
   void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char *err = dlerror();
-    L.whyNot = std::string("libcuda.so.1 not found (") + (err ? err : "dlopen failed") + "); no NVIDIA driver on this machine";
+    L.whyNot =
+        std::string("libcuda.so.1 not found (") + (err ? err : "dlopen failed") + "); no NVIDIA driver on this machine";
     return L;
   }
   auto getProc = reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(lib, "cuGetProcAddress_v2"));
@@ -116,7 +117,7 @@ Loaded load() {
   }
   // Never ask for a version newer than these headers: a newer variant could have another signature.
   a.abiVersion = std::min(a.driverVersion, CUDA_VERSION);
-#define TILE_RT_RESOLVE(field, sym, ver) \
+#define TILE_RT_RESOLVE(field, sym, ver)                                                                               \
   if (!resolve(a.field, #sym, a.abiVersion)) return L;
   TILE_RT_DRIVER_ENTRY_POINTS(TILE_RT_RESOLVE)
 #undef TILE_RT_RESOLVE
@@ -146,7 +147,7 @@ Loaded load() {
 }
 
 const Loaded &loaded() {
-  static const Loaded L = load();  // thread-safe, once per process
+  static const Loaded L = load(); // thread-safe, once per process
   return L;
 }
 
@@ -170,7 +171,7 @@ void check(CUresult r, const char *call, std::string_view context) {
 void ensureContext() {
   CUcontext cur = nullptr;
   check(api().ctxGetCurrent(&cur), "cuCtxGetCurrent");
-  if (!cur) Context::get(0);  // makes it current on this thread
+  if (!cur) Context::get(0); // makes it current on this thread
 }
 
 } // namespace detail

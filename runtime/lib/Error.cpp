@@ -5,9 +5,7 @@
 
 namespace tile {
 
-std::string SourceLine::str() const {
-  return file + ":" + std::to_string(line) + ":" + std::to_string(column);
-}
+std::string SourceLine::str() const { return file + ":" + std::to_string(line) + ":" + std::to_string(column); }
 
 namespace {
 /// Reads "<file>:<line>:<col>: " back from the front of a formatted message. The file may

@@ -15,35 +15,21 @@ using detail::check;
 namespace {
 CUstreamCaptureMode driverMode(CaptureMode m) {
   switch (m) {
-    case CaptureMode::Global: return CU_STREAM_CAPTURE_MODE_GLOBAL;
-    case CaptureMode::ThreadLocal: return CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
-    case CaptureMode::Relaxed: return CU_STREAM_CAPTURE_MODE_RELAXED;
+  case CaptureMode::Global: return CU_STREAM_CAPTURE_MODE_GLOBAL;
+  case CaptureMode::ThreadLocal: return CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+  case CaptureMode::Relaxed: return CU_STREAM_CAPTURE_MODE_RELAXED;
   }
   return CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
 }
-}  // namespace
+} // namespace
 
 // ---------------------------------------------------------------------------------------
 // Graph
 
-Graph::~Graph() {
-  if (g_) (void)api().graphDestroy(g_);
-}
-
-Graph::Graph(Graph &&o) noexcept : g_(std::exchange(o.g_, nullptr)) {}
-
-Graph &Graph::operator=(Graph &&o) noexcept {
-  if (this != &o) {
-    if (g_) (void)api().graphDestroy(g_);
-    g_ = std::exchange(o.g_, nullptr);
-  }
-  return *this;
-}
-
 size_t Graph::nodeCount() const {
   if (!g_) return 0;
   size_t n = 0;
-  check(api().graphGetNodes(g_, nullptr, &n), "cuGraphGetNodes");
+  check(api().graphGetNodes(g_.get(), nullptr, &n), "cuGraphGetNodes");
   return n;
 }
 
@@ -60,18 +46,16 @@ StreamCapture::StreamCapture(CUstream stream, CaptureMode mode) : stream_(stream
 
 StreamCapture::~StreamCapture() {
   if (!active_) return;
-  CUgraph g = nullptr;
-  (void)api().streamEndCapture(stream_, &g);  // leaves the stream usable; what was recorded is dropped
-  if (g) (void)api().graphDestroy(g);
+  GraphHandle dropped;
+  (void)api().streamEndCapture(stream_, dropped.out()); // leaves the stream usable; what was recorded is dropped
 }
 
 Graph StreamCapture::end() {
   if (!active_) throw Error("tile: StreamCapture::end called twice");
   active_ = false;
-  CUgraph g = nullptr;
-  CUresult r = api().streamEndCapture(stream_, &g);
+  GraphHandle g; // released if the capture failed
+  CUresult r = api().streamEndCapture(stream_, g.out());
   if (r != CUDA_SUCCESS) {
-    if (g) (void)api().graphDestroy(g);
     check(r, "cuStreamEndCapture",
           r == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED
               ? "a call in the captured region cannot be captured (a synchronous copy, a synchronisation, an "
@@ -79,7 +63,7 @@ Graph StreamCapture::end() {
               : "");
   }
   if (!g) throw Error("tile: cuStreamEndCapture returned no graph");
-  return Graph(g);
+  return Graph(g.release());
 }
 
 bool isCapturing(CUstream stream) {
@@ -95,35 +79,20 @@ GraphExec::GraphExec(const Graph &g) {
   if (g.empty()) throw Error("tile: GraphExec: nothing to instantiate (an empty Graph: was anything captured?)");
   // Node priorities: each kernel keeps the priority of the stream it was captured from (a step's
   // critical line before its side branches), not that of the stream the graph is launched into.
-  check(api().graphInstantiate(&e_, g.handle(), CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY),
-        "cuGraphInstantiateWithFlags",
-        std::to_string(g.nodeCount()) + " nodes");
-}
-
-GraphExec::~GraphExec() {
-  if (e_) (void)api().graphExecDestroy(e_);
-}
-
-GraphExec::GraphExec(GraphExec &&o) noexcept : e_(std::exchange(o.e_, nullptr)) {}
-
-GraphExec &GraphExec::operator=(GraphExec &&o) noexcept {
-  if (this != &o) {
-    if (e_) (void)api().graphExecDestroy(e_);
-    e_ = std::exchange(o.e_, nullptr);
-  }
-  return *this;
+  check(api().graphInstantiate(e_.out(), g.handle(), CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY),
+        "cuGraphInstantiateWithFlags", std::to_string(g.nodeCount()) + " nodes");
 }
 
 void GraphExec::launch(CUstream stream) {
   if (!e_) throw Error("tile: GraphExec::launch: nothing instantiated (an empty GraphExec)");
-  check(api().graphLaunch(e_, stream), "cuGraphLaunch");
+  check(api().graphLaunch(e_.get(), stream), "cuGraphLaunch");
 }
 
 GraphExec::Update GraphExec::update(const Graph &g) {
   if (g.empty()) throw Error("tile: GraphExec::update: an empty Graph (was anything captured?)");
   if (e_) {
     CUgraphExecUpdateResultInfo info{};
-    CUresult r = api().graphExecUpdate(e_, g.handle(), &info);
+    CUresult r = api().graphExecUpdate(e_.get(), g.handle(), &info);
     if (r == CUDA_SUCCESS) return Update::InPlace;
     // Refused (CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE: another topology, a parameter that cannot
     // change in place, ...): not an error, build anew. Whatever else went wrong, the fresh
@@ -133,4 +102,4 @@ GraphExec::Update GraphExec::update(const Graph &g) {
   return Update::Reinstantiated;
 }
 
-}  // namespace tile::rt
+} // namespace tile::rt

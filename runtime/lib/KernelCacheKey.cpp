@@ -18,7 +18,7 @@ void addField(std::string &text, const char *name, const std::string &value) {
   text += '\n';
 }
 
-}  // namespace
+} // namespace
 
 std::string kernelCacheKey(const KernelCacheKeyInputs &in) {
   std::string text = "tile-kernel-key v1\n";
@@ -32,4 +32,4 @@ std::string kernelCacheKey(const KernelCacheKeyInputs &in) {
   return digest(text);
 }
 
-}  // namespace tile::rt
+} // namespace tile::rt

@@ -15,11 +15,11 @@ namespace tile::rt {
 
 void launch(CUfunction f, Dim3 grid, Dim3 block, unsigned sharedBytes, CUstream stream, void **params,
             const char *kernelName) {
-  CUresult r = detail::api().launchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, sharedBytes,
-                                          stream, params, nullptr);
+  CUresult r = detail::api().launchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, sharedBytes, stream,
+                                          params, nullptr);
   if (r == CUDA_SUCCESS) return;
   auto d3 = [](Dim3 d) {
-    std::string s = "(";  // built with += : GCC 12 warns (-Wrestrict, falsely) on "(" + std::string
+    std::string s = "("; // built with += : GCC 12 warns (-Wrestrict, falsely) on "(" + std::string
     s += std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z);
     return s += ")";
   };

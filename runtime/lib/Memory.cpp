@@ -20,25 +20,18 @@ void checkSize(size_t want, size_t have, const char *what) {
 } // namespace
 
 DeviceBuffer::DeviceBuffer(size_t bytes) {
-  if (bytes == 0) return;  // cuMemAlloc rejects 0; an empty buffer is still useful (e.g. empty tensors)
+  if (bytes == 0) return; // cuMemAlloc rejects 0; an empty buffer is still useful (e.g. empty tensors)
   detail::ensureContext();
-  check(api().memAlloc(&ptr_, bytes), "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes");
+  check(api().memAlloc(ptr_.out(), bytes), "cuMemAlloc", "allocating " + std::to_string(bytes) + " bytes");
   bytes_ = bytes;
 }
 
-DeviceBuffer::~DeviceBuffer() {
-  if (ptr_) (void)api().memFree(ptr_);
-}
-
-DeviceBuffer::DeviceBuffer(DeviceBuffer &&o) noexcept
-    : ptr_(std::exchange(o.ptr_, 0)), bytes_(std::exchange(o.bytes_, 0)) {}
+// The handle releases the allocation; the size moves with it.
+DeviceBuffer::DeviceBuffer(DeviceBuffer &&o) noexcept : ptr_(std::move(o.ptr_)), bytes_(std::exchange(o.bytes_, 0)) {}
 
 DeviceBuffer &DeviceBuffer::operator=(DeviceBuffer &&o) noexcept {
-  if (this != &o) {
-    if (ptr_) (void)api().memFree(ptr_);
-    ptr_ = std::exchange(o.ptr_, 0);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
+  ptr_ = std::move(o.ptr_);
+  bytes_ = std::exchange(o.bytes_, 0);
   return *this;
 }
 
@@ -46,43 +39,37 @@ void DeviceBuffer::copyFromHost(const void *src, size_t bytes, CUstream s) {
   checkSize(bytes, bytes_, "copyFromHost");
   if (bytes == 0) return;
   std::string what = std::to_string(bytes) + " bytes host->device";
-  if (s) check(api().memcpyHtoDAsync(ptr_, src, bytes, s), "cuMemcpyHtoDAsync", what);
-  else check(api().memcpyHtoD(ptr_, src, bytes), "cuMemcpyHtoD", what);
+  if (s) check(api().memcpyHtoDAsync(ptr_.get(), src, bytes, s), "cuMemcpyHtoDAsync", what);
+  else check(api().memcpyHtoD(ptr_.get(), src, bytes), "cuMemcpyHtoD", what);
 }
 
 void DeviceBuffer::copyToHost(void *dst, size_t bytes, CUstream s) const {
   checkSize(bytes, bytes_, "copyToHost");
   if (bytes == 0) return;
   std::string what = std::to_string(bytes) + " bytes device->host";
-  if (s) check(api().memcpyDtoHAsync(dst, ptr_, bytes, s), "cuMemcpyDtoHAsync", what);
-  else check(api().memcpyDtoH(dst, ptr_, bytes), "cuMemcpyDtoH", what);
+  if (s) check(api().memcpyDtoHAsync(dst, ptr_.get(), bytes, s), "cuMemcpyDtoHAsync", what);
+  else check(api().memcpyDtoH(dst, ptr_.get(), bytes), "cuMemcpyDtoH", what);
 }
 
 void DeviceBuffer::fillBytes(uint8_t value) {
   if (bytes_ == 0) return;
-  check(api().memsetD8(ptr_, value, bytes_), "cuMemsetD8", std::to_string(bytes_) + " bytes");
+  check(api().memsetD8(ptr_.get(), value, bytes_), "cuMemsetD8", std::to_string(bytes_) + " bytes");
 }
 
 PinnedHostBuffer::PinnedHostBuffer(size_t bytes, unsigned flags) {
   if (bytes == 0) return;
-  detail::ensureContext();  // pinned memory belongs to a context
-  check(api().memHostAlloc(&ptr_, bytes, flags), "cuMemHostAlloc", "allocating " + std::to_string(bytes) + " bytes");
+  detail::ensureContext(); // pinned memory belongs to a context
+  check(api().memHostAlloc(ptr_.out(), bytes, flags), "cuMemHostAlloc",
+        "allocating " + std::to_string(bytes) + " bytes");
   bytes_ = bytes;
 }
 
-PinnedHostBuffer::~PinnedHostBuffer() {
-  if (ptr_) (void)api().memFreeHost(ptr_);
-}
-
 PinnedHostBuffer::PinnedHostBuffer(PinnedHostBuffer &&o) noexcept
-    : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+    : ptr_(std::move(o.ptr_)), bytes_(std::exchange(o.bytes_, 0)) {}
 
 PinnedHostBuffer &PinnedHostBuffer::operator=(PinnedHostBuffer &&o) noexcept {
-  if (this != &o) {
-    if (ptr_) (void)api().memFreeHost(ptr_);
-    ptr_ = std::exchange(o.ptr_, nullptr);
-    bytes_ = std::exchange(o.bytes_, 0);
-  }
+  ptr_ = std::move(o.ptr_);
+  bytes_ = std::exchange(o.bytes_, 0);
   return *this;
 }
 
@@ -94,12 +81,14 @@ void copyDeviceToDevice(CUdeviceptr dst, CUdeviceptr src, size_t bytes, CUstream
 
 void copyHostToDeviceAsync(CUdeviceptr dst, const void *src, size_t bytes, CUstream stream) {
   if (bytes == 0) return;
-  check(api().memcpyHtoDAsync(dst, src, bytes, stream), "cuMemcpyHtoDAsync", std::to_string(bytes) + " bytes host->device");
+  check(api().memcpyHtoDAsync(dst, src, bytes, stream), "cuMemcpyHtoDAsync",
+        std::to_string(bytes) + " bytes host->device");
 }
 
 void copyDeviceToHostAsync(void *dst, CUdeviceptr src, size_t bytes, CUstream stream) {
   if (bytes == 0) return;
-  check(api().memcpyDtoHAsync(dst, src, bytes, stream), "cuMemcpyDtoHAsync", std::to_string(bytes) + " bytes device->host");
+  check(api().memcpyDtoHAsync(dst, src, bytes, stream), "cuMemcpyDtoHAsync",
+        std::to_string(bytes) + " bytes device->host");
 }
 
 } // namespace tile::rt

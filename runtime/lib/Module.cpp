@@ -37,21 +37,6 @@ std::string trimmed(const char *buf) {
 
 } // namespace
 
-Module::~Module() {
-  if (mod_) (void)api().moduleUnload(mod_);
-}
-
-Module::Module(Module &&o) noexcept : mod_(std::exchange(o.mod_, nullptr)), kernelName_(std::move(o.kernelName_)) {}
-
-Module &Module::operator=(Module &&o) noexcept {
-  if (this != &o) {
-    if (mod_) (void)api().moduleUnload(mod_);
-    mod_ = std::exchange(o.mod_, nullptr);
-    kernelName_ = std::move(o.kernelName_);
-  }
-  return *this;
-}
-
 Module Module::loadPTX(const std::string &ptx, const std::string &kernelNameForErrors) {
   detail::ensureContext();
   constexpr unsigned kLogBytes = 16 * 1024;
@@ -65,10 +50,10 @@ Module Module::loadPTX(const std::string &ptx, const std::string &kernelNameForE
                   reinterpret_cast<void *>(static_cast<uintptr_t>(kLogBytes)), reinterpret_cast<void *>(uintptr_t(1))};
   Module m;
   m.kernelName_ = kernelNameForErrors;
-  CUresult r = api().moduleLoadDataEx(&m.mod_, ptx.c_str(), 5, opts, vals);
+  CUresult r = api().moduleLoadDataEx(m.mod_.out(), ptx.c_str(), 5, opts, vals);
   if (r == CUDA_SUCCESS) return m;
 
-  m.mod_ = nullptr;
+  (void)m.mod_.release(); // a failed load owns nothing
   std::string log = trimmed(errorLog);
   if (log.empty()) log = trimmed(infoLog);
   std::string msg = "tile: cuModuleLoadDataEx failed for kernel '" + kernelNameForErrors +
@@ -76,7 +61,7 @@ Module Module::loadPTX(const std::string &ptx, const std::string &kernelNameForE
   if (std::string path = savePTXForRepro(ptx, kernelNameForErrors); !path.empty()) {
     CUcontext cur = nullptr;
     (void)api().ctxGetCurrent(&cur);
-    std::string arch = "sm_XX";  // only device 0's arch is known without creating more contexts
+    std::string arch = "sm_XX"; // only device 0's arch is known without creating more contexts
     if (cur && cur == Context::get(0).handle()) {
       const DeviceInfo &d = Context::get(0).info();
       arch = "sm_" + std::to_string(d.ccMajor) + std::to_string(d.ccMinor);
@@ -89,12 +74,13 @@ Module Module::loadPTX(const std::string &ptx, const std::string &kernelNameForE
 CUfunction Module::function(const std::string &name, unsigned maxDynamicSharedBytes) const {
   const auto &a = api();
   CUfunction f = nullptr;
-  check(a.moduleGetFunction(&f, mod_, name.c_str()), "cuModuleGetFunction",
+  check(a.moduleGetFunction(&f, mod_.get(), name.c_str()), "cuModuleGetFunction",
         "kernel '" + name + "' (module of '" + kernelName_ + "')");
   if (maxDynamicSharedBytes > 0)
-    check(a.funcSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(maxDynamicSharedBytes)),
-          "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
-          "kernel '" + name + "', " + std::to_string(maxDynamicSharedBytes) + " bytes");
+    check(
+        a.funcSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, static_cast<int>(maxDynamicSharedBytes)),
+        "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)",
+        "kernel '" + name + "', " + std::to_string(maxDynamicSharedBytes) + " bytes");
   return f;
 }
 

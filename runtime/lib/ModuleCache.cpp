@@ -6,13 +6,12 @@
 namespace tile::rt {
 
 ModuleCache &ModuleCache::global() {
-  static ModuleCache *cache = new ModuleCache;  // leaked on purpose, see the header
+  static ModuleCache *cache = new ModuleCache; // leaked on purpose, see the header
   return *cache;
 }
 
 CUfunction ModuleCache::getOrLoad(CUcontext ctx, uint64_t hash, const std::string &kernelName,
-                                  const std::function<std::string()> &producePTX,
-                                  unsigned dynamicSharedBytes) {
+                                  const std::function<std::string()> &producePTX, unsigned dynamicSharedBytes) {
   std::lock_guard<std::mutex> lock(mu_);
   auto key = std::make_pair(ctx, hash);
   if (auto it = entries_.find(key); it != entries_.end()) return it->second.fn;

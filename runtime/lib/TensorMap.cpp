@@ -32,7 +32,8 @@ std::string checkTensorMap(const TensorMapRequest &r) {
              " bytes, not a positive multiple of 16 below 2^40";
   }
   const int64_t innerBytes = int64_t(r.box.back()) * elem;
-  if (innerBytes % 16) return who + "the box's innermost extent is " + std::to_string(innerBytes) + " bytes, not a multiple of 16";
+  if (innerBytes % 16)
+    return who + "the box's innermost extent is " + std::to_string(innerBytes) + " bytes, not a multiple of 16";
   if (r.swizzleBytes != 0 && r.swizzleBytes != 32 && r.swizzleBytes != 64 && r.swizzleBytes != 128)
     return who + "swizzle " + std::to_string(r.swizzleBytes) + " is not 0, 32, 64 or 128 bytes";
   if (r.swizzleBytes && innerBytes > r.swizzleBytes)
@@ -45,18 +46,18 @@ namespace {
 
 CUtensorMapDataType driverType(TensorMapType t) {
   switch (t) {
-    case TensorMapType::U8: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
-    case TensorMapType::I32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
-    case TensorMapType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
-    case TensorMapType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
-    case TensorMapType::F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    case TensorMapType::TF32: return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
+  case TensorMapType::U8: return CU_TENSOR_MAP_DATA_TYPE_UINT8;
+  case TensorMapType::I32: return CU_TENSOR_MAP_DATA_TYPE_INT32;
+  case TensorMapType::F16: return CU_TENSOR_MAP_DATA_TYPE_FLOAT16;
+  case TensorMapType::BF16: return CU_TENSOR_MAP_DATA_TYPE_BFLOAT16;
+  case TensorMapType::F32: return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  case TensorMapType::TF32: return CU_TENSOR_MAP_DATA_TYPE_TFLOAT32;
   }
   return CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
 }
 
 CUtensorMapSwizzle driverSwizzle(int bytes) {
-  return bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+  return bytes == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
          : bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
          : bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                        : CU_TENSOR_MAP_SWIZZLE_NONE;
@@ -70,7 +71,7 @@ struct RequestLess {
   }
 };
 
-}  // namespace
+} // namespace
 
 const TensorMap &encodeTensorMap(const TensorMapRequest &r) {
   if (std::string why = checkTensorMap(r); !why.empty()) throw tile::ArgumentError(why);
@@ -94,11 +95,10 @@ const TensorMap &encodeTensorMap(const TensorMapRequest &r) {
   auto map = std::make_unique<TensorMap>();
   detail::check(api().tensorMapEncodeTiled(reinterpret_cast<CUtensorMap *>(map.get()), driverType(r.type),
                                            cuuint32_t(rank), reinterpret_cast<void *>(r.base), dims, strides, box,
-                                           elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                                           driverSwizzle(r.swizzleBytes), CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
+                                           elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE, driverSwizzle(r.swizzleBytes),
+                                           CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE),
                 "cuTensorMapEncodeTiled", "tensor map '" + r.param + "'");
   return *cache.emplace(r, std::move(map)).first->second;
 }
 
-}  // namespace tile::rt
+} // namespace tile::rt

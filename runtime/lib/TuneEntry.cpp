@@ -85,11 +85,10 @@ std::optional<TuneEntry> decodeTuneEntry(std::string_view text, std::string *why
 std::string tuneEntryCacheKey(const TuneEntry &e) {
   // Fields joined with a separator none of them contains (oneLine), so that different
   // slots never concatenate to the same text.
-  std::string slot = oneLine(e.kernel) + "\n" + oneLine(e.space) + "\n" + oneLine(e.device) + "\n" +
-                     oneLine(e.codeId) + "\n" + tuneKeyString(e.key);
+  std::string slot = oneLine(e.kernel) + "\n" + oneLine(e.space) + "\n" + oneLine(e.device) + "\n" + oneLine(e.codeId) +
+                     "\n" + tuneKeyString(e.key);
   std::string name;
-  for (char c : e.kernel.substr(0, 64))
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  for (char c : e.kernel.substr(0, 64)) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
   return std::string(kTuneEntryPrefix) + name + "-" + digest(slot);
 }
 

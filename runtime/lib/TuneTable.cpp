@@ -2,6 +2,7 @@
 #include "tile/runtime/TuneTable.h"
 
 #include "tile/runtime/DiskCache.h"
+#include "tile/runtime/EnvRegistry.h"
 #include "tile/runtime/Error.h"
 #include "tile/runtime/TuneEntry.h"
 
@@ -35,7 +36,8 @@ Tables &tables() {
 std::vector<std::string_view> splitTabs(std::string_view l) {
   std::vector<std::string_view> out;
   size_t pos = 0;
-  for (size_t tab; (tab = l.find('\t', pos)) != std::string_view::npos; pos = tab + 1) out.push_back(l.substr(pos, tab - pos));
+  for (size_t tab; (tab = l.find('\t', pos)) != std::string_view::npos; pos = tab + 1)
+    out.push_back(l.substr(pos, tab - pos));
   out.push_back(l.substr(pos));
   return out;
 }
@@ -71,7 +73,7 @@ std::vector<BakedLine> parseTable(std::string_view text, std::string_view origin
 void loadEnvTableLocked(Tables &t) {
   if (t.envLoaded) return;
   t.envLoaded = true;
-  const char *path = std::getenv("TILE_AUTOTUNE_TABLE");
+  const char *path = readEnv("TILE_AUTOTUNE_TABLE");
   if (!path || !*path) return;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(std::string("tile: TILE_AUTOTUNE_TABLE names ") + path + ", which cannot be read");
@@ -142,8 +144,9 @@ std::string tuneTableSource(std::string_view table) {
          "#include \"tile/runtime/TuneTable.h\"\n\n"
          "namespace {\n"
          "const bool kTileAutotuneTableRegistered = tile::rt::addTuneTable(R\"tiletable(" +
-         std::string(table) + ")tiletable\", \"baked autotune table\");\n"
-                              "} // namespace\n";
+         std::string(table) +
+         ")tiletable\", \"baked autotune table\");\n"
+         "} // namespace\n";
 }
 
 } // namespace tile::rt

@@ -1,5 +1,5 @@
 //===- BatchedMatmulCheck.h - BatchedMatmul problems and float64 checks ---===//
-// Shared by the CPU-executor test (test/unit/cpu_batched_matmul_test.cpp) and the GPU
+// Shared by the CPU-executor test (test/unit/cpu_batched_matmul_tests.cpp) and the GPU
 // test (test/gpu/kernels_gpu_tests.cpp) of the library's BatchedMatmul: a problem is a
 // batch of M x N x K products whose operands lie in memory in one of several ways
 // (row-major, transposed, batch dimension inside the rows, broadcast over the batch),
@@ -58,8 +58,10 @@ enum class Storage {
   Broadcast,  ///< one [rows][cols + pad] matrix for every batch entry: batch stride 0
 };
 inline const char *storageName(Storage s) {
-  return s == Storage::RowMajor ? "row-major" : s == Storage::ColMajor ? "col-major"
-                                          : s == Storage::BatchInner ? "batch-inner" : "broadcast";
+  return s == Storage::RowMajor     ? "row-major"
+         : s == Storage::ColMajor   ? "col-major"
+         : s == Storage::BatchInner ? "batch-inner"
+                                    : "broadcast";
 }
 
 /// Element strides of one operand and the size of its buffer (pointer offset included).
@@ -85,10 +87,10 @@ inline OperandLayout operandLayout(int64_t batch, int64_t rows, int64_t cols, St
 struct BatchedMatmulCase {
   int64_t batch, m, n, k;
   Storage a = Storage::RowMajor, b = Storage::RowMajor, c = Storage::RowMajor; // C: never Broadcast
-  int epilogue = 0;            ///< MatmulEpilogue: 0 none, 1 bias, 2 bias + relu
-  bool biasBroadcast = false;  ///< one bias row for the batch (stride 0), else one per entry
-  int64_t pad = 3;             ///< row padding of every operand (0: dense)
-  int64_t offset = 0;          ///< element offset of every pointer into its buffer
+  int epilogue = 0;           ///< MatmulEpilogue: 0 none, 1 bias, 2 bias + relu
+  bool biasBroadcast = false; ///< one bias row for the batch (stride 0), else one per entry
+  int64_t pad = 3;            ///< row padding of every operand (0: dense)
+  int64_t offset = 0;         ///< element offset of every pointer into its buffer
 
   std::string str() const {
     return std::to_string(batch) + " x " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
@@ -105,11 +107,11 @@ struct BatchedMatmulProblem {
   BatchedMatmulCase cs;
   OperandLayout a, b, c;
   int64_t biasStride = 0;
-  std::vector<float> a32, b32, bias;   ///< f32 and tf32 inputs; bias (f32)
-  std::vector<uint16_t> a16, b16;      ///< f16 and bf16 inputs (bits)
-  std::vector<double> ref;   ///< float64 of the factors the kernel multiplies (tf32-rounded for TF32)
-  std::vector<double> exact; ///< float64 of the unrounded float inputs
-  std::vector<double> magnitude; ///< Σ_k |a · b| + |bias| of the unrounded inputs
+  std::vector<float> a32, b32, bias; ///< f32 and tf32 inputs; bias (f32)
+  std::vector<uint16_t> a16, b16;    ///< f16 and bf16 inputs (bits)
+  std::vector<double> ref;           ///< float64 of the factors the kernel multiplies (tf32-rounded for TF32)
+  std::vector<double> exact;         ///< float64 of the unrounded float inputs
+  std::vector<double> magnitude;     ///< Σ_k |a · b| + |bias| of the unrounded inputs
 
   const void *aData() const { return isHalfInput(input) ? static_cast<const void *>(a16.data()) : a32.data(); }
   const void *bData() const { return isHalfInput(input) ? static_cast<const void *>(b16.data()) : b32.data(); }
@@ -154,8 +156,7 @@ BatchedMatmulProblem makeBatchedMatmul(MatmulInput input, const BatchedMatmulCas
     if (!half) v32 = orig;
     else {
       v16.resize(orig.size());
-      for (size_t i = 0; i < orig.size(); ++i)
-        v16[i] = input == MatmulInput::F16 ? toHalf(orig[i]) : toBf16(orig[i]);
+      for (size_t i = 0; i < orig.size(); ++i) v16[i] = input == MatmulInput::F16 ? toHalf(orig[i]) : toBf16(orig[i]);
     }
     return orig;
   };
@@ -173,7 +174,8 @@ BatchedMatmulProblem makeBatchedMatmul(MatmulInput input, const BatchedMatmulCas
     case MatmulInput::F32: return v32[size_t(i)];
     case MatmulInput::TF32: {
       const uint32_t in = bitsOf(v32[size_t(i)]);
-      uint32_t bits = tf32 == Tf32Rounding::TiesEven ? tile::testing::tf32BitsTiesEven(in) : tile::testing::tf32Bits(in);
+      uint32_t bits =
+          tf32 == Tf32Rounding::TiesEven ? tile::testing::tf32BitsTiesEven(in) : tile::testing::tf32Bits(in);
       float f;
       std::memcpy(&f, &bits, sizeof f);
       return f;
@@ -218,9 +220,26 @@ inline void launchBatchedMatmul(tile::kernels::Launcher &launcher, const Batched
   namespace tk = tile::kernels;
   const int64_t off = p.cs.offset, elem = int64_t(p.elementBytes());
   auto launch = [&]<class D>(bool tf32) {
-    D::launch(launcher, a + off * elem, b + off * elem, c + off * 4, bias + p.biasOffset() * 4, p.cs.batch, p.cs.m,
-              p.cs.n, p.cs.k, p.a.batch, p.a.row, p.a.col, p.b.batch, p.b.row, p.b.col, p.c.batch, p.c.row, p.c.col,
-              p.biasStride, tk::MatmulEpilogue(p.cs.epilogue), tf32);
+    D::launch(launcher, {.matrix = {.a = a + off * elem,
+                                    .b = b + off * elem,
+                                    .c = c + off * 4,
+                                    .bias = bias + p.biasOffset() * 4,
+                                    .m = p.cs.m,
+                                    .n = p.cs.n,
+                                    .k = p.cs.k,
+                                    .strideAm = p.a.row,
+                                    .strideAk = p.a.col,
+                                    .strideBk = p.b.row,
+                                    .strideBn = p.b.col,
+                                    .strideCm = p.c.row,
+                                    .strideCn = p.c.col,
+                                    .epilogue = tk::MatmulEpilogue(p.cs.epilogue),
+                                    .tf32 = tf32},
+                         .batch = p.cs.batch,
+                         .strideAb = p.a.batch,
+                         .strideBb = p.b.batch,
+                         .strideCb = p.c.batch,
+                         .strideBiasb = p.biasStride});
   };
   switch (p.input) {
   case MatmulInput::F32: launch.template operator()<tk::BatchedMatmulF32>(false); break;
@@ -260,8 +279,8 @@ inline ::testing::AssertionResult checkBatchedMatmul(const BatchedMatmulProblem 
   if (!inputs) return inputs;
   for (size_t i = 0; i < cBuffer.size(); ++i)
     if (!inside[i] && bitsOf(cBuffer[i]) != kPoisonBits)
-      return ::testing::AssertionFailure() << what << ": element " << i << " of C's buffer, outside C, was written ("
-                                           << cBuffer[i] << ")";
+      return ::testing::AssertionFailure()
+             << what << ": element " << i << " of C's buffer, outside C, was written (" << cBuffer[i] << ")";
   return ::testing::AssertionSuccess();
 }
 
@@ -271,7 +290,7 @@ inline ::testing::AssertionResult checkBatchedMatmul(const BatchedMatmulProblem 
 inline std::vector<BatchedMatmulCase> batchedMatmulCases() {
   using S = Storage;
   return {
-      {3, 100, 77, 45, S::RowMajor, S::RowMajor, S::RowMajor, 2},               // the ragged shape
+      {3, 100, 77, 45, S::RowMajor, S::RowMajor, S::RowMajor, 2},               // a ragged shape
       {2, 70, 90, 5, S::RowMajor, S::RowMajor, S::RowMajor, 1, true},           // K smaller than the block
       {3, 1, 300, 50, S::RowMajor, S::RowMajor, S::RowMajor, 0},                // M = 1
       {2, 300, 1, 50, S::RowMajor, S::RowMajor, S::RowMajor, 2},                // N = 1

@@ -56,8 +56,8 @@ inline ::testing::AssertionResult closeTo(const std::vector<float> &got, const s
   }
   double rel = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
   if (rel <= tol) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << what << ": relative error " << rel << " > " << tol << " (worst at "
-                                       << worstAt << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
+  return ::testing::AssertionFailure() << what << ": relative error " << rel << " > " << tol << " (worst at " << worstAt
+                                       << ": got " << got[worstAt] << ", expected " << ref[worstAt] << ")";
 }
 
 /// ||got - ref|| <= tol * ||magnitude||, where magnitude[i] is the size of what entered

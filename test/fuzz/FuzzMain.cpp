@@ -57,7 +57,7 @@ std::vector<std::string> readCorpus(const std::vector<std::string> &paths) {
       std::vector<std::filesystem::path> files;
       for (auto &e : std::filesystem::recursive_directory_iterator(p))
         if (e.is_regular_file()) files.push_back(e.path());
-      std::sort(files.begin(), files.end());  // a fixed order: a seed reproduces a run
+      std::sort(files.begin(), files.end()); // a fixed order: a seed reproduces a run
       for (auto &f : files) add(f);
     } else if (std::filesystem::exists(p)) {
       add(p);
@@ -67,7 +67,7 @@ std::vector<std::string> readCorpus(const std::vector<std::string> &paths) {
 }
 
 class Mutator {
- public:
+public:
   explicit Mutator(uint64_t seed) : rng_(seed) {}
 
   std::string mutate(const std::vector<std::string> &corpus) {
@@ -77,44 +77,45 @@ class Mutator {
     return s;
   }
 
- private:
+private:
   size_t pick(size_t n) { return n ? std::uniform_int_distribution<size_t>(0, n - 1)(rng_) : 0; }
 
   void edit(std::string &s, const std::vector<std::string> &corpus) {
-    static const char *numbers[] = {"0", "1", "2", "3", "4", "7", "8", "16", "31", "32", "33", "64", "128", "256",
+    static const char *numbers[] = {"0",    "1",    "2",     "3",  "4",          "7",         "8",
+                                    "16",   "31",   "32",    "33", "64",         "128",       "256",
                                     "1024", "4096", "65536", "-1", "2147483647", "4294967296"};
     switch (pick(7)) {
-      case 0:  // flip a bit
-        if (!s.empty()) s[pick(s.size())] ^= char(1u << pick(8));
-        break;
-      case 1:  // a random byte in
-        s.insert(s.begin() + long(pick(s.size() + 1)), char(pick(256)));
-        break;
-      case 2:  // a range out
-        if (!s.empty()) {
-          size_t at = pick(s.size());
-          s.erase(at, 1 + pick(std::min<size_t>(16, s.size() - at)));
-        }
-        break;
-      case 3:  // a range of this or another input, copied in (lines of one IR into another)
-      case 4: {
-        const std::string &from = corpus[pick(corpus.size())];
-        if (from.empty()) break;
-        size_t at = pick(from.size()), len = 1 + pick(std::min<size_t>(64, from.size() - at));
-        s.insert(pick(s.size() + 1), from, at, len);
-        break;
+    case 0: // flip a bit
+      if (!s.empty()) s[pick(s.size())] ^= char(1u << pick(8));
+      break;
+    case 1: // a random byte in
+      s.insert(s.begin() + long(pick(s.size() + 1)), char(pick(256)));
+      break;
+    case 2: // a range out
+      if (!s.empty()) {
+        size_t at = pick(s.size());
+        s.erase(at, 1 + pick(std::min<size_t>(16, s.size() - at)));
       }
-      default: {  // a run of digits becomes an interesting number
-        std::vector<size_t> starts;
-        for (size_t i = 0; i < s.size(); ++i)
-          if (isdigit(static_cast<unsigned char>(s[i])) && (i == 0 || !isdigit(static_cast<unsigned char>(s[i - 1]))))
-            starts.push_back(i);
-        if (starts.empty()) break;
-        size_t at = starts[pick(starts.size())], end = at;
-        while (end < s.size() && isdigit(static_cast<unsigned char>(s[end]))) ++end;
-        s.replace(at, end - at, numbers[pick(sizeof numbers / sizeof *numbers)]);
-        break;
-      }
+      break;
+    case 3: // a range of this or another input, copied in (lines of one IR into another)
+    case 4: {
+      const std::string &from = corpus[pick(corpus.size())];
+      if (from.empty()) break;
+      size_t at = pick(from.size()), len = 1 + pick(std::min<size_t>(64, from.size() - at));
+      s.insert(pick(s.size() + 1), from, at, len);
+      break;
+    }
+    default: { // a run of digits becomes an interesting number
+      std::vector<size_t> starts;
+      for (size_t i = 0; i < s.size(); ++i)
+        if (isdigit(static_cast<unsigned char>(s[i])) && (i == 0 || !isdigit(static_cast<unsigned char>(s[i - 1]))))
+          starts.push_back(i);
+      if (starts.empty()) break;
+      size_t at = starts[pick(starts.size())], end = at;
+      while (end < s.size() && isdigit(static_cast<unsigned char>(s[end]))) ++end;
+      s.replace(at, end - at, numbers[pick(sizeof numbers / sizeof *numbers)]);
+      break;
+    }
     }
     if (s.size() > 1 << 16) s.resize(1 << 16);
   }
@@ -122,7 +123,7 @@ class Mutator {
   std::mt19937_64 rng_;
 };
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   double maxTime = 0;

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tile::randomkernels::RandomCase c = tile::randomkernels::makeRandomCase(seed);
     tile::CompileRequest req;
     req.sm = sm;
-    req.useDiskCache = false;  // every run compiles: the pipeline is what is fuzzed
+    req.useDiskCache = false; // every run compiles: the pipeline is what is fuzzed
     tile::CompileResult r = c.kernel->compile(c.specialization(numWarps, (seed >> 40) & 1), req);
     if (r.kernel.ptx.find(".entry") == std::string::npos) {
       std::fprintf(stderr, "fuzz_dsl_tracer: seed %llu: PTX without an entry\n", (unsigned long long)seed);

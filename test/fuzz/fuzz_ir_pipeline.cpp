@@ -12,7 +12,7 @@
 // diagnostic. Anything else is a bug and aborts (so the fuzzer reports it with the input): a
 // crash, a hang, a pass failing without saying why, IR the passes leave invalid, or an exception.
 #include "tile/Error.h"
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -107,13 +107,9 @@ void runAndCheck(mlir::MLIRContext &ctx, mlir::ModuleOp module, const std::strin
       if (firstError.empty()) bug("a pass failed without an error diagnostic", "", pipeline);
       return; // refused with a reason (an unsupported or over-sized program, a missing step)
     }
-  } catch (const tile::InternalError &e) {
-    bug("internal error", e.what(), pipeline);
-  } catch (const tile::Error &) {
+  } catch (const tile::InternalError &e) { bug("internal error", e.what(), pipeline); } catch (const tile::Error &) {
     return; // a program or unsupported-feature error, with the op's line
-  } catch (const std::exception &e) {
-    bug("exception", e.what(), pipeline);
-  }
+  } catch (const std::exception &e) { bug("exception", e.what(), pipeline); }
   firstError.clear();
   if (mlir::failed(mlir::verify(module))) bug("the passes left IR that does not verify", firstError, pipeline);
 }
@@ -121,7 +117,7 @@ void runAndCheck(mlir::MLIRContext &ctx, mlir::ModuleOp module, const std::strin
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size > (1 << 16)) return 0;  // large inputs only slow the search down
+  if (size > (1 << 16)) return 0; // large inputs only slow the search down
   mlir::MLIRContext &ctx = tile::compiler::context();
   std::string firstError;
   mlir::ScopedDiagnosticHandler quiet(&ctx, [&](mlir::Diagnostic &d) {
@@ -133,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // (findings/README.md: mlir-parser-reads-past-unterminated-buffer).
   const std::string text(reinterpret_cast<const char *>(data), size);
   mlir::OwningOpRef<mlir::ModuleOp> module = mlir::parseSourceString<mlir::ModuleOp>(text, &ctx);
-  if (!module || mlir::failed(mlir::verify(*module))) return 0;  // not a valid program: nothing to check
+  if (!module || mlir::failed(mlir::verify(*module))) return 0; // not a valid program: nothing to check
 
   const std::string stretch = chooseStretch(text);
   if (const char *v = std::getenv("TILE_FUZZ_VERBOSE"); v && *v == '1')

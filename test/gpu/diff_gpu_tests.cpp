@@ -66,7 +66,8 @@ std::string replay(const DiffCase &c) {
       d.base = addresses[a.descBase];
       d.rank = int(a.descShape.size());
       for (size_t k2 = 0; k2 < a.descShape.size() && k2 < size_t(kMaxDescRank); ++k2) d.shape[k2] = a.descShape[k2];
-      for (size_t k2 = 0; k2 < a.descStrides.size() && k2 < size_t(kMaxDescRank); ++k2) d.strides[k2] = a.descStrides[k2];
+      for (size_t k2 = 0; k2 < a.descStrides.size() && k2 < size_t(kMaxDescRank); ++k2)
+        d.strides[k2] = a.descStrides[k2];
       descs[i] = toTensorDescParam(d);
       params.push_back(&descs[i]);
       break;
@@ -107,9 +108,7 @@ TEST(GpuVsCpuExecutor, EveryCaseOfTheBundle) {
     std::string err;
     try {
       err = replay(c);
-    } catch (const std::exception &e) {
-      err = e.what();
-    }
+    } catch (const std::exception &e) { err = e.what(); }
     auto &[pass, fail] = byKind[kind];
     if (err.empty()) {
       ++pass;

@@ -11,21 +11,33 @@ using namespace tile::testing;
 
 int main(int argc, char **argv) {
   return aot::stubLibraryMain(argc, argv, "tile::aot_test", "test_kernels_aot.h", [](aot::AotWriter &w) {
-    w.add({&transposeKernel(), "transpose", {"in", "out", "m", "n", "BM", "BN"},
+    w.add({&transposeKernel(),
+           "transpose",
+           {"in", "out", "m", "n", "BM", "BN"},
            aot::standardVariants(transposeKernel(), {{32, 32}}, {4})});
-    w.add({&rowStatsKernel(), "row_stats", {"in", "sums", "maxima", "argmaxes", "m", "n", "BM", "BN"},
+    w.add({&rowStatsKernel(),
+           "row_stats",
+           {"in", "sums", "maxima", "argmaxes", "m", "n", "BM", "BN"},
            aot::standardVariants(rowStatsKernel(), {{16, 128}, {1, 1024}}, {4, 4})});
     // Rank 3: the [4,128,4] of the reported race, every axis of [8,32,16], 8 warps on
     // [2,4,256] and [16,16,16] (warps along the reduced axis), one warp.
-    w.add({&reduce3dKernel(), "reduce3d", {"in", "sums", "maxima", "argmaxes", "d0", "d1", "d2", "D0", "D1", "D2", "AXIS"},
+    w.add({&reduce3dKernel(),
+           "reduce3d",
+           {"in", "sums", "maxima", "argmaxes", "d0", "d1", "d2", "D0", "D1", "D2", "AXIS"},
            aot::standardVariants(reduce3dKernel(),
-                                 {{4, 128, 4, 1}, {8, 32, 16, 0}, {8, 32, 16, 1}, {8, 32, 16, 2}, {2, 4, 256, 2},
-                                  {16, 16, 16, 0}, {16, 16, 16, 1}, {1, 64, 2, 1}},
+                                 {{4, 128, 4, 1},
+                                  {8, 32, 16, 0},
+                                  {8, 32, 16, 1},
+                                  {8, 32, 16, 2},
+                                  {2, 4, 256, 2},
+                                  {16, 16, 16, 0},
+                                  {16, 16, 16, 1},
+                                  {1, 64, 2, 1}},
                                  {4, 4, 4, 4, 8, 8, 8, 1})});
     // The library matmul (FMA path) for each input type, with and without epilogues.
-    const std::vector<std::string> mm = {"a", "b", "c", "bias", "m", "n", "k", "strideAm", "strideAk", "strideBk",
-                                         "strideBn", "strideCm", "strideCn", "BM", "BN", "BK", "GROUP_M", "EPILOGUE",
-                                         "TF32"};
+    const std::vector<std::string> mm = {"a",        "b",        "c",        "bias",     "m",        "n",        "k",
+                                         "strideAm", "strideAk", "strideBk", "strideBn", "strideCm", "strideCn", "BM",
+                                         "BN",       "BK",       "GROUP_M",  "EPILOGUE", "TF32"};
     w.add({&kernels::matmulKernel<float>(), "matmul_f32", mm,
            aot::standardVariants(kernels::matmulKernel<float>(),
                                  {{32, 32, 8, 4, 0, 0}, {32, 32, 8, 4, 2, 0}, {32, 32, 8, 4, 0, 1}}, {4, 4, 4})});
@@ -39,22 +51,36 @@ int main(int argc, char **argv) {
     w.add({&kernels::matmulKernel<bf16>(), "matmul_bf16", mm,
            aot::standardVariants(kernels::matmulKernel<bf16>(), {{64, 64, 16, 8, 2, 0}, {128, 128, 32, 8, 2, 0}},
                                  {4, 8}, unitStrides)});
-    w.add({&colMinKernel(), "col_min", {"in", "minima", "m", "n", "BM", "BN"},
+    w.add({&colMinKernel(),
+           "col_min",
+           {"in", "minima", "m", "n", "BM", "BN"},
            aot::standardVariants(colMinKernel(), {{64, 32}}, {4})});
-    w.add({&histogramKernel(), "histogram", {"values", "bins", "n", "BLOCK"},
+    w.add({&histogramKernel(),
+           "histogram",
+           {"values", "bins", "n", "BLOCK"},
            aot::standardVariants(histogramKernel(), {{1024}}, {4})});
-    w.add({&halfScaleKernel(), "half_scale", {"x", "y", "z", "scale", "n", "BLOCK"},
+    w.add({&halfScaleKernel(),
+           "half_scale",
+           {"x", "y", "z", "scale", "n", "BLOCK"},
            aot::standardVariants(halfScaleKernel(), {{1024}}, {4})});
-    w.add({&loopBranchKernel(), "loop_branch", {"x", "out", "n", "reps", "BLOCK"},
+    w.add({&loopBranchKernel(),
+           "loop_branch",
+           {"x", "out", "n", "reps", "BLOCK"},
            aot::standardVariants(loopBranchKernel(), {{256}, {32}}, {4, 4})});
     // Tensor descriptors: blocks at any offset (f32: masked loads and stores), and the
     // descriptor matmul (f16: TMA copies into the wgmma rings on sm_90a).
-    w.add({&descriptorBlocksKernel(), "descriptor_blocks", {"src", "dst", "out", "ldo", "dm", "dn", "BM", "BN"},
+    w.add({&descriptorBlocksKernel(),
+           "descriptor_blocks",
+           {"src", "dst", "out", "ldo", "dm", "dn", "BM", "BN"},
            aot::standardVariants(descriptorBlocksKernel(), {{16, 32}, {64, 64}}, {4, 4})});
-    w.add({&descriptorMatmulKernel(), "descriptor_matmul", {"a", "b", "c", "m", "n", "kk", "BM", "BN", "BK"},
+    w.add({&descriptorMatmulKernel(),
+           "descriptor_matmul",
+           {"a", "b", "c", "m", "n", "kk", "BM", "BN", "BK"},
            aot::standardVariants(descriptorMatmulKernel(), {{64, 64, 32}, {128, 128, 64}, {128, 256, 64}}, {4, 8, 8})});
     // For planted_oob_store (compute-sanitizer must name its DSL line), not for the gtests.
-    w.add({&plantedOutOfBoundsStoreKernel(), "planted_oob_store", {"y", "n", "BLOCK"},
+    w.add({&plantedOutOfBoundsStoreKernel(),
+           "planted_oob_store",
+           {"y", "n", "BLOCK"},
            aot::standardVariants(plantedOutOfBoundsStoreKernel(), {{256}}, {4})});
   });
 }

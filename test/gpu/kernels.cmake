@@ -6,6 +6,6 @@ if(TARGET tile_kernels_aot)
   add_executable(kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/kernels_gpu_tests.cpp
                                  ${CMAKE_CURRENT_LIST_DIR}/kernels_gpu_autotune_tests.cpp)
   target_link_libraries(kernels_gpu_tests PRIVATE tile_kernels_aot GTest::gtest_main)
-  target_compile_options(kernels_gpu_tests PRIVATE -Wall -Wextra)
+  tile_warnings(kernels_gpu_tests)
   gtest_discover_tests(kernels_gpu_tests PROPERTIES LABELS gpu)
 endif()

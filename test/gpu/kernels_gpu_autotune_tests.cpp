@@ -104,8 +104,15 @@ protected:
     return DeviceBuffer::fromHost(h); // exact: the values were rounded to the type already
   }
   Problem make(Input input, Shape s) {
-    Problem p{input, s, randomValues(size_t(s.m * s.k), input), randomValues(size_t(s.k * s.n), input),
-              randomValues(size_t(s.n), Input::F32), {}, {}, {}, {}};
+    Problem p{input,
+              s,
+              randomValues(size_t(s.m * s.k), input),
+              randomValues(size_t(s.k * s.n), input),
+              randomValues(size_t(s.n), Input::F32),
+              {},
+              {},
+              {},
+              {}};
     p.da = upload(p.a, input);
     p.db = upload(p.b, input);
     p.dbias = DeviceBuffer::fromHost(p.bias);
@@ -132,9 +139,9 @@ protected:
         if (e == tk::MatmulEpilogue::BiasRelu) ref = std::max(ref, 0.0);
         const double got = c[size_t(i * s.n + j)];
         if (!(std::fabs(got - ref) <= tol * mag + 1e-30)) // NaN (the poison: unwritten) fails too
-          return ::testing::AssertionFailure() << what << " " << inputName(p.input) << " " << s.m << "x" << s.n << "x"
-                                               << s.k << ": C[" << i << ", " << j << "] = " << got << ", float64 "
-                                               << ref << " (tolerance " << tol * mag << ")";
+          return ::testing::AssertionFailure()
+                 << what << " " << inputName(p.input) << " " << s.m << "x" << s.n << "x" << s.k << ": C[" << i << ", "
+                 << j << "] = " << got << ", float64 " << ref << " (tolerance " << tol * mag << ")";
       }
     return ::testing::AssertionSuccess();
   }
@@ -146,7 +153,22 @@ protected:
     const Shape s = p.s;
     const bool tf32 = p.input == Input::TF32;
     auto go = [&]<class T>() {
-      tk::launchMatmulAutotuned<T>(gAotTuned, p.da, p.db, p.dc, p.dbias, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1, e, tf32,
+      tk::launchMatmulAutotuned<T>(gAotTuned,
+                                   {.a = p.da,
+                                    .b = p.db,
+                                    .c = p.dc,
+                                    .bias = p.dbias,
+                                    .m = s.m,
+                                    .n = s.n,
+                                    .k = s.k,
+                                    .strideAm = s.k,
+                                    .strideAk = 1,
+                                    .strideBk = s.n,
+                                    .strideBn = 1,
+                                    .strideCm = s.n,
+                                    .strideCn = 1,
+                                    .epilogue = e,
+                                    .tf32 = tf32},
                                    nullptr, tuner);
     };
     if (p.input == Input::F16) go.template operator()<tile::f16>();
@@ -182,7 +204,22 @@ TEST_F(MatmulAutotuneGpu, EveryCandidateMatchesTheReference) {
         const tk::MatmulConfig tileCfg = tk::detail::matmulConfigOf(cfg);
         const Shape s = p.s;
         auto go = [&]<class T>() {
-          tk::Matmul<T>::launch(gAotTuned, p.da, p.db, p.dc, p.dbias, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1, e, tf32,
+          tk::Matmul<T>::launch(gAotTuned,
+                                {.a = p.da,
+                                 .b = p.db,
+                                 .c = p.dc,
+                                 .bias = p.dbias,
+                                 .m = s.m,
+                                 .n = s.n,
+                                 .k = s.k,
+                                 .strideAm = s.k,
+                                 .strideAk = 1,
+                                 .strideBk = s.n,
+                                 .strideBn = 1,
+                                 .strideCm = s.n,
+                                 .strideCn = 1,
+                                 .epilogue = e,
+                                 .tf32 = tf32},
                                 nullptr, &tileCfg);
         };
         if (input == Input::F16) go.template operator()<tile::f16>();

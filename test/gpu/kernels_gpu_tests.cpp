@@ -46,7 +46,7 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Fixture: skips without a GPU, seeds the generator, and prints the seed if anything failed.
 class KernelsGpu : public ::testing::Test {
- protected:
+protected:
   void SetUp() override {
     std::string why;
     if (!gpuAvailable(&why)) GTEST_SKIP() << why;
@@ -67,7 +67,6 @@ class KernelsGpu : public ::testing::Test {
   uint32_t seed_ = 0;
   std::mt19937 gen_;
 };
-
 
 // A row-major matrix inside a larger buffer: rows x cols valid, rows padded to `stride` elements, starting
 // `offset` elements into the allocation (offset % 4 != 0 makes the pointer not 16-byte aligned).
@@ -110,7 +109,7 @@ DeviceBuffer poisoned(size_t floats) {
 CUdeviceptr at(const DeviceBuffer &b, int64_t elementOffset) { return b.ptr() + elementOffset * sizeof(float); }
 
 // Column counts around every power-of-two block boundary, up to kMaxRowBlock.
-const std::vector<int64_t> kColumnCounts = {1,    2,    3,    17,   127,  128,  129,   1000,  1023,
+const std::vector<int64_t> kColumnCounts = {1,    2,    3,    17,   127,  128,  129,   1000, 1023,
                                             1024, 1025, 4095, 4096, 4097, 8191, 16383, 16384};
 
 } // namespace
@@ -119,12 +118,12 @@ const std::vector<int64_t> kColumnCounts = {1,    2,    3,    17,   127,  128,  
 // Vector add
 
 class VectorAdd : public KernelsGpu {
- protected:
+protected:
   // z = x + y on n elements at the given element offsets (misalignment); a 64-element tail after z checks
   // the mask.
   void check(int64_t n, int64_t xOff = 0, int64_t yOff = 0, int64_t zOff = 0, CUstream s = nullptr) {
-    SCOPED_TRACE("n = " + std::to_string(n) + ", offsets " + std::to_string(xOff) + "/" + std::to_string(yOff) +
-                 "/" + std::to_string(zOff));
+    SCOPED_TRACE("n = " + std::to_string(n) + ", offsets " + std::to_string(xOff) + "/" + std::to_string(yOff) + "/" +
+                 std::to_string(zOff));
     const int64_t tail = 64;
     std::vector<float> x(static_cast<size_t>(xOff + n)), y(static_cast<size_t>(yOff + n));
     for (float &v : x) v = uniform(-4.0f, 4.0f);
@@ -143,9 +142,9 @@ class VectorAdd : public KernelsGpu {
 };
 
 TEST_F(VectorAdd, EdgeAndRaggedSizes) {
-  std::vector<int64_t> sizes = {1,     2,     3,     15,    16,    17,          127,         128,
-                                129,   1023,  1024,  1025,  4095,  4096,        4097,        65535,
-                                65536, 65537, 1000003, (1 << 20) - 1, (1 << 20), (1 << 20) + 1};
+  std::vector<int64_t> sizes = {
+      1,    2,    3,    15,   16,    17,    127,   128,     129,           1023,      1024,
+      1025, 4095, 4096, 4097, 65535, 65536, 65537, 1000003, (1 << 20) - 1, (1 << 20), (1 << 20) + 1};
   for (int i = 0; i < 4; ++i) sizes.push_back(uniformInt(1, 1 << 22));
   for (int64_t n : sizes) check(n);
 }
@@ -153,10 +152,10 @@ TEST_F(VectorAdd, EdgeAndRaggedSizes) {
 // Divisible n and aligned pointers get the all-divisible variant, ragged n the pointers-only one, and
 // misaligned pointers the variant assuming nothing: all three must compute the same thing.
 TEST_F(VectorAdd, DivisibilityVariants) {
-  check(1 << 16);           // n % 16 == 0, pointers 16-byte aligned
-  check((1 << 16) + 3);     // n ragged
-  check(1 << 16, 1, 2, 3);  // n divisible, pointers not
-  check(4099, 3, 0, 1);     // neither
+  check(1 << 16);          // n % 16 == 0, pointers 16-byte aligned
+  check((1 << 16) + 3);    // n ragged
+  check(1 << 16, 1, 2, 3); // n divisible, pointers not
+  check(4099, 3, 0, 1);    // neither
 }
 
 TEST_F(VectorAdd, NonDefaultStream) {
@@ -169,7 +168,7 @@ TEST_F(VectorAdd, NonDefaultStream) {
 // Softmax
 
 class Softmax : public KernelsGpu {
- protected:
+protected:
   // Input padding holds NaN, so reading a masked-off column would show up in the result.
   void check(const Layout &in, const Layout &out, float scale) {
     SCOPED_TRACE("softmax in " + in.str() + ", out " + out.str() + ", scale " + std::to_string(scale));
@@ -231,7 +230,7 @@ TEST_F(Softmax, LargeLogits) {
 // LayerNorm forward
 
 class LayerNorm : public KernelsGpu {
- protected:
+protected:
   // x and y share the layout (the kernel has one row stride). Inputs have a random offset so that the
   // mean is not ~0 and its relative error is meaningful; padding holds NaN.
   void check(const Layout &l, float eps = 1e-5f) {
@@ -245,8 +244,8 @@ class LayerNorm : public KernelsGpu {
     DeviceBuffer dx = DeviceBuffer::fromHost(x), dw = DeviceBuffer::fromHost(w), db = DeviceBuffer::fromHost(b);
     DeviceBuffer dy = poisoned(l.total()), dMean = poisoned(static_cast<size_t>(l.rows)),
                  dRstd = poisoned(static_cast<size_t>(l.rows));
-    tk::LayerNormForward::launch(gAot, at(dx, l.offset), at(dy, l.offset), dw.ptr(), db.ptr(), dMean.ptr(), dRstd.ptr(), l.rows,
-                         l.cols, l.stride, eps);
+    tk::LayerNormForward::launch(gAot, at(dx, l.offset), at(dy, l.offset), dw.ptr(), db.ptr(), dMean.ptr(), dRstd.ptr(),
+                                 l.rows, l.cols, l.stride, eps);
     Context::get().synchronize();
     std::vector<float> y = dy.toHost<float>(l.total());
     std::vector<float> mean = dMean.toHost<float>(static_cast<size_t>(l.rows));
@@ -273,7 +272,7 @@ class LayerNorm : public KernelsGpu {
 TEST_F(LayerNorm, ColumnCounts) {
   for (int64_t cols : kColumnCounts) check(Layout{randomRows(cols), cols, cols});
   for (int i = 0; i < 3; ++i) {
-    int64_t cols = uniformInt(1, 3 * tile::kernels::kMaxRowBlock);  // the kernel loops: no column limit
+    int64_t cols = uniformInt(1, 3 * tile::kernels::kMaxRowBlock); // the kernel loops: no column limit
     check(Layout{randomRows(cols), cols, cols});
   }
 }
@@ -287,7 +286,7 @@ TEST_F(LayerNorm, StridedAndMisaligned) {
     check(Layout{rows, cols, cols, 1});
   }
   check(Layout{37, 1000, 1008});
-  check(Layout{8, 4096, 4096}, 0.5f);  // a large eps must show in rstd
+  check(Layout{8, 4096, 4096}, 0.5f); // a large eps must show in rstd
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -298,7 +297,7 @@ TEST_F(LayerNorm, StridedAndMisaligned) {
 // to Σ|a·b| + |bias|: inputTolerance() (f32 1e-6, tf32 and f16 1.1e-3, bf16 8e-3).
 
 class BatchedMatmulGpu : public KernelsGpu {
- protected:
+protected:
   void run(tile::testutil::MatmulInput input, const tile::testutil::BatchedMatmulCase &cs) {
     using tile::testutil::MatmulInput;
     SCOPED_TRACE(std::string(tile::testutil::inputName(input)) + " " + cs.str());
@@ -315,9 +314,9 @@ class BatchedMatmulGpu : public KernelsGpu {
   void runAll(tile::testutil::MatmulInput input) {
     using S = tile::testutil::Storage;
     std::vector<tile::testutil::BatchedMatmulCase> cases = tile::testutil::batchedMatmulCases();
-    cases.push_back({33, 256, 256, 64, S::RowMajor, S::RowMajor, S::RowMajor, 2, false, 0});  // a full wave: 128x128
-    cases.push_back({8, 128, 192, 320, S::RowMajor, S::Broadcast, S::RowMajor, 1, true, 0});  // aligned, B shared
-    cases.push_back({2, 513, 999, 77, S::RowMajor, S::ColMajor, S::RowMajor, 2});             // ragged, B transposed
+    cases.push_back({33, 256, 256, 64, S::RowMajor, S::RowMajor, S::RowMajor, 2, false, 0}); // a full wave: 128x128
+    cases.push_back({8, 128, 192, 320, S::RowMajor, S::Broadcast, S::RowMajor, 1, true, 0}); // aligned, B shared
+    cases.push_back({2, 513, 999, 77, S::RowMajor, S::ColMajor, S::RowMajor, 2});            // ragged, B transposed
     for (const tile::testutil::BatchedMatmulCase &cs : cases) run(input, cs);
   }
 };
@@ -334,9 +333,7 @@ namespace {
 template <class F> std::string invalidArgument(F f) {
   try {
     f();
-  } catch (const tile::ArgumentError &e) {
-    return e.what();
-  }
+  } catch (const tile::ArgumentError &e) { return e.what(); }
   return "(no exception)";
 }
 bool oneLine(const std::string &s, const std::string &needle) {
@@ -367,11 +364,28 @@ TEST(KernelsArgs, RejectedBeforeLaunch) {
 }
 
 TEST(KernelsArgs, EmptyLaunchesNothing) {
-  CUdeviceptr p = 0;  // never dereferenced: nothing is launched
+  CUdeviceptr p = 0; // never dereferenced: nothing is launched
   EXPECT_NO_THROW(tk::VectorAdd::launch(gAot, p, p, p, 0));
   EXPECT_NO_THROW(tk::Softmax::launch(gAot, p, p, 0, 128, 128, 128));
   EXPECT_NO_THROW(tk::LayerNormForward::launch(gAot, p, p, p, p, p, p, 0, 128, 128, 1e-5f));
-  EXPECT_NO_THROW(tk::BatchedMatmulF16::launch(gAot, p, p, p, p, 0, 64, 64, 64, 0, 64, 1, 0, 64, 1, 0, 64, 1, 0));
+  EXPECT_NO_THROW(tk::BatchedMatmulF16::launch(gAot, {.matrix = {.a = p,
+                                                                 .b = p,
+                                                                 .c = p,
+                                                                 .bias = p,
+                                                                 .m = 64,
+                                                                 .n = 64,
+                                                                 .k = 64,
+                                                                 .strideAm = 64,
+                                                                 .strideAk = 1,
+                                                                 .strideBk = 64,
+                                                                 .strideBn = 1,
+                                                                 .strideCm = 64,
+                                                                 .strideCn = 1},
+                                                      .batch = 0,
+                                                      .strideAb = 0,
+                                                      .strideBb = 0,
+                                                      .strideCb = 0,
+                                                      .strideBiasb = 0}));
 }
 
 // The descriptor matmul with C in the inputs' type (TMA copies on sm_90a, one rounding of the f32
@@ -399,15 +413,23 @@ const char *kindName(TmaMatmulKind k) {
 }
 
 TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
-  struct Case { int64_t m, n, k, ldc; };
+  struct Case {
+    int64_t m, n, k, ldc;
+  };
   // 960 x 1000 x 600: 120 programs of 64 x 128, the 8-deep ring (tileFor) wrapping over 10 ragged
   // K steps. One draw of the inputs per shape and type serves every kind and epilogue (the float64
   // product is the test's cost).
-  for (Case c : std::vector<Case>{{100, 72, 48, 72}, {1000, 520, 264, 528}, {1024, 1024, 256, 1040}, {5, 8, 8, 16},
-                                  {300, 1000, 64, 1000}, {960, 1000, 600, 1000}})
+  for (Case c : std::vector<Case>{{100, 72, 48, 72},
+                                  {1000, 520, 264, 528},
+                                  {1024, 1024, 256, 1040},
+                                  {5, 8, 8, 16},
+                                  {300, 1000, 64, 1000},
+                                  {960, 1000, 600, 1000}})
     for (bool bf16 : {false, true}) {
       auto toBits = [&](float x) { return bf16 ? tile::testutil::toBf16(x) : tile::testutil::toHalf(x); };
-      auto toFloat = [&](uint16_t h) { return bf16 ? tile::testutil::bf16BitsToFloat(h) : tile::testutil::halfToFloat(h); };
+      auto toFloat = [&](uint16_t h) {
+        return bf16 ? tile::testutil::bf16BitsToFloat(h) : tile::testutil::halfToFloat(h);
+      };
       std::vector<uint16_t> a(size_t(c.m * c.k)), b(size_t(c.k * c.n)), bT(b.size());
       std::vector<float> bias(size_t(c.n));
       for (auto &x : a) x = toBits(uniform(-2, 2));
@@ -428,9 +450,9 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
       db.copyFromHost(b.data(), b.size() * 2);
       dbT.copyFromHost(bT.data(), bT.size() * 2);
       dbias.copyFromHost(bias.data(), bias.size() * 4);
-      for (TmaMatmulKind kind : {TmaMatmulKind::Plain, TmaMatmulKind::Bt, TmaMatmulKind::Persistent,
-                                 TmaMatmulKind::PersistentFew, TmaMatmulKind::WarpSpecialized,
-                                 TmaMatmulKind::PersistentUnspecialized})
+      for (TmaMatmulKind kind :
+           {TmaMatmulKind::Plain, TmaMatmulKind::Bt, TmaMatmulKind::Persistent, TmaMatmulKind::PersistentFew,
+            TmaMatmulKind::WarpSpecialized, TmaMatmulKind::PersistentUnspecialized})
         for (auto e : {tk::MatmulEpilogue::None, tk::MatmulEpilogue::Bias, tk::MatmulEpilogue::BiasRelu}) {
           SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) +
                        (bf16 ? " bf16" : " f16") + " epilogue " + std::to_string(int(e)) + " " + kindName(kind));
@@ -443,24 +465,108 @@ TEST_F(MatmulTmaHalfOutGpu, RaggedShapesEveryEpilogueAgainstFloat64) {
           if (unspecialized && e != tk::MatmulEpilogue::None) continue;
           const tk::MatmulConfig unspecializedTile = tk::MatmulTmaPersistentF16OutF16::tiles()[1];
           if (kind == TmaMatmulKind::WarpSpecialized && bf16)
-            tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr,
-                                             &tk::MatmulTmaBF16OutBF16::kWarpSpecialized[0]);
+            tk::MatmulTmaBF16OutBF16::launch(gAot,
+                                             {.a = da,
+                                              .b = bIn,
+                                              .c = dc,
+                                              .bias = dbias,
+                                              .m = c.m,
+                                              .n = c.n,
+                                              .k = c.k,
+                                              .lda = c.k,
+                                              .ldb = ldb,
+                                              .ldc = c.ldc,
+                                              .epilogue = e},
+                                             nullptr, &tk::MatmulTmaBF16OutBF16::kWarpSpecialized[0]);
           else if (kind == TmaMatmulKind::WarpSpecialized)
-            tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e, nullptr,
-                                           &tk::MatmulTmaF16OutF16::kWarpSpecialized[0]);
+            tk::MatmulTmaF16OutF16::launch(gAot,
+                                           {.a = da,
+                                            .b = bIn,
+                                            .c = dc,
+                                            .bias = dbias,
+                                            .m = c.m,
+                                            .n = c.n,
+                                            .k = c.k,
+                                            .lda = c.k,
+                                            .ldb = ldb,
+                                            .ldc = c.ldc,
+                                            .epilogue = e},
+                                           nullptr, &tk::MatmulTmaF16OutF16::kWarpSpecialized[0]);
           else if (kind == TmaMatmulKind::Plain && bf16)
-            tk::MatmulTmaBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+            tk::MatmulTmaBF16OutBF16::launch(gAot, {.a = da,
+                                                    .b = bIn,
+                                                    .c = dc,
+                                                    .bias = dbias,
+                                                    .m = c.m,
+                                                    .n = c.n,
+                                                    .k = c.k,
+                                                    .lda = c.k,
+                                                    .ldb = ldb,
+                                                    .ldc = c.ldc,
+                                                    .epilogue = e});
           else if (kind == TmaMatmulKind::Plain)
-            tk::MatmulTmaF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+            tk::MatmulTmaF16OutF16::launch(gAot, {.a = da,
+                                                  .b = bIn,
+                                                  .c = dc,
+                                                  .bias = dbias,
+                                                  .m = c.m,
+                                                  .n = c.n,
+                                                  .k = c.k,
+                                                  .lda = c.k,
+                                                  .ldb = ldb,
+                                                  .ldc = c.ldc,
+                                                  .epilogue = e});
           else if (bt && bf16)
-            tk::MatmulTmaBF16BtOutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+            tk::MatmulTmaBF16BtOutBF16::launch(gAot, {.a = da,
+                                                      .b = bIn,
+                                                      .c = dc,
+                                                      .bias = dbias,
+                                                      .m = c.m,
+                                                      .n = c.n,
+                                                      .k = c.k,
+                                                      .lda = c.k,
+                                                      .ldb = ldb,
+                                                      .ldc = c.ldc,
+                                                      .epilogue = e});
           else if (bt)
-            tk::MatmulTmaF16BtOutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e);
+            tk::MatmulTmaF16BtOutF16::launch(gAot, {.a = da,
+                                                    .b = bIn,
+                                                    .c = dc,
+                                                    .bias = dbias,
+                                                    .m = c.m,
+                                                    .n = c.n,
+                                                    .k = c.k,
+                                                    .lda = c.k,
+                                                    .ldb = ldb,
+                                                    .ldc = c.ldc,
+                                                    .epilogue = e});
           else if (bf16)
-            tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
+            tk::MatmulTmaPersistentBF16OutBF16::launch(gAot,
+                                                       {.a = da,
+                                                        .b = bIn,
+                                                        .c = dc,
+                                                        .bias = dbias,
+                                                        .m = c.m,
+                                                        .n = c.n,
+                                                        .k = c.k,
+                                                        .lda = c.k,
+                                                        .ldb = ldb,
+                                                        .ldc = c.ldc,
+                                                        .epilogue = e},
                                                        nullptr, programs, unspecialized ? &unspecializedTile : nullptr);
           else
-            tk::MatmulTmaPersistentF16OutF16::launch(gAot, da, bIn, dc, dbias, c.m, c.n, c.k, c.k, ldb, c.ldc, e,
+            tk::MatmulTmaPersistentF16OutF16::launch(gAot,
+                                                     {.a = da,
+                                                      .b = bIn,
+                                                      .c = dc,
+                                                      .bias = dbias,
+                                                      .m = c.m,
+                                                      .n = c.n,
+                                                      .k = c.k,
+                                                      .lda = c.k,
+                                                      .ldb = ldb,
+                                                      .ldc = c.ldc,
+                                                      .epilogue = e},
                                                      nullptr, programs, unspecialized ? &unspecializedTile : nullptr);
           Context::get().synchronize();
           std::vector<uint16_t> out(size_t(c.m * c.ldc));
@@ -497,13 +603,19 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
   using S = tile::testutil::Storage;
   // pad: every row padded to a multiple of 16 bytes, as descriptors need (the transposing launch
   // takes a dense B: its cases have k and n multiples of 4).
-  struct Case { int64_t m, n, k, pad; };
+  struct Case {
+    int64_t m, n, k, pad;
+  };
   // 1000 x 1000 x 300: 128 programs of 64 x 128, the 8-deep ring (tileFor) wrapping over 10 ragged
   // K steps; one epilogue, not persistent (the float64 reference is the test's cost).
   const auto rounding = Context::get().info().ccMajor == 9 ? tile::testutil::Tf32Rounding::TiesEven
-                                                            : tile::testutil::Tf32Rounding::TiesAway;
-  for (Case c : std::vector<Case>{{1000, 517, 261, 3}, {5, 13, 9, 3}, {1024, 1024, 512, 0}, {300, 257, 125, 3},
-                                  {260, 196, 124, 0}, {1000, 1000, 300, 4}})
+                                                           : tile::testutil::Tf32Rounding::TiesAway;
+  for (Case c : std::vector<Case>{{1000, 517, 261, 3},
+                                  {5, 13, 9, 3},
+                                  {1024, 1024, 512, 0},
+                                  {300, 257, 125, 3},
+                                  {260, 196, 124, 0},
+                                  {1000, 1000, 300, 4}})
     for (int epilogue = 0; epilogue < 3; ++epilogue) {
       // One problem per storage of B (bᵀ row-major, or B row-major for the transposing launch), drawn
       // once for every launch that reads it (the float64 references are the test's cost).
@@ -512,10 +624,19 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
         if (how == 2 && (c.k % 4 || c.n % 4)) continue;
         if (c.k == 300 && ((how >= 3 && how != 5) || epilogue != 2)) continue;
         const char *names[] = {"MatmulTmaTf32Bt", "Matmul<float> tf32 with K-major B", "launchTransposingB",
-                               "persistent", "persistent on 3 programs", "warp-specialised"};
+                               "persistent",      "persistent on 3 programs",          "warp-specialised"};
         // B stored transposed (Storage::ColMajor is bᵀ row-major) except for the transposing launch.
-        tile::testutil::BatchedMatmulCase cs{1, c.m, c.n, c.k, S::RowMajor, how == 2 ? S::RowMajor : S::ColMajor,
-                                             S::RowMajor, epilogue, false, how == 2 ? 0 : c.pad, 0};
+        tile::testutil::BatchedMatmulCase cs{1,
+                                             c.m,
+                                             c.n,
+                                             c.k,
+                                             S::RowMajor,
+                                             how == 2 ? S::RowMajor : S::ColMajor,
+                                             S::RowMajor,
+                                             epilogue,
+                                             false,
+                                             how == 2 ? 0 : c.pad,
+                                             0};
         SCOPED_TRACE(std::string(names[how]) + " " + cs.str());
         std::optional<tile::testutil::BatchedMatmulProblem> &problem = problems[how == 2 ? 1 : 0];
         if (!problem) problem = tile::testutil::makeBatchedMatmul(MatmulInput::TF32, cs, gen_, rounding);
@@ -524,20 +645,78 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
         DeviceBuffer dbias = DeviceBuffer::fromHost(p.bias), dc = poisoned(size_t(p.c.size));
         const auto e = tk::MatmulEpilogue(epilogue);
         const int64_t ldb = how == 2 ? p.b.row : p.b.col;
-        if (how == 0) tk::MatmulTmaTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e);
+        if (how == 0)
+          tk::MatmulTmaTf32Bt::launch(gAot, {.a = da,
+                                             .b = db,
+                                             .c = dc,
+                                             .bias = dbias,
+                                             .m = c.m,
+                                             .n = c.n,
+                                             .k = c.k,
+                                             .lda = p.a.row,
+                                             .ldb = ldb,
+                                             .ldc = p.c.row,
+                                             .epilogue = e});
         if (how == 1)
-          tk::MatmulF32::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, 1, 1, ldb, p.c.row, 1, e, true);
+          tk::MatmulF32::launch(gAot, {.a = da,
+                                       .b = db,
+                                       .c = dc,
+                                       .bias = dbias,
+                                       .m = c.m,
+                                       .n = c.n,
+                                       .k = c.k,
+                                       .strideAm = p.a.row,
+                                       .strideAk = 1,
+                                       .strideBk = 1,
+                                       .strideBn = ldb,
+                                       .strideCm = p.c.row,
+                                       .strideCn = 1,
+                                       .epilogue = e,
+                                       .tf32 = true});
         if (how == 2) {
           DeviceBuffer work(size_t(c.k * c.n) * 4);
-          tk::MatmulTmaTf32Bt::launchTransposingB(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, p.c.row, work,
-                                                  c.k * c.n, e);
+          tk::MatmulTmaTf32Bt::launchTransposingB(gAot,
+                                                  {.a = da,
+                                                   .b = db,
+                                                   .c = dc,
+                                                   .bias = dbias,
+                                                   .m = c.m,
+                                                   .n = c.n,
+                                                   .k = c.k,
+                                                   .lda = p.a.row,
+                                                   .ldb = c.n,
+                                                   .ldc = p.c.row,
+                                                   .epilogue = e},
+                                                  work, c.k * c.n);
           Context::get().synchronize();
         }
         if (how == 5)
-          tk::MatmulTmaTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e, nullptr,
-                                      &tk::MatmulTmaTf32Bt::kWarpSpecialized[0]);
+          tk::MatmulTmaTf32Bt::launch(gAot,
+                                      {.a = da,
+                                       .b = db,
+                                       .c = dc,
+                                       .bias = dbias,
+                                       .m = c.m,
+                                       .n = c.n,
+                                       .k = c.k,
+                                       .lda = p.a.row,
+                                       .ldb = ldb,
+                                       .ldc = p.c.row,
+                                       .epilogue = e},
+                                      nullptr, &tk::MatmulTmaTf32Bt::kWarpSpecialized[0]);
         if (how == 3 || how == 4)
-          tk::MatmulTmaPersistentTf32Bt::launch(gAot, da, db, dc, dbias, c.m, c.n, c.k, p.a.row, ldb, p.c.row, e,
+          tk::MatmulTmaPersistentTf32Bt::launch(gAot,
+                                                {.a = da,
+                                                 .b = db,
+                                                 .c = dc,
+                                                 .bias = dbias,
+                                                 .m = c.m,
+                                                 .n = c.n,
+                                                 .k = c.k,
+                                                 .lda = p.a.row,
+                                                 .ldb = ldb,
+                                                 .ldc = p.c.row,
+                                                 .epilogue = e},
                                                 nullptr, how == 4 ? 3 : 0);
         Context::get().synchronize();
         EXPECT_TRUE(tile::testutil::checkBatchedMatmul(p, dc.toHost<float>(size_t(p.c.size)), 1e-5));
@@ -546,19 +725,36 @@ TEST_F(MatmulTmaTf32Gpu, RaggedShapesEveryEpilogueAgainstFloat64) {
 }
 
 TEST(KernelsArgs, MatmulTmaRefusesWhatADescriptorCannotDescribe) {
-  CUdeviceptr p = 256;  // never dereferenced: refused before any launch
-  std::string m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p + 2, p, p, p, 64, 64, 64, 64, 64, 64); });
+  CUdeviceptr p = 256; // never dereferenced: refused before any launch
+  std::string m = invalidArgument([&] {
+    tk::MatmulTmaF16OutF16::launch(
+        gAot, {.a = p + 2, .b = p, .c = p, .bias = p, .m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64});
+  });
   EXPECT_TRUE(oneLine(m, "operand a: base address 258 is not 16-byte aligned")) << m;
-  m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p, p, p, p, 64, 60, 64, 64, 60, 64); });
+  m = invalidArgument([&] {
+    tk::MatmulTmaF16OutF16::launch(
+        gAot, {.a = p, .b = p, .c = p, .bias = p, .m = 64, .n = 60, .k = 64, .lda = 64, .ldb = 60, .ldc = 64});
+  });
   EXPECT_TRUE(oneLine(m, "operand b: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
-  m = invalidArgument([&] { tk::MatmulTmaF16OutF16::launch(gAot, p, p, p, p, 64, 64, 64, 64, 64, 60); });
+  m = invalidArgument([&] {
+    tk::MatmulTmaF16OutF16::launch(
+        gAot, {.a = p, .b = p, .c = p, .bias = p, .m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 60});
+  });
   EXPECT_TRUE(oneLine(m, "operand c: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
-  m = invalidArgument([&] { tk::MatmulTmaTf32Bt::launch(gAot, p, p, p, p, 64, 64, 30, 32, 30, 64); });
+  m = invalidArgument([&] {
+    tk::MatmulTmaTf32Bt::launch(
+        gAot, {.a = p, .b = p, .c = p, .bias = p, .m = 64, .n = 64, .k = 30, .lda = 32, .ldb = 30, .ldc = 64});
+  });
   EXPECT_TRUE(oneLine(m, "operand bT: stride 0 is 120 bytes, not a positive multiple of 16")) << m;
-  m = invalidArgument([&] { tk::MatmulTmaPersistentF16OutF16::launch(gAot, p, p + 8, p, p, 64, 64, 64, 64, 64, 64); });
+  m = invalidArgument([&] {
+    tk::MatmulTmaPersistentF16OutF16::launch(
+        gAot, {.a = p, .b = p + 8, .c = p, .bias = p, .m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64});
+  });
   EXPECT_TRUE(oneLine(m, "operand b: base address 264 is not 16-byte aligned")) << m;
   m = invalidArgument([&] {
-    tk::MatmulTmaTf32Bt::launchTransposingB(gAot, p, p, p, p, 64, 64, 64, 64, 64, p, 64 * 63);
+    tk::MatmulTmaTf32Bt::launchTransposingB(
+        gAot, {.a = p, .b = p, .c = p, .bias = p, .m = 64, .n = 64, .k = 64, .lda = 64, .ldb = 64, .ldc = 64}, p,
+        64 * 63);
   });
   EXPECT_TRUE(oneLine(m, "the workspace holds 4032 floats; bᵀ needs k * n = 4096")) << m;
 }

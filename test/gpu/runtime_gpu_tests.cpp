@@ -31,10 +31,10 @@
 
 using namespace tile::rt;
 
-#define REQUIRE_GPU()                                \
-  do {                                               \
-    std::string why_;                                \
-    if (!gpuAvailable(&why_)) GTEST_SKIP() << why_;  \
+#define REQUIRE_GPU()                                                                                                  \
+  do {                                                                                                                 \
+    std::string why_;                                                                                                  \
+    if (!gpuAvailable(&why_)) GTEST_SKIP() << why_;                                                                    \
   } while (0)
 
 namespace {
@@ -63,9 +63,7 @@ TEST(RuntimeGpu, BadOrdinalThrows) {
   try {
     Context::get(deviceCount() + 3);
     FAIL();
-  } catch (const Error &e) {
-    EXPECT_TRUE(contains(e.what(), "out of range")) << e.what();
-  }
+  } catch (const Error &e) { EXPECT_TRUE(contains(e.what(), "out of range")) << e.what(); }
 }
 
 TEST(RuntimeGpu, PoisonAndRoundTrip) {
@@ -77,7 +75,7 @@ TEST(RuntimeGpu, PoisonAndRoundTrip) {
   EXPECT_EQ(buf.bytes(), host.size() * sizeof(float));
   EXPECT_EQ(buf.toHost<float>(host.size()), host);
 
-  buf.fillBytes(0xFF);  // all-ones floats are NaN: a poisoned output can never pass a check
+  buf.fillBytes(0xFF); // all-ones floats are NaN: a poisoned output can never pass a check
   auto poisoned = buf.toHost<uint32_t>(host.size());
   for (uint32_t v : poisoned) ASSERT_EQ(v, 0xFFFFFFFFu);
 
@@ -109,16 +107,16 @@ TEST(RuntimeGpu, EventsTimeDeviceToDeviceCopy) {
   b.fillBytes(0);
   Stream s;
   Event start, stop;
-  copyDeviceToDevice(b.ptr(), a.ptr(), bytes, s.handle());  // warm-up
+  copyDeviceToDevice(b.ptr(), a.ptr(), bytes, s.handle()); // warm-up
   start.record(s.handle());
   for (int i = 0; i < 10; ++i) copyDeviceToDevice(b.ptr(), a.ptr(), bytes, s.handle());
   stop.record(s.handle());
   stop.synchronize();
   float ms = stop.elapsedMs(start);
   EXPECT_GT(ms, 0.0f);
-  double gbps = 2.0 * 10 * bytes / (ms * 1e-3) / 1e9;  // read + write
+  double gbps = 2.0 * 10 * bytes / (ms * 1e-3) / 1e9; // read + write
   printf("device-to-device copy: %.3f ms for 10 x %zu MiB = %.0f GB/s\n", ms, bytes >> 20, gbps);
-  EXPECT_LT(gbps, 10000.0);  // sanity: faster than any HBM means the events did not time the copies
+  EXPECT_LT(gbps, 10000.0); // sanity: faster than any HBM means the events did not time the copies
   auto got = b.toHost<uint8_t>(bytes);
   EXPECT_EQ(std::count(got.begin(), got.end(), uint8_t(0x5A)), std::ptrdiff_t(bytes));
 }
@@ -136,7 +134,7 @@ TEST(RuntimeGpu, InvalidPtxErrorNamesKernelAndHasJitLog) {
     EXPECT_EQ(e.code(), CUDA_ERROR_INVALID_PTX);
     EXPECT_TRUE(contains(msg, "my_broken_kernel")) << msg;
     EXPECT_TRUE(contains(msg, "CUDA_ERROR_INVALID_PTX")) << msg;
-    EXPECT_TRUE(contains(msg, "JIT log: ptxas")) << msg;          // the driver's log, not "(empty)"
+    EXPECT_TRUE(contains(msg, "JIT log: ptxas")) << msg; // the driver's log, not "(empty)"
     EXPECT_TRUE(contains(msg, "this_is_not_an_instruction")) << msg;
     EXPECT_TRUE(contains(msg, "repro: ptxas -arch=sm_")) << msg;
     EXPECT_EQ(msg.find('\n'), std::string::npos);
@@ -172,7 +170,10 @@ TEST(RuntimeGpu, MissingFunctionAndModuleCacheFailuresAreNotCached) {
   }
   ModuleCache cache;
   int produced = 0;
-  auto produce = [&] { ++produced; return empty; };
+  auto produce = [&] {
+    ++produced;
+    return empty;
+  };
   CUcontext ctx = Context::get().handle();
   EXPECT_THROW(cache.getOrLoad(ctx, 42, "no_such_kernel", produce), Error);
   EXPECT_THROW(cache.getOrLoad(ctx, 42, "no_such_kernel", produce), Error);
@@ -204,7 +205,7 @@ TEST(RuntimeGpuGraph, CapturedCopiesRunOnlyWhenReplayedAndReadTheSourceAtReplay)
   DeviceBuffer a(bytes), b(bytes);
   a.fillBytes(0xFF);
   b.fillBytes(0xFF);
-  std::memset(dst.data(), 0xFF, bytes);  // poisoned: NaN everywhere
+  std::memset(dst.data(), 0xFF, bytes); // poisoned: NaN everywhere
   Stream s;
   Graph g;
   {
@@ -241,13 +242,11 @@ TEST(RuntimeGpuGraph, AnUncapturableCallFailsInOneLineAndLeavesTheStreamUsable) 
   try {
     StreamCapture capture(s.handle());
     copyDeviceToDevice(b.ptr(), a.ptr(), 4096, s.handle());
-    a.copyToHost(host.data(), host.size());  // synchronous, on the legacy stream: not capturable
+    a.copyToHost(host.data(), host.size()); // synchronous, on the legacy stream: not capturable
     capture.end();
-  } catch (const Error &e) {
-    msg = e.what();
-  }
+  } catch (const Error &e) { msg = e.what(); }
   printf("%s\n", msg.c_str());
-  EXPECT_TRUE(contains(msg, "CAPTURE")) << msg;  // CUDA_ERROR_STREAM_CAPTURE_{UNSUPPORTED,IMPLICIT,INVALIDATED}
+  EXPECT_TRUE(contains(msg, "CAPTURE")) << msg; // CUDA_ERROR_STREAM_CAPTURE_{UNSUPPORTED,IMPLICIT,INVALIDATED}
   EXPECT_EQ(msg.find('\n'), std::string::npos);
   EXPECT_FALSE(isCapturing(s.handle()));
   a.fillBytes(0x11);
@@ -291,17 +290,17 @@ struct ThreeLaunches {
   std::vector<uint32_t> bits(const DeviceBuffer &b) const { return b.toHost<uint32_t>(size_t(n)); }
   std::vector<std::vector<uint32_t>> outputs() const { return {bits(Z), bits(R), bits(P)}; }
 };
-}  // namespace
+} // namespace
 
 TEST(RuntimeGpuGraph, CapturedLaunchesReplayTheDirectLaunchesResultBitForBit) {
   REQUIRE_GPU();
-  ThreeLaunches t(100003);  // ragged: the last program is masked
+  ThreeLaunches t(100003); // ragged: the last program is masked
   Stream s;
   t.reset();
-  t.enqueue(s.handle(), t.n);  // direct (also loads every kernel before the capture)
+  t.enqueue(s.handle(), t.n); // direct (also loads every kernel before the capture)
   s.synchronize();
   const auto direct = t.outputs();
-  t.enqueue(s.handle(), t.n);  // twice: p updated again
+  t.enqueue(s.handle(), t.n); // twice: p updated again
   s.synchronize();
   const auto directTwice = t.bits(t.P);
 
@@ -329,8 +328,8 @@ TEST(RuntimeGpuGraph, UpdateTakesTheNewGridAndArgumentsInPlaceOrByReinstantiatin
   REQUIRE_GPU();
   ThreeLaunches t(200000);
   Stream s;
-  const int64_t half = 50001;  // another grid and n for every launch
-  t.enqueue(s.handle(), t.n);  // loads every kernel variant before the captures (n % 16 == 0: others)
+  const int64_t half = 50001; // another grid and n for every launch
+  t.enqueue(s.handle(), t.n); // loads every kernel variant before the captures (n % 16 == 0: others)
   t.reset();
   t.enqueue(s.handle(), half);
   s.synchronize();
@@ -344,7 +343,8 @@ TEST(RuntimeGpuGraph, UpdateTakesTheNewGridAndArgumentsInPlaceOrByReinstantiatin
   };
   GraphExec exec(captured(t.n, 3));
   GraphExec::Update how = exec.update(captured(half, 3));
-  printf("same topology, other grid and n: %s\n", how == GraphExec::Update::InPlace ? "updated in place" : "re-instantiated");
+  printf("same topology, other grid and n: %s\n",
+         how == GraphExec::Update::InPlace ? "updated in place" : "re-instantiated");
   t.reset();
   exec.launch(s.handle());
   s.synchronize();
@@ -359,10 +359,10 @@ TEST(RuntimeGpuGraph, UpdateTakesTheNewGridAndArgumentsInPlaceOrByReinstantiatin
   EXPECT_TRUE(t.bits(t.Z) == directHalf[0]);
   EXPECT_EQ(t.bits(t.R)[0], 0xFFFFFFFFu) << "only the add was captured this time";
 }
-// ---------------------------------------------------------------- driver faults (issue 10)
+// ---------------------------------------------------------------- driver faults
 // Each fault is one line from the launch API naming the kernel, and leaves no sticky broken
-// context: a normal launch right after computes the right result. Every message is printed
-// (the closing note of issue 10 quotes them).
+// context: a normal launch right after computes the right result. Every message is printed,
+// so a run's log shows what a user would read.
 namespace {
 
 // Launches library kernels as AotLauncher does (the same variant, and the same cached module and
@@ -370,23 +370,22 @@ namespace {
 struct FaultyLauncher : tk::Launcher {
   std::optional<Dim3> block;
   std::optional<unsigned> sharedBytes;
-  std::string ptxVersion;  // "" keeps the PTX's own
+  std::string ptxVersion; // "" keeps the PTX's own
 
-  void launch(const char *name, const tile::Specialization &spec, Dim3 grid, void **params,
-              CUstream stream) override {
+  void launch(const char *name, const tile::Specialization &spec, Dim3 grid, void **params, CUstream stream) override {
     const AotKernel *k = tile::aot::findLibraryKernel(name);
     const AotVariant *v = k ? selectAotVariant(*k, spec) : nullptr;
     if (!v) throw Error(std::string("FaultyLauncher: no AOT variant of ") + name);
     const CompiledKernelView &ck = v->kernel;
     std::string ptx(ck.ptx);
-    uint64_t hash = fnv1a64(name) ^ reinterpret_cast<uintptr_t>(v);  // launchAot's key: its cached function
+    uint64_t hash = fnv1a64(name) ^ reinterpret_cast<uintptr_t>(v); // launchAot's key: its cached function
     if (!ptxVersion.empty()) {
       size_t at = ptx.find(".version ");
       ptx.replace(at, ptx.find('\n', at) - at, ".version " + ptxVersion);
-      hash = fnv1a64(ptx);  // a module of its own, never the good one
+      hash = fnv1a64(ptx); // a module of its own, never the good one
     }
-    CUfunction f = ModuleCache::global().getOrLoad(Context::get().handle(), hash, std::string(ck.name),
-                                                     [&] { return ptx; }, ck.meta.sharedBytes);
+    CUfunction f = ModuleCache::global().getOrLoad(
+        Context::get().handle(), hash, std::string(ck.name), [&] { return ptx; }, ck.meta.sharedBytes);
     tile::rt::launch(f, grid, block.value_or(Dim3{32 * ck.meta.numWarps, 1, 1}),
                      sharedBytes.value_or(ck.meta.sharedBytes), stream, params, name);
   }
@@ -416,15 +415,15 @@ void expectNormalLaunchWorks(ThreeLaunches &t) {
   for (size_t i = 0; i < z.size(); ++i) ASSERT_EQ(z[i], t.x[i] + t.y[i]) << "element " << i;
 }
 
-}  // namespace
+} // namespace
 
 TEST(RuntimeGpuFaults, TooManyThreadsPerBlock) {
   REQUIRE_GPU();
   ThreeLaunches t(100003);
   FaultyLauncher faulty;
-  faulty.block = Dim3{2048, 1, 1};  // every GPU allows at most 1024
-  expectOneLineNamingKernel("block of 2048 threads",
-                            [&] { tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr); }, "vector_add");
+  faulty.block = Dim3{2048, 1, 1}; // every GPU allows at most 1024
+  expectOneLineNamingKernel(
+      "block of 2048 threads", [&] { tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr); }, "vector_add");
   expectNormalLaunchWorks(t);
 }
 
@@ -432,9 +431,9 @@ TEST(RuntimeGpuFaults, TooMuchSharedMemory) {
   REQUIRE_GPU();
   ThreeLaunches t(100003);
   FaultyLauncher faulty;
-  faulty.sharedBytes = 1u << 20;  // 1 MiB of dynamic shared memory: more than any GPU has per block
-  expectOneLineNamingKernel("1 MiB of shared memory",
-                            [&] { tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr); }, "vector_add");
+  faulty.sharedBytes = 1u << 20; // 1 MiB of dynamic shared memory: more than any GPU has per block
+  expectOneLineNamingKernel(
+      "1 MiB of shared memory", [&] { tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr); }, "vector_add");
   expectNormalLaunchWorks(t);
 }
 
@@ -442,7 +441,7 @@ TEST(RuntimeGpuFaults, PtxNewerThanTheDriver) {
   REQUIRE_GPU();
   ThreeLaunches t(100003);
   FaultyLauncher faulty;
-  faulty.ptxVersion = "99.9";  // the library kernel's own PTX, claiming an ISA no driver has
+  faulty.ptxVersion = "99.9"; // the library kernel's own PTX, claiming an ISA no driver has
   try {
     tk::VectorAdd::launch(faulty, t.X, t.Y, t.Z, t.n, nullptr);
     ADD_FAILURE() << "PTX .version 99.9 loaded";
@@ -458,7 +457,7 @@ TEST(RuntimeGpuFaults, PtxNewerThanTheDriver) {
 
 TEST(RuntimeGpuFaults, DeviceOutOfMemory) {
   REQUIRE_GPU();
-  ThreeLaunches t(100003);  // its buffers first: the launches below need them
+  ThreeLaunches t(100003); // its buffers first: the launches below need them
   // Take every byte the driver will give, in ever smaller pieces.
   std::vector<DeviceBuffer> hog;
   std::string allocError;
@@ -491,4 +490,4 @@ TEST(RuntimeGpuFaults, DeviceOutOfMemory) {
   hog.clear();
   expectNormalLaunchWorks(t);
 }
-#endif  // TILE_RUNTIME_GPU_AOT
+#endif // TILE_RUNTIME_GPU_AOT

@@ -53,8 +53,8 @@ DeviceBuffer poisoned(size_t bytes) {
 AotLaunchConfig grid(unsigned x, unsigned y = 1) { return AotLaunchConfig{Dim3{x, y, 1}, 4, nullptr}; }
 
 /// A checked descriptor parameter over device memory (what a DSL launch builds from a TensorDescArg).
-TensorDescParam descriptor(CUdeviceptr base, std::initializer_list<int64_t> shape, std::initializer_list<int64_t> strides,
-                           int elemBytes) {
+TensorDescParam descriptor(CUdeviceptr base, std::initializer_list<int64_t> shape,
+                           std::initializer_list<int64_t> strides, int elemBytes) {
   TensorDescArg d{base, shape, strides};
   std::string why = checkTensorDesc("test descriptor", d, int(shape.size()), elemBytes);
   if (!why.empty()) throw std::invalid_argument(why);
@@ -75,8 +75,8 @@ TEST(TestKernelsGpu, Transpose2D) {
     auto out = dout.toHost<float>(in.size());
     for (int r = 0; r < m; ++r)
       for (int c = 0; c < n; ++c)
-        ASSERT_EQ(out[size_t(c) * m + r], in[size_t(r) * n + c]) << m << "x" << n << " at " << r << "," << c
-                                                                  << " seed " << seed;
+        ASSERT_EQ(out[size_t(c) * m + r], in[size_t(r) * n + c])
+            << m << "x" << n << " at " << r << "," << c << " seed " << seed;
   }
 }
 
@@ -84,14 +84,17 @@ TEST(TestKernelsGpu, RowSumMaxArgmax) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();
   std::mt19937_64 rng(seed);
-  struct Shape { int m, n, bm, bn; };
-  for (Shape s : std::vector<Shape>{{1, 1, 16, 128}, {16, 128, 16, 128}, {37, 100, 16, 128}, {3, 1000, 1, 1024},
-                                    {129, 1024, 1, 1024}}) {
+  struct Shape {
+    int m, n, bm, bn;
+  };
+  for (Shape s : std::vector<Shape>{
+           {1, 1, 16, 128}, {16, 128, 16, 128}, {37, 100, 16, 128}, {3, 1000, 1, 1024}, {129, 1024, 1, 1024}}) {
     auto in = randomFloats(size_t(s.m) * s.n, rng);
     if (s.n > 3) in[size_t(s.m - 1) * s.n + 2] = in[size_t(s.m - 1) * s.n + 3] = 100.f; // a tie: first index wins
     auto din = DeviceBuffer::fromHost(in);
     DeviceBuffer sums = poisoned(s.m * 4), maxima = poisoned(s.m * 4), arg = poisoned(s.m * 4);
-    aot_test::row_stats(grid((s.m + s.bm - 1) / s.bm), din.ptr(), sums.ptr(), maxima.ptr(), arg.ptr(), s.m, s.n, s.bm, s.bn);
+    aot_test::row_stats(grid((s.m + s.bm - 1) / s.bm), din.ptr(), sums.ptr(), maxima.ptr(), arg.ptr(), s.m, s.n, s.bm,
+                        s.bn);
     auto gotSums = sums.toHost<float>(s.m), gotMax = maxima.toHost<float>(s.m);
     auto gotArg = arg.toHost<int32_t>(s.m);
     tile::testing::RowStats ref = tile::testing::rowStatsReference(in, s.m, s.n);
@@ -106,10 +109,17 @@ TEST(TestKernelsGpu, Rank3ReductionsOnEveryAxis) {
   uint64_t seed = seedForTest();
   std::mt19937_64 rng(seed);
   // Block shapes and warps as compiled (gen_test_kernels_aot.cpp); extents ragged too.
-  struct Case { int d0, d1, d2, b0, b1, b2, axis, warps; };
-  for (Case c : std::vector<Case>{{4, 128, 4, 4, 128, 4, 1, 4}, {8, 32, 16, 8, 32, 16, 0, 4}, {7, 30, 9, 8, 32, 16, 1, 4},
-                                  {8, 32, 16, 8, 32, 16, 2, 4}, {2, 3, 200, 2, 4, 256, 2, 8}, {16, 16, 16, 16, 16, 16, 0, 8},
-                                  {13, 16, 5, 16, 16, 16, 1, 8}, {1, 64, 2, 1, 64, 2, 1, 1}}) {
+  struct Case {
+    int d0, d1, d2, b0, b1, b2, axis, warps;
+  };
+  for (Case c : std::vector<Case>{{4, 128, 4, 4, 128, 4, 1, 4},
+                                  {8, 32, 16, 8, 32, 16, 0, 4},
+                                  {7, 30, 9, 8, 32, 16, 1, 4},
+                                  {8, 32, 16, 8, 32, 16, 2, 4},
+                                  {2, 3, 200, 2, 4, 256, 2, 8},
+                                  {16, 16, 16, 16, 16, 16, 0, 8},
+                                  {13, 16, 5, 16, 16, 16, 1, 8},
+                                  {1, 64, 2, 1, 64, 2, 1, 1}}) {
     std::string name = std::to_string(c.d0) + "x" + std::to_string(c.d1) + "x" + std::to_string(c.d2) + " axis " +
                        std::to_string(c.axis) + " seed " + std::to_string(seed);
     auto in = randomFloats(size_t(c.d0) * c.d1 * c.d2, rng);
@@ -140,8 +150,7 @@ void checkMatmul(MatmulType type, const MatmulCase &p, int bm, int bn, int bk, i
                  std::mt19937_64 &rng, uint64_t seed) {
   static const char *typeNames[] = {"f32", "tf32", "f16", "bf16"};
   std::string name = std::string(typeNames[int(type)]) + " " + std::to_string(p.m) + "x" + std::to_string(p.n) + "x" +
-                     std::to_string(p.k) +
-                     (p.transB ? " B^T" : "") + " lda " + std::to_string(p.lda) + " epilogue " +
+                     std::to_string(p.k) + (p.transB ? " B^T" : "") + " lda " + std::to_string(p.lda) + " epilogue " +
                      std::to_string(epilogue) + " seed " + std::to_string(seed);
   const size_t aElems = size_t(p.m) * p.lda, bElems = size_t(p.k) * p.n;
   const int sbk = p.transB ? 1 : p.n, sbn = p.transB ? p.k : 1;
@@ -211,9 +220,9 @@ void checkMatmul(MatmulType type, const MatmulCase &p, int bm, int bn, int bk, i
   }
 }
 
-const std::vector<MatmulCase> kMatmulShapes = {{1000, 999, 77, false, 77},  {1, 1, 1, false, 1},  {1, 256, 64, true, 64},
-                                               {256, 1, 64, false, 80},     {64, 64, 64, true, 64}, {129, 65, 3, false, 3},
-                                               {33, 200, 130, true, 131}};
+const std::vector<MatmulCase> kMatmulShapes = {
+    {1000, 999, 77, false, 77}, {1, 1, 1, false, 1},    {1, 256, 64, true, 64},   {256, 1, 64, false, 80},
+    {64, 64, 64, true, 64},     {129, 65, 3, false, 3}, {33, 200, 130, true, 131}};
 
 /// The variants gen_test_kernels_aot.cpp compiles: input type, BM, BN, BK, GROUP_M, epilogue, warps.
 struct MatmulVariant {
@@ -221,9 +230,9 @@ struct MatmulVariant {
   int bm, bn, bk, group, epilogue, warps;
 };
 const MatmulVariant kMatmulVariants[] = {
-    {MatmulType::F32, 32, 32, 8, 4, 0, 4},   {MatmulType::F32, 32, 32, 8, 4, 2, 4},
-    {MatmulType::TF32, 32, 32, 8, 4, 0, 4},  {MatmulType::F16, 64, 64, 16, 8, 1, 4},
-    {MatmulType::F16, 16, 16, 16, 1, 0, 1},  {MatmulType::BF16, 64, 64, 16, 8, 2, 4},
+    {MatmulType::F32, 32, 32, 8, 4, 0, 4},    {MatmulType::F32, 32, 32, 8, 4, 2, 4},
+    {MatmulType::TF32, 32, 32, 8, 4, 0, 4},   {MatmulType::F16, 64, 64, 16, 8, 1, 4},
+    {MatmulType::F16, 16, 16, 16, 1, 0, 1},   {MatmulType::BF16, 64, 64, 16, 8, 2, 4},
     {MatmulType::F16, 128, 128, 32, 8, 0, 8}, {MatmulType::BF16, 128, 128, 32, 8, 2, 8}};
 
 TEST(TestKernelsGpu, MatmulEveryInputType) {
@@ -305,8 +314,8 @@ TEST(TestKernelsGpu, LoopWithCarriedTensorAndBranch) {
     aot_test::loop_branch(grid((n + block - 1) / block), dx.ptr(), dout.ptr(), n, reps, block);
     auto out = dout.toHost<float>(n);
     std::vector<double> ref = tile::testing::loopBranchReference(x, block, reps);
-    EXPECT_TRUE(closeTo(out, ref, 1e-6, "loop_branch")) << "n " << n << " block " << block << " reps " << reps
-                                                        << " seed " << seed;
+    EXPECT_TRUE(closeTo(out, ref, 1e-6, "loop_branch"))
+        << "n " << n << " block " << block << " reps " << reps << " seed " << seed;
   }
 }
 
@@ -316,20 +325,26 @@ TEST(TestKernelsGpu, DescriptorBlocksAtAnyOffset) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();
   std::mt19937_64 rng(seed);
-  struct Case { int m, n, ld, dm, dn, bm, bn; };
-  for (Case c : std::vector<Case>{{64, 64, 64, 0, 0, 64, 64}, {37, 50, 52, -5, 3, 16, 32}, {100, 7, 8, 9, -6, 16, 32},
-                                  {1, 1, 4, 0, 0, 16, 32}, {33, 129, 132, -40, -130, 64, 64}}) {
+  struct Case {
+    int m, n, ld, dm, dn, bm, bn;
+  };
+  for (Case c : std::vector<Case>{{64, 64, 64, 0, 0, 64, 64},
+                                  {37, 50, 52, -5, 3, 16, 32},
+                                  {100, 7, 8, 9, -6, 16, 32},
+                                  {1, 1, 4, 0, 0, 16, 32},
+                                  {33, 129, 132, -40, -130, 64, 64}}) {
     SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + " at " + std::to_string(c.dm) + "," +
                  std::to_string(c.dn) + " seed " + std::to_string(seed));
-    const int gridM = (c.m + std::abs(c.dm) + c.bm - 1) / c.bm + 1, gridN = (c.n + std::abs(c.dn) + c.bn - 1) / c.bn + 1;
+    const int gridM = (c.m + std::abs(c.dm) + c.bm - 1) / c.bm + 1,
+              gridN = (c.n + std::abs(c.dn) + c.bn - 1) / c.bn + 1;
     std::vector<float> src = randomFloats(size_t(c.m) * c.ld, rng), nan(src.size(), std::nanf(""));
     DeviceBuffer dSrc(src.size() * 4), dDst(src.size() * 4), dOut = poisoned(size_t(gridM) * c.bm * gridN * c.bn * 4);
     dSrc.copyFromHost(src.data(), src.size() * 4);
     dDst.fillBytes(0xFF);
     std::vector<float> dstBefore(src.size());
     dDst.copyToHost(dstBefore.data(), dstBefore.size() * 4);
-    tile::testing::DescriptorBlocks ref = tile::testing::descriptorBlocksReference(src, dstBefore, c.m, c.n, c.ld, c.dm,
-                                                                                   c.dn, c.bm, c.bn, gridM, gridN);
+    tile::testing::DescriptorBlocks ref =
+        tile::testing::descriptorBlocksReference(src, dstBefore, c.m, c.n, c.ld, c.dm, c.dn, c.bm, c.bn, gridM, gridN);
     tile::aot_test::descriptor_blocks(grid(gridM, gridN), descriptor(dSrc.ptr(), {c.m, c.n}, {c.ld, 1}, 4),
                                       descriptor(dDst.ptr(), {c.m, c.n}, {c.ld, 1}, 4), dOut.ptr(), gridN * c.bn, c.dm,
                                       c.dn, c.bm, c.bn);
@@ -337,8 +352,10 @@ TEST(TestKernelsGpu, DescriptorBlocksAtAnyOffset) {
     std::vector<float> out(ref.out.size()), dst(ref.dst.size());
     dOut.copyToHost(out.data(), out.size() * 4);
     dDst.copyToHost(dst.data(), dst.size() * 4);
-    for (size_t i = 0; i < out.size(); ++i) ASSERT_EQ(tile::testutil::bitsOf(out[i]), tile::testutil::bitsOf(ref.out[i])) << "out " << i;
-    for (size_t i = 0; i < dst.size(); ++i) ASSERT_EQ(tile::testutil::bitsOf(dst[i]), tile::testutil::bitsOf(ref.dst[i])) << "dst " << i;
+    for (size_t i = 0; i < out.size(); ++i)
+      ASSERT_EQ(tile::testutil::bitsOf(out[i]), tile::testutil::bitsOf(ref.out[i])) << "out " << i;
+    for (size_t i = 0; i < dst.size(); ++i)
+      ASSERT_EQ(tile::testutil::bitsOf(dst[i]), tile::testutil::bitsOf(ref.dst[i])) << "dst " << i;
   }
 }
 
@@ -348,10 +365,17 @@ TEST(TestKernelsGpu, DescriptorMatmulOnTmaAgainstFloat64) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();
   std::mt19937_64 rng(seed);
-  struct Case { int m, n, k, bm, bn, bk, warps; };
-  for (Case c : std::vector<Case>{{64, 64, 64, 64, 64, 32, 4}, {100, 72, 48, 64, 64, 32, 4}, {300, 264, 200, 128, 128, 64, 8},
-                                  {129, 520, 72, 128, 256, 64, 8}, {512, 512, 1024, 128, 256, 64, 8}, {7, 8, 8, 64, 64, 32, 4}}) {
-    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " seed " + std::to_string(seed));
+  struct Case {
+    int m, n, k, bm, bn, bk, warps;
+  };
+  for (Case c : std::vector<Case>{{64, 64, 64, 64, 64, 32, 4},
+                                  {100, 72, 48, 64, 64, 32, 4},
+                                  {300, 264, 200, 128, 128, 64, 8},
+                                  {129, 520, 72, 128, 256, 64, 8},
+                                  {512, 512, 1024, 128, 256, 64, 8},
+                                  {7, 8, 8, 64, 64, 32, 4}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k) + " seed " +
+                 std::to_string(seed));
     std::uniform_real_distribution<float> u(-2.f, 2.f);
     std::vector<uint16_t> a(size_t(c.m) * c.k), b(size_t(c.k) * c.n);
     for (auto &x : a) x = toHalf(u(rng));
@@ -359,14 +383,16 @@ TEST(TestKernelsGpu, DescriptorMatmulOnTmaAgainstFloat64) {
     DeviceBuffer dA(a.size() * 2), dB(b.size() * 2), dC = poisoned(size_t(c.m) * c.n * 4);
     dA.copyFromHost(a.data(), a.size() * 2);
     dB.copyFromHost(b.data(), b.size() * 2);
-    AotLaunchConfig cfg{Dim3{unsigned((c.m + c.bm - 1) / c.bm), unsigned((c.n + c.bn - 1) / c.bn), 1}, c.warps, nullptr};
+    AotLaunchConfig cfg{Dim3{unsigned((c.m + c.bm - 1) / c.bm), unsigned((c.n + c.bn - 1) / c.bn), 1}, c.warps,
+                        nullptr};
     tile::aot_test::descriptor_matmul(cfg, descriptor(dA.ptr(), {c.m, c.k}, {c.k, 1}, 2),
-                                      descriptor(dB.ptr(), {c.k, c.n}, {c.n, 1}, 2), dC.ptr(), c.m, c.n, c.k, c.bm, c.bn,
-                                      c.bk);
+                                      descriptor(dB.ptr(), {c.k, c.n}, {c.n, 1}, 2), dC.ptr(), c.m, c.n, c.k, c.bm,
+                                      c.bn, c.bk);
     Context::get().synchronize();
     std::vector<float> out(size_t(c.m) * c.n);
     dC.copyToHost(out.data(), out.size() * 4);
-    std::vector<double> ref = tile::testing::matmulReference16(a, b, c.m, c.n, c.k, [](uint16_t h) { return halfToFloat(h); });
+    std::vector<double> ref =
+        tile::testing::matmulReference16(a, b, c.m, c.n, c.k, [](uint16_t h) { return halfToFloat(h); });
     EXPECT_TRUE(closeTo(out, ref, 1e-5, "descriptor matmul"));
   }
 }

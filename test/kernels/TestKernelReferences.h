@@ -101,7 +101,8 @@ inline std::vector<double> matmulReference(const std::vector<double> &a, const s
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       double acc = 0;
-      for (int kk = 0; kk < k; ++kk) acc += a[size_t(i) * sam + size_t(kk) * sak] * b[size_t(kk) * sbk + size_t(j) * sbn];
+      for (int kk = 0; kk < k; ++kk)
+        acc += a[size_t(i) * sam + size_t(kk) * sak] * b[size_t(kk) * sbk + size_t(j) * sbn];
       if (epilogue >= 1) acc += bias[j];
       if (epilogue == 2) acc = acc > 0 ? acc : 0;
       c[size_t(i) * n + j] = acc;

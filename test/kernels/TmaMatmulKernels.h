@@ -16,20 +16,22 @@ namespace tile::testing {
 /// or TF32 inputs, C in f16 or f32.
 template <class T, class C, bool BT> inline const auto &tmaMatmulOverBuffersKernel() {
   constexpr bool tf32 = std::is_same_v<T, float>;
-  static const auto k = tile::kernel(
-      tf32 ? "tma_matmul_tf32_bt" : BT ? "tma_matmul_f16_bt" : "tma_matmul_f16",
-      [](Ptr<T> aBuffer, Ptr<T> bBuffer, Ptr<C> cBuffer, Ptr<float> bias, TensorDesc<T, 2> a, TensorDesc<T, 2> b,
-         TensorDesc<C, 2> c, I32 m, I32 n, I32 kk, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> SCHEDULE,
-         Const<int> EPILOGUE) {
-        (void)aBuffer, (void)bBuffer, (void)cBuffer;
-        auto one = [&](Value t) {
-          auto [pidM, pidN] = kernels::detail::groupedTile(t, m, n, BM, BN, 4);
-          kernels::detail::matmulTmaTile(a, b, c, bias, n, kk, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, BT, tf32,
-                                         SCHEDULE.value() >= 2);
-        };
-        if (SCHEDULE.value() % 2 == 0) return one(program_id(0));
-        for_range(program_id(0), ((m + (BM - 1)) / BM) * ((n + (BN - 1)) / BN), num_programs(0), one);
-      });
+  static const auto k =
+      tile::kernel(tf32 ? "tma_matmul_tf32_bt"
+                   : BT ? "tma_matmul_f16_bt"
+                        : "tma_matmul_f16",
+                   [](Ptr<T> aBuffer, Ptr<T> bBuffer, Ptr<C> cBuffer, Ptr<float> bias, TensorDesc<T, 2> a,
+                      TensorDesc<T, 2> b, TensorDesc<C, 2> c, I32 m, I32 n, I32 kk, Const<int> BM, Const<int> BN,
+                      Const<int> BK, Const<int> SCHEDULE, Const<int> EPILOGUE) {
+                     (void)aBuffer, (void)bBuffer, (void)cBuffer;
+                     auto one = [&](Value t) {
+                       auto [pidM, pidN] = kernels::detail::groupedTile(t, m, n, BM, BN, 4);
+                       kernels::detail::matmulTmaTile(a, b, c, bias, n, kk, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE,
+                                                      BT, tf32, SCHEDULE.value() >= 2);
+                     };
+                     if (SCHEDULE.value() % 2 == 0) return one(program_id(0));
+                     for_range(program_id(0), ((m + (BM - 1)) / BM) * ((n + (BN - 1)) / BN), num_programs(0), one);
+                   });
   return k;
 }
 

@@ -7,10 +7,11 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dsl)
   target_include_directories(cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${PROJECT_SOURCE_DIR}/test/kernels)
   target_link_libraries(cpu_tests PRIVATE tile_kernels GTest::gtest_main)
   # -Wno-restrict: GCC 12 false positive on std::string concatenation (as in dsl/).
-  target_compile_options(cpu_tests PRIVATE -Wall -Wextra -Wno-restrict)
+  tile_warnings(cpu_tests)
+  target_compile_options(cpu_tests PRIVATE -Wno-restrict)
   # The JIT's link check (compiler/lib/CPU/HostJit.cpp) reaches into these internals.
   target_include_directories(cpu_tests PRIVATE ${PROJECT_SOURCE_DIR}/compiler/lib/CPU)
-  target_link_libraries(cpu_tests PRIVATE TileCPU)
+  target_link_libraries(cpu_tests PRIVATE tile_cpu)
   # PRE_TEST: discover at ctest time, so building never runs the binary.
   gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS cpu)
   # Again with the code generated for the x86-64 baseline (SSE2, no F16C, no AVX-512
@@ -19,7 +20,7 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dsl)
   # ctest includes after discovery, on the discovered list: gtest_discover_tests flattens
   # PROPERTIES, so a list value there (two labels, two variables) is lost, and escaping
   # its semicolons does not survive the two expansions in GoogleTestAddTests.cmake.
-  # TILE_TEST_EXPECT_CPU makes the binary check the JIT's choice (cpu_jit_test.cpp).
+  # TILE_TEST_EXPECT_CPU makes the binary check the JIT's choice (cpu_jit_tests.cpp).
   gtest_discover_tests(cpu_tests DISCOVERY_MODE PRE_TEST TEST_PREFIX "x86-64-baseline."
                        TEST_LIST cpu_tests_BASELINE_TESTS)
   set(baseline_properties ${CMAKE_CURRENT_BINARY_DIR}/cpu_tests_baseline_properties.cmake)

@@ -16,8 +16,32 @@
 
 namespace tile::randomkernels {
 
-enum class Op { Input, Row, Col, Scalar, Const, Iter, Carried, Neg, Abs, Exp, Half, Add, Sub, Mul, Div, Max, Min,
-                Where, Reduce, ArgMax, Loop, If, Dot, Transpose };
+enum class Op {
+  Input,
+  Row,
+  Col,
+  Scalar,
+  Const,
+  Iter,
+  Carried,
+  Neg,
+  Abs,
+  Exp,
+  Half,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Max,
+  Min,
+  Where,
+  Reduce,
+  ArgMax,
+  Loop,
+  If,
+  Dot,
+  Transpose
+};
 enum class Red { Sum, Max, Min };
 /// Dot inputs: f32 exact and TF32 (CUDA cores), f16 and bf16 (tensor cores where the tile allows).
 enum class DotInput { F32, TF32, F16, BF16 };
@@ -36,13 +60,13 @@ enum class Via {
 struct Node {
   Op op;
   int a = -1, b = -1, c = -1, d = -1; ///< operands (Where: a < b ? c : d; Loop: init a, step b; If: a / b)
-  int input = 0;       ///< Input: which of in0..in2
-  float value = 0;     ///< Const: the value; Input: `other` of the masked load
-  int axis = 0;        ///< Reduce/ArgMax
-  Red red = Red::Sum;  ///< Reduce
-  int scope = -1;      ///< the loop (its id) whose body this node belongs to; -1: top level
-  int loop = -1;       ///< Loop/Iter/Carried: the loop's id
-  DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
+  int input = 0;                      ///< Input: which of in0..in2
+  float value = 0;                    ///< Const: the value; Input: `other` of the masked load
+  int axis = 0;                       ///< Reduce/ArgMax
+  Red red = Red::Sum;                 ///< Reduce
+  int scope = -1;                     ///< the loop (its id) whose body this node belongs to; -1: top level
+  int loop = -1;                      ///< Loop/Iter/Carried: the loop's id
+  DotInput dotInput = DotInput::F32;  ///< Dot: what the inputs are rounded to
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
   Via via = Via::Pointers; ///< Input, Row, Col
   /// Loop: LoopOptions::warpSpecialize, a hint the compiler must ignore for these loops (no
@@ -73,7 +97,7 @@ struct Program {
   int output = 0;
   std::vector<int> loopParent; ///< loop id -> enclosing loop id (or -1)
   Split split = Split::None;
-  int splitAt = 0; ///< c of the split (a multiple of 4 mostly: the constants vectorisation trusts)
+  int splitAt = 0;              ///< c of the split (a multiple of 4 mostly: the constants vectorisation trusts)
   bool descriptorStore = false; ///< unsplit: the result stored as a block of out's tensor descriptor
 };
 
@@ -216,7 +240,9 @@ private:
 
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   bool chance(double p) { return std::bernoulli_distribution(p)(rng_); }
-  float quantised(float lo, float hi) { return std::round(std::uniform_real_distribution<float>(lo, hi)(rng_) * 8) / 8; }
+  float quantised(float lo, float hi) {
+    return std::round(std::uniform_real_distribution<float>(lo, hi)(rng_) * 8) / 8;
+  }
 
   int add(Node n) {
     p_.nodes.push_back(n);
@@ -238,7 +264,10 @@ private:
     case 0: n.op = Op::Row; break;
     case 1: n.op = Op::Col; break;
     case 2: n.op = Op::Scalar; break;
-    case 3: n.op = Op::Const; n.value = quantised(-2, 2); break;
+    case 3:
+      n.op = Op::Const;
+      n.value = quantised(-2, 2);
+      break;
     default:
       n.op = Op::Input;
       n.input = pick(0, 2);
@@ -437,7 +466,8 @@ struct Tracer {
       if (n.via == Via::Desc) return broadcast_to(asRow(vectorBlock(rowDesc, rowStart, shape.back())), shape);
       return broadcast_to(load(rowv + colIdx, cmask, 0.0f), shape);
     case Op::Col:
-      if (n.via == Via::Desc) return broadcast_to(asCol(vectorBlock(colDesc, colStart, shape[shape.size() - 2])), shape);
+      if (n.via == Via::Desc)
+        return broadcast_to(asCol(vectorBlock(colDesc, colStart, shape[shape.size() - 2])), shape);
       return broadcast_to(load(colv + rowIdx, rmask, 0.0f), shape);
     case Op::Scalar: return broadcast_to(s, shape);
     case Op::Const: return full(shape, n.value, DType::f32);
@@ -466,15 +496,18 @@ struct Tracer {
     }
     case Op::Loop: {
       Value init = A();
-      return for_range(0, trips, 1, {init}, [&](Value k, std::vector<Value> c) {
-               Scope inner;
-               inner.parent = &at;
-               inner.loop = n.loop;
-               inner.carried = c[0];
-               inner.iter = k;
-               buildScope(n.b, inner);
-               return std::vector<Value>{build(n.b, inner)};
-             }, LoopOptions{.warpSpecialize = n.warpSpecialize})[0];
+      return for_range(
+          0, trips, 1, {init},
+          [&](Value k, std::vector<Value> c) {
+            Scope inner;
+            inner.parent = &at;
+            inner.loop = n.loop;
+            inner.carried = c[0];
+            inner.iter = k;
+            buildScope(n.b, inner);
+            return std::vector<Value>{build(n.b, inner)};
+          },
+          LoopOptions{.warpSpecialize = n.warpSpecialize})[0];
     }
     case Op::Dot: {
       const int64_t bn = shape.back();
@@ -520,9 +553,9 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     Value rows = program_id(0) * BM + arange(0, BM);
     Value cols = program_id(1) * BN + arange(0, BN);
     Value planes = program_id(2) * BP + arange(0, BP);
-    t.rowIdx = rank3 ? row(col(rows)) : col(rows);                 // [1, BM, 1] or [BM, 1]
-    t.colIdx = rank3 ? row(row(cols)) : row(cols);                 // [1, 1, BN] or [1, BN]
-    Value planeIdx = col(col(planes));                             // [BP, 1, 1]
+    t.rowIdx = rank3 ? row(col(rows)) : col(rows); // [1, BM, 1] or [BM, 1]
+    t.colIdx = rank3 ? row(row(cols)) : row(cols); // [1, 1, BN] or [1, BN]
+    Value planeIdx = col(col(planes));             // [BP, 1, 1]
     t.rmask = t.rowIdx < m;
     t.cmask = t.colIdx < n;
     t.mask = t.rmask & t.cmask;
@@ -568,8 +601,7 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     Value sumsOut = where(m > 0, out2, out);
     if (rank3)
       store(sumsOut + col(planes) * m + row(rows), rowSums, (col(planes) < p) & (row(rows) < m) & (program_id(1) == 0));
-    else
-      store(sumsOut + rows, rowSums, (rows < m) & (program_id(1) == 0));
+    else store(sumsOut + rows, rowSums, (rows < m) & (program_id(1) == 0));
   };
 }
 using Body = decltype(makeBody(nullptr));
@@ -619,7 +651,8 @@ struct Reference {
     for (size_t k = 0; k < size(); ++k) f(a.v[k], a.mag[k], r.v[k], r.mag[k]);
     return r;
   }
-  Tile binary(const Tile &a, const Tile &b, const std::function<void(double, double, double, double, double &, double &)> &f) {
+  Tile binary(const Tile &a, const Tile &b,
+              const std::function<void(double, double, double, double, double &, double &)> &f) {
     Tile r{std::vector<double>(size()), std::vector<double>(size())};
     for (size_t k = 0; k < size(); ++k) f(a.v[k], a.mag[k], b.v[k], b.mag[k], r.v[k], r.mag[k]);
     return r;
@@ -652,7 +685,8 @@ struct Reference {
           if (at[along] % block[along]) continue; // one line per tile start
           size_t base = at[0] * stride[0] + at[1] * stride[1] + at[2] * stride[2];
           line.clear();
-          for (int k = 0; k < block[along] && at[along] + k < extent[along]; ++k) line.push_back(base + k * stride[along]);
+          for (int k = 0; k < block[along] && at[along] + k < extent[along]; ++k)
+            line.push_back(base + k * stride[along]);
           double v, m;
           f(line, v, m);
           for (size_t k : line) r.v[k] = v, r.mag[k] = m;
@@ -674,10 +708,15 @@ struct Reference {
     case Op::Neg: return unary(A(), [](double x, double m, double &v, double &r) { v = -x, r = m; });
     case Op::Abs: return unary(A(), [](double x, double m, double &v, double &r) { v = std::fabs(x), r = m; });
     case Op::Exp:
-      return unary(A(), [](double x, double m, double &v, double &r) { v = std::exp(std::min(x, 4.0)), r = v * (1 + m); });
+      return unary(A(),
+                   [](double x, double m, double &v, double &r) { v = std::exp(std::min(x, 4.0)), r = v * (1 + m); });
     case Op::Half: return unary(A(), [](double x, double m, double &v, double &r) { v = x * 0.5, r = m * 0.5; });
-    case Op::Add: return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = x + y, r = a + b; });
-    case Op::Sub: return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = x - y, r = a + b; });
+    case Op::Add:
+      return binary(A(), B(),
+                    [](double x, double a, double y, double b, double &v, double &r) { v = x + y, r = a + b; });
+    case Op::Sub:
+      return binary(A(), B(),
+                    [](double x, double a, double y, double b, double &v, double &r) { v = x - y, r = a + b; });
     case Op::Mul:
       return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) {
         v = std::clamp(x * y, -double(kMulClamp), double(kMulClamp));
@@ -690,9 +729,13 @@ struct Reference {
         r = (a + std::fabs(v) * (b + d)) / d;
       });
     case Op::Max:
-      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = std::max(x, y), r = std::max(a, b); });
+      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) {
+        v = std::max(x, y), r = std::max(a, b);
+      });
     case Op::Min:
-      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) { v = std::min(x, y), r = std::max(a, b); });
+      return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) {
+        v = std::min(x, y), r = std::max(a, b);
+      });
     case Op::Where: {
       const Tile &l = A(), &rr = B(), &x = eval(n.c, at), &y = eval(n.d, at);
       Tile t{std::vector<double>(size()), std::vector<double>(size())};
@@ -801,7 +844,8 @@ std::string RandomCase::describe() const {
     if (nd.via == Via::Desc4) os << " through a rank-4 descriptor";
     if (nd.via == Via::DescF16) os << " through its f16 copy's descriptor";
     if (nd.op == Op::Const) os << " " << nd.value;
-    if (nd.op == Op::Reduce) os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
+    if (nd.op == Op::Reduce)
+      os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
     if (nd.op == Op::Dot) {
       static const char *names[] = {" f32", " tf32", " f16", " bf16"};

@@ -32,13 +32,13 @@ struct Program; // the DAG (cpu_random_kernels.cpp)
 struct RandomCase {
   uint64_t seed = 0;
   std::shared_ptr<const Program> program;
-  std::shared_ptr<const KernelBase> kernel; ///< a tile::Kernel<F>; launch through launch()
+  std::shared_ptr<const KernelBase> kernel;                             ///< a tile::Kernel<F>; launch through launch()
   int p = 1, m = 1, n = 1, bp = 1, bm = 1, bn = 1, trips = 0, flag = 0; ///< p = bp = 1: rank 2
   float scalar = 0;
   Grid grid;
   /// in0, in1, in2 (p x m x n, row-major), row (n), col (m).
   std::vector<std::vector<float>> inputs;
-  std::vector<uint16_t> in2Half; ///< in2 in f16 (exact: in2 is on a grid of quarters), read through h2 / h3
+  std::vector<uint16_t> in2Half;    ///< in2 in f16 (exact: in2 is on a grid of quarters), read through h2 / h3
   std::vector<double> expected;     ///< out: p x m x n
   std::vector<double> expectedRows; ///< out2: per row (p x m), the sum of out over the first column tile
   /// Per element, the same DAG evaluated on absolute values (|a + b| -> |a| + |b|, ...):
@@ -58,8 +58,8 @@ struct RandomCase {
   /// The kernel's descriptor arguments, in parameter order: in0 and out of rank 2 and 3, the
   /// row and column vectors (rank 1), in0 as [1, p, m, n] (rank 4), in2's f16 copy of rank 2 and 3.
   enum class Desc { In0R2, In0R3, OutR2, OutR3, Row, Col, In0R4, In2HalfR2, In2HalfR3 };
-  static constexpr Desc kDescriptors[] = {Desc::In0R2, Desc::In0R3,     Desc::OutR2,     Desc::OutR3,    Desc::Row,
-                                          Desc::Col,   Desc::In0R4,     Desc::In2HalfR2, Desc::In2HalfR3};
+  static constexpr Desc kDescriptors[] = {Desc::In0R2, Desc::In0R3, Desc::OutR2,     Desc::OutR3,    Desc::Row,
+                                          Desc::Col,   Desc::In0R4, Desc::In2HalfR2, Desc::In2HalfR3};
   /// The kernel argument whose buffer a descriptor describes: 0 in0, 3 row, 4 col, 5 out, 7 in2Half.
   static int descriptorBase(Desc which);
   /// Descriptor `which` over `base`: the tensor where the program reads (or stores) through

@@ -21,10 +21,11 @@ void *openLibrary(std::initializer_list<const char *> sonames, std::string *why)
   return nullptr;
 }
 
-template <class Api, class Fill> const Api *load(std::initializer_list<const char *> sonames, Fill fill, std::string *why) {
+template <class Api, class Fill>
+const Api *load(std::initializer_list<const char *> sonames, Fill fill, std::string *why) {
   void *lib = openLibrary(sonames, why);
   if (!lib) return nullptr;
-  static Api api;  // one per Api type: filled once, under the callers' static initialisation
+  static Api api; // one per Api type: filled once, under the callers' static initialisation
   std::string missing = fill(lib, api);
   if (!missing.empty()) {
     if (why) *why = std::string(*sonames.begin()) + " lacks " + missing;
@@ -34,8 +35,8 @@ template <class Api, class Fill> const Api *load(std::initializer_list<const cha
 }
 
 // Resolves each entry point; returns the first missing symbol's name, or "".
-#define TILE_RESOLVE(member, symbol)                                                                                 \
-  api.member = reinterpret_cast<decltype(api.member)>(dlsym(lib, #symbol));                                           \
+#define TILE_RESOLVE(member, symbol)                                                                                   \
+  api.member = reinterpret_cast<decltype(api.member)>(dlsym(lib, #symbol));                                            \
   if (!api.member) return #symbol;
 
 std::string fillCudnn(void *lib, CudnnApi &api) {

@@ -16,55 +16,55 @@
 namespace tile::reference {
 
 // X(member, symbol): the entry points used (cuBLAS's are the _v2 symbols its macros name).
-#define TILE_CUDNN_FUNCTIONS(X)                                                                                       \
-  X(create, cudnnCreate)                                                                                              \
-  X(destroy, cudnnDestroy)                                                                                            \
-  X(getVersion, cudnnGetVersion)                                                                                      \
-  X(getErrorString, cudnnGetErrorString)                                                                              \
-  X(createTensor, cudnnCreateTensorDescriptor)                                                                        \
-  X(setTensor4d, cudnnSetTensor4dDescriptor)                                                                          \
-  X(destroyTensor, cudnnDestroyTensorDescriptor)                                                                      \
-  X(createFilter, cudnnCreateFilterDescriptor)                                                                        \
-  X(setFilter4d, cudnnSetFilter4dDescriptor)                                                                          \
-  X(destroyFilter, cudnnDestroyFilterDescriptor)                                                                      \
-  X(createConv, cudnnCreateConvolutionDescriptor)                                                                     \
-  X(setConv2d, cudnnSetConvolution2dDescriptor)                                                                       \
-  X(setConvMathType, cudnnSetConvolutionMathType)                                                                     \
-  X(destroyConv, cudnnDestroyConvolutionDescriptor)                                                                   \
-  X(convForwardAlgorithms, cudnnGetConvolutionForwardAlgorithm_v7)                                                    \
-  X(convForwardWorkspace, cudnnGetConvolutionForwardWorkspaceSize)                                                    \
-  X(convForward, cudnnConvolutionForward)                                                                             \
-  X(convBackwardDataAlgorithms, cudnnGetConvolutionBackwardDataAlgorithm_v7)                                          \
-  X(convBackwardDataWorkspace, cudnnGetConvolutionBackwardDataWorkspaceSize)                                          \
-  X(convBackwardData, cudnnConvolutionBackwardData)                                                                   \
-  X(convBackwardFilterAlgorithms, cudnnGetConvolutionBackwardFilterAlgorithm_v7)                                      \
-  X(convBackwardFilterWorkspace, cudnnGetConvolutionBackwardFilterWorkspaceSize)                                      \
-  X(convBackwardFilter, cudnnConvolutionBackwardFilter)                                                               \
-  X(convBackwardBias, cudnnConvolutionBackwardBias)                                                                   \
-  X(addTensor, cudnnAddTensor)                                                                                        \
-  X(batchNormForwardTraining, cudnnBatchNormalizationForwardTraining)                                                 \
-  X(batchNormBackward, cudnnBatchNormalizationBackward)                                                               \
-  X(createActivation, cudnnCreateActivationDescriptor)                                                                \
-  X(setActivation, cudnnSetActivationDescriptor)                                                                      \
-  X(destroyActivation, cudnnDestroyActivationDescriptor)                                                              \
-  X(activationForward, cudnnActivationForward)                                                                        \
-  X(activationBackward, cudnnActivationBackward)                                                                      \
-  X(createPooling, cudnnCreatePoolingDescriptor)                                                                      \
-  X(setPooling2d, cudnnSetPooling2dDescriptor)                                                                        \
-  X(destroyPooling, cudnnDestroyPoolingDescriptor)                                                                    \
-  X(poolingForward, cudnnPoolingForward)                                                                              \
-  X(poolingBackward, cudnnPoolingBackward)                                                                            \
-  X(softmaxForward, cudnnSoftmaxForward)                                                                              \
+#define TILE_CUDNN_FUNCTIONS(X)                                                                                        \
+  X(create, cudnnCreate)                                                                                               \
+  X(destroy, cudnnDestroy)                                                                                             \
+  X(getVersion, cudnnGetVersion)                                                                                       \
+  X(getErrorString, cudnnGetErrorString)                                                                               \
+  X(createTensor, cudnnCreateTensorDescriptor)                                                                         \
+  X(setTensor4d, cudnnSetTensor4dDescriptor)                                                                           \
+  X(destroyTensor, cudnnDestroyTensorDescriptor)                                                                       \
+  X(createFilter, cudnnCreateFilterDescriptor)                                                                         \
+  X(setFilter4d, cudnnSetFilter4dDescriptor)                                                                           \
+  X(destroyFilter, cudnnDestroyFilterDescriptor)                                                                       \
+  X(createConv, cudnnCreateConvolutionDescriptor)                                                                      \
+  X(setConv2d, cudnnSetConvolution2dDescriptor)                                                                        \
+  X(setConvMathType, cudnnSetConvolutionMathType)                                                                      \
+  X(destroyConv, cudnnDestroyConvolutionDescriptor)                                                                    \
+  X(convForwardAlgorithms, cudnnGetConvolutionForwardAlgorithm_v7)                                                     \
+  X(convForwardWorkspace, cudnnGetConvolutionForwardWorkspaceSize)                                                     \
+  X(convForward, cudnnConvolutionForward)                                                                              \
+  X(convBackwardDataAlgorithms, cudnnGetConvolutionBackwardDataAlgorithm_v7)                                           \
+  X(convBackwardDataWorkspace, cudnnGetConvolutionBackwardDataWorkspaceSize)                                           \
+  X(convBackwardData, cudnnConvolutionBackwardData)                                                                    \
+  X(convBackwardFilterAlgorithms, cudnnGetConvolutionBackwardFilterAlgorithm_v7)                                       \
+  X(convBackwardFilterWorkspace, cudnnGetConvolutionBackwardFilterWorkspaceSize)                                       \
+  X(convBackwardFilter, cudnnConvolutionBackwardFilter)                                                                \
+  X(convBackwardBias, cudnnConvolutionBackwardBias)                                                                    \
+  X(addTensor, cudnnAddTensor)                                                                                         \
+  X(batchNormForwardTraining, cudnnBatchNormalizationForwardTraining)                                                  \
+  X(batchNormBackward, cudnnBatchNormalizationBackward)                                                                \
+  X(createActivation, cudnnCreateActivationDescriptor)                                                                 \
+  X(setActivation, cudnnSetActivationDescriptor)                                                                       \
+  X(destroyActivation, cudnnDestroyActivationDescriptor)                                                               \
+  X(activationForward, cudnnActivationForward)                                                                         \
+  X(activationBackward, cudnnActivationBackward)                                                                       \
+  X(createPooling, cudnnCreatePoolingDescriptor)                                                                       \
+  X(setPooling2d, cudnnSetPooling2dDescriptor)                                                                         \
+  X(destroyPooling, cudnnDestroyPoolingDescriptor)                                                                     \
+  X(poolingForward, cudnnPoolingForward)                                                                               \
+  X(poolingBackward, cudnnPoolingBackward)                                                                             \
+  X(softmaxForward, cudnnSoftmaxForward)                                                                               \
   X(softmaxBackward, cudnnSoftmaxBackward)
 
-#define TILE_CUBLAS_FUNCTIONS(X)                                                                                      \
-  X(create, cublasCreate_v2)                                                                                          \
-  X(destroy, cublasDestroy_v2)                                                                                        \
-  X(getVersion, cublasGetVersion_v2)                                                                                  \
-  X(setMathMode, cublasSetMathMode)                                                                                   \
-  X(sgemm, cublasSgemm_v2)                                                                                            \
-  X(sgemv, cublasSgemv_v2)                                                                                            \
-  X(sger, cublasSger_v2)                                                                                              \
+#define TILE_CUBLAS_FUNCTIONS(X)                                                                                       \
+  X(create, cublasCreate_v2)                                                                                           \
+  X(destroy, cublasDestroy_v2)                                                                                         \
+  X(getVersion, cublasGetVersion_v2)                                                                                   \
+  X(setMathMode, cublasSetMathMode)                                                                                    \
+  X(sgemm, cublasSgemm_v2)                                                                                             \
+  X(sgemv, cublasSgemv_v2)                                                                                             \
+  X(sger, cublasSger_v2)                                                                                               \
   X(saxpy, cublasSaxpy_v2)
 
 struct CudnnApi {

@@ -120,7 +120,7 @@ void expectCloseOffTies(const std::string &what, const Dev &ours, const Dev &ref
 }
 
 /// TF32 tensor-core inputs (10 mantissa bits) against cuDNN's exact f32: the bound
-/// shared/mnist_cnn.md allows when TF32 is used. A result as close as exact f32 would be
+/// docs/models.md allows when TF32 is used. A result as close as exact f32 would be
 /// suspicious too (TF32 not in effect): below 1e-6 fails.
 constexpr double kTf32Tol = 1e-3;
 void expectTf32Close(const std::string &what, const Dev &ours, const Dev &ref) {
@@ -161,9 +161,7 @@ protected:
     try {
       layers_ = std::make_unique<CudnnLayers>();
       std::printf("cudnn-check oracle: %s\n", layers_->versions().c_str());
-    } catch (const std::exception &e) {
-      loadError_ = e.what();
-    }
+    } catch (const std::exception &e) { loadError_ = e.what(); }
   }
   static void TearDownTestSuite() { layers_.reset(); }
   void SetUp() override {
@@ -201,29 +199,33 @@ TEST_F(CudnnReference, ConvolutionForwardAndBackward) {
       Dev x = Dev::random(in, seed++), w = Dev::random(wn, seed++, 0.3f), b = Dev::random(size_t(s.cout), seed++);
       Dev dy = Dev::random(out, seed++);
       Dev y(out), yRef(out);
-      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), y.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), y.ptr(),
+                                {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout});
       dnn().convForward(x.ptr(), w.ptr(), b.ptr(), yRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
       expectClose(label(s.name, "forward y", n), y, yRef);
 
       Dev dx(in), dxRef(in);
-      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dx.ptr(), n, s.cin, s.hw, s.hw, s.cout);
+      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dx.ptr(),
+                                     {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout});
       dnn().convBackwardData(dy.ptr(), w.ptr(), dxRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
       expectClose(label(s.name, "backward dx", n), dx, dxRef);
 
       Dev dw(wn), dwRef(wn);
       Dev work(size_t(tk::Conv2dBackwardWeight::workspaceElements(n, s.cin, s.hw, s.hw, s.cout)));
-      tk::Conv2dBackwardWeight::launch(gpu, x.ptr(), dy.ptr(), dw.ptr(), work.ptr(), int64_t(work.n), n, s.cin, s.hw,
-                                       s.hw, s.cout);
+      tk::Conv2dBackwardWeight::launch(gpu, x.ptr(), dy.ptr(), dw.ptr(), work.ptr(), int64_t(work.n),
+                                       {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout});
       dnn().convBackwardWeight(x.ptr(), dy.ptr(), dwRef.ptr(), n, s.cin, s.hw, s.hw, s.cout);
       expectClose(label(s.name, "backward dweight", n), dw, dwRef);
 
       // TF32 tensor cores (ConvPrecision::Tf32), against the same cuDNN results.
       const tk::ConvPrecision tf32 = tk::ConvPrecision::Tf32;
       Dev yT(out), dxT(in), dwT(wn);
-      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yT.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr, tf32);
-      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dxT.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr, tf32);
-      tk::Conv2dBackwardWeight::launch(gpu, x.ptr(), dy.ptr(), dwT.ptr(), work.ptr(), int64_t(work.n), n, s.cin, s.hw,
-                                       s.hw, s.cout, nullptr, tf32);
+      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yT.ptr(),
+                                {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = tf32});
+      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dxT.ptr(),
+                                     {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = tf32});
+      tk::Conv2dBackwardWeight::launch(gpu, x.ptr(), dy.ptr(), dwT.ptr(), work.ptr(), int64_t(work.n),
+                                       {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = tf32});
       expectTf32Close(label(s.name, "forward y tf32", n), yT, yRef);
       expectTf32Close(label(s.name, "backward dx tf32", n), dxT, dxRef);
       expectTf32Close(label(s.name, "backward dweight tf32", n), dwT, dwRef);
@@ -231,14 +233,17 @@ TEST_F(CudnnReference, ConvolutionForwardAndBackward) {
       // With the weights' tap-major copy (as MnistCnn runs conv2): the tap-major policy tiles.
       Dev taps(wn), yW(out), dxW(in), yWT(out), dxWT(in);
       tk::ConvWeightTaps::launch(gpu, w.ptr(), taps.ptr(), s.cin, s.cout);
-      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yW.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
-                                tk::ConvPrecision::Exact, taps.ptr());
-      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dxW.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
-                                     tk::ConvPrecision::Exact, taps.ptr());
-      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yWT.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr, tf32,
-                                taps.ptr());
-      tk::Conv2dBackwardData::launch(gpu, dy.ptr(), w.ptr(), dxWT.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr, tf32,
-                                     taps.ptr());
+      tk::Conv2dForward::launch(gpu, x.ptr(), w.ptr(), b.ptr(), yW.ptr(),
+                                {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .weightTaps = taps.ptr()});
+      tk::Conv2dBackwardData::launch(
+          gpu, dy.ptr(), w.ptr(), dxW.ptr(),
+          {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .weightTaps = taps.ptr()});
+      tk::Conv2dForward::launch(
+          gpu, x.ptr(), w.ptr(), b.ptr(), yWT.ptr(),
+          {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = tf32, .weightTaps = taps.ptr()});
+      tk::Conv2dBackwardData::launch(
+          gpu, dy.ptr(), w.ptr(), dxWT.ptr(),
+          {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = tf32, .weightTaps = taps.ptr()});
       expectClose(label(s.name, "forward y, tap-major weights", n), yW, yRef);
       expectClose(label(s.name, "backward dx, tap-major weights", n), dxW, dxRef);
       expectTf32Close(label(s.name, "forward y tf32, tap-major weights", n), yWT, yRef);
@@ -277,21 +282,24 @@ TEST_F(CudnnReference, EveryDeclaredConvolutionTile) {
       };
       for (tk::ConvTile t : tk::Conv2dForward::tiles(p)) {
         Dev y(out);
-        tk::Conv2dForward::launchTile(gpu, t, x.ptr(), w.ptr(), b.ptr(), y.ptr(), nullptr, n, s.cin, s.hw, s.hw,
-                                      s.cout, nullptr, p, taps.ptr());
+        tk::Conv2dForward::launchTile(
+            gpu, t, x.ptr(), w.ptr(), b.ptr(), y.ptr(), nullptr,
+            {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = p, .weightTaps = taps.ptr()});
         check("forward y", t, y, yRef);
       }
       for (tk::ConvTile t : tk::Conv2dBackwardData::tiles(p)) {
         if (s.cin == 1) break; // the model needs no data gradient of its first layer; conv2's covers it
         Dev dx(in);
-        tk::Conv2dBackwardData::launchTile(gpu, t, dy.ptr(), w.ptr(), dx.ptr(), n, s.cin, s.hw, s.hw, s.cout, nullptr,
-                                           p, taps.ptr());
+        tk::Conv2dBackwardData::launchTile(
+            gpu, t, dy.ptr(), w.ptr(), dx.ptr(),
+            {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = p, .weightTaps = taps.ptr()});
         check("backward dx", t, dx, dxRef);
       }
       for (tk::ConvTile t : tk::Conv2dBackwardWeight::tiles(p)) {
         Dev dw(wn);
-        tk::Conv2dBackwardWeight::launchTile(gpu, t, x.ptr(), dy.ptr(), dw.ptr(), work.ptr(), int64_t(work.n), n,
-                                             s.cin, s.hw, s.hw, s.cout, nullptr, p);
+        tk::Conv2dBackwardWeight::launchTile(
+            gpu, t, x.ptr(), dy.ptr(), dw.ptr(), work.ptr(), int64_t(work.n),
+            {.n = n, .cin = s.cin, .h = s.hw, .w = s.hw, .cout = s.cout, .precision = p});
         check("backward dweight", t, dw, dwRef);
       }
     }
@@ -320,8 +328,8 @@ TEST_F(CudnnReference, BatchNormForwardAndBackward) {
       expectClose(label(bn, "forward 1/sqrt(var+eps)", n), rstd, invRef);
 
       Dev dx(count), dg(cs), dbeta(cs), dxRef(count), dgRef(cs), dbetaRef(cs);
-      tk::BatchNorm2dBackward::launch(gpu, x.ptr(), dy.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(), rstd.ptr(),
-                                      dx.ptr(), dg.ptr(), dbeta.ptr(), n, c, hw, hw, /*relu=*/false);
+      tk::BatchNorm2dBackward::launch(gpu, x.ptr(), dy.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(), rstd.ptr(), dx.ptr(),
+                                      dg.ptr(), dbeta.ptr(), n, c, hw, hw, /*relu=*/false);
       dnn().batchNormBackward(x.ptr(), dy.ptr(), gamma.ptr(), dxRef.ptr(), dgRef.ptr(), dbetaRef.ptr(), meanRef.ptr(),
                               invRef.ptr(), n, c, hw, hw, 1e-5);
       expectClose(label(bn, "backward dx", n), dx, dxRef);
@@ -344,10 +352,10 @@ TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
       Dev b = Dev::random(size_t(c), seed++), gamma = Dev::random(size_t(c), seed++, 0.5f, 1.0f);
       Dev beta = Dev::random(size_t(c), seed++), dp = Dev::random(pooled, seed++);
       // Ours: as MnistCnn::forward/backward run it.
-      Dev conv(count), stats(size_t(tk::Conv2dForward::statsElements(n, hw, hw, c))), p(pooled), mean(cs),
-          rstd(cs);
+      Dev conv(count), stats(size_t(tk::Conv2dForward::statsElements(n, hw, hw, c))), p(pooled), mean(cs), rstd(cs);
       DeviceBuffer argmax(pooled);
-      tk::Conv2dForward::launchWithStats(gpu, x.ptr(), w.ptr(), b.ptr(), conv.ptr(), stats.ptr(), n, s.cin, hw, hw, c);
+      tk::Conv2dForward::launchWithStats(gpu, x.ptr(), w.ptr(), b.ptr(), conv.ptr(), stats.ptr(),
+                                         {.n = n, .cin = s.cin, .h = hw, .w = hw, .cout = c});
       tk::ChannelStats st = tk::Conv2dForward::channelStats(stats.ptr(), n, s.cin, hw, hw, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForward::launchPooled(gpu, conv.ptr(), p.ptr(), argmax.ptr(), gamma.ptr(), beta.ptr(), mean.ptr(),
                                            rstd.ptr(), n, c, hw, hw, 1e-5f, /*relu=*/true, &st);
@@ -375,7 +383,8 @@ TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
       expectCloseOffTies(label(layer.c_str(), "backward dconv", n), dconv, dconvRef, r, n, c, hw);
       expectClose(label(layer.c_str(), "backward dgamma", n), dg, dgRef);
       expectClose(label(layer.c_str(), "backward dbeta", n), dbeta, dbetaRef);
-      expectCancelledSum(label(layer.c_str(), "backward dbias", n), dbias.get(), dbiasRef.get(), dconvRef.get(), c, hw * hw);
+      expectCancelledSum(label(layer.c_str(), "backward dbias", n), dbias.get(), dbiasRef.get(), dconvRef.get(), c,
+                         hw * hw);
 
       // The same through the kernels MnistCnn runs: each channel split over programs
       // (BatchNormSplit.h), partial sums combined in a fixed order.
@@ -383,7 +392,8 @@ TEST_F(CudnnReference, FusedConvBatchNormReluPool) {
       Dev pS(pooled), meanS(cs), rstdS(cs), dconvS(count), dgS(cs), dbetaS(cs), dbiasS(cs);
       DeviceBuffer argmaxS(pooled);
       tk::BatchNorm2dForwardSplit::launch(gpu, conv.ptr(), pS.ptr(), argmaxS.ptr(), gamma.ptr(), beta.ptr(),
-                                          meanS.ptr(), rstdS.ptr(), st, work.ptr(), int64_t(work.n), n, c, hw, hw, 1e-5f,
+                                          meanS.ptr(), rstdS.ptr(), st, work.ptr(), int64_t(work.n), n, c, hw, hw,
+                                          1e-5f,
                                           /*relu=*/true, /*pool=*/true);
       tk::BatchNorm2dBackwardSplit::launch(gpu, conv.ptr(), dp.ptr(), argmaxS.ptr(), gamma.ptr(), beta.ptr(),
                                            meanS.ptr(), rstdS.ptr(), dconvS.ptr(), dgS.ptr(), dbetaS.ptr(),
@@ -478,7 +488,8 @@ TEST_F(CudnnReference, FusedClassifierHead) {
     std::mt19937 gen{uint32_t(seed++)};
     for (int32_t &l : labels) l = int32_t(gen() % classes);
     DeviceBuffer lab = DeviceBuffer::fromHost(labels);
-    Dev z(zs), dz(zs), dx(xs), dxT(xs), dw(size_t(classes) * in), db(static_cast<size_t>(classes)), dxSum(static_cast<size_t>(in)), mean(1);
+    Dev z(zs), dz(zs), dx(xs), dxT(xs), dw(size_t(classes) * in), db(static_cast<size_t>(classes)),
+        dxSum(static_cast<size_t>(in)), mean(1);
     Dev work(size_t(std::max<int64_t>(1, tk::LinearCrossEntropy::workspaceElements(n, in, classes))));
     tk::LinearCrossEntropy::launch(gpu, x.ptr(), w.ptr(), b.ptr(), lab.ptr(), z.ptr(), dz.ptr(), dx.ptr(), dw.ptr(),
                                    db.ptr(), dxSum.ptr(), mean.ptr(), n, in, classes, /*relu=*/true, work.ptr(),
@@ -533,8 +544,10 @@ TEST_F(CudnnReference, LinearForwardAndBackward) {
       if (s.relu) dnn().reluForward(yRef.ptr(), yRef.ptr(), n, s.out, 1, 1);
       expectClose(label(s.name, s.relu ? "forward relu(xW^T+b)" : "forward xW^T+b", n), y, yRef);
       // As MnistCnn runs fc1: K split over programs where few output tiles (MatmulSplitK).
-      Dev work(size_t(std::max<int64_t>(1, tk::Linear::forwardWorkspaceElements(n, s.in, s.out)))), yS(size_t(n) * s.out);
-      tk::Linear::forward(gpu, x.ptr(), w.ptr(), b.ptr(), yS.ptr(), n, s.in, s.out, s.relu, work.ptr(), int64_t(work.n));
+      Dev work(size_t(std::max<int64_t>(1, tk::Linear::forwardWorkspaceElements(n, s.in, s.out)))),
+          yS(size_t(n) * s.out);
+      tk::Linear::forward(gpu, x.ptr(), w.ptr(), b.ptr(), yS.ptr(), n, s.in, s.out, s.relu, work.ptr(),
+                          int64_t(work.n));
       expectClose(label(s.name, s.relu ? "forward relu(xW^T+b) split-K" : "forward xW^T+b split-K", n), yS, yRef);
 
       Dev dx(size_t(n) * s.in), dxRef(size_t(n) * s.in), dw(size_t(s.out) * s.in), dwRef(size_t(s.out) * s.in);
@@ -594,8 +607,21 @@ TEST_F(CudnnReference, MatmulAgainstCublas) {
       Dev c(cn), cRef(cn);
       const char *names[] = {"f32", "tf32", "f16", "bf16"};
       auto run = [&](auto kernel, bool tf32) {
-        kernel(gpu, da.ptr(), db.ptr(), c.ptr(), nullptr, s.m, s.n, s.k, s.k, 1, s.n, 1, s.n, 1,
-               tk::MatmulEpilogue::None, tf32, nullptr, nullptr);
+        kernel(gpu,
+               {.a = da.ptr(),
+                .b = db.ptr(),
+                .c = c.ptr(),
+                .m = s.m,
+                .n = s.n,
+                .k = s.k,
+                .strideAm = s.k,
+                .strideAk = 1,
+                .strideBk = s.n,
+                .strideBn = 1,
+                .strideCm = s.n,
+                .strideCn = 1,
+                .tf32 = tf32},
+               nullptr, nullptr);
       };
       if (type <= 1) run(&tk::MatmulF32::launch, type == 1);
       else if (type == 2) run(&tk::MatmulF16::launch, false);
@@ -613,7 +639,7 @@ TEST_F(CudnnReference, MatmulAgainstCublas) {
 }
 
 TEST_F(CudnnReference, SgdUpdate) {
-  const size_t n = 421642;  // the model's parameter count
+  const size_t n = 421642; // the model's parameter count
   Dev p = Dev::random(n, 600), g = Dev::random(n, 601);
   std::vector<float> start = p.get();
   DeviceBuffer pRef = DeviceBuffer::fromHost(start);
@@ -657,8 +683,7 @@ TEST_F(CudnnReference, WholeTrainingStep) {
       expectCancelledSum("step " + gRef[i].name, g[i].data, gRef[i].data, dconv1, 32, 28 * 28);
     else if (gRef[i].name == "grad conv2.bias")
       expectCancelledSum("step " + gRef[i].name, g[i].data, gRef[i].data, dconv2, 64, 14 * 14);
-    else
-      expectClose("step " + gRef[i].name, g[i].data, gRef[i].data);
+    else expectClose("step " + gRef[i].name, g[i].data, gRef[i].data);
   }
   for (size_t i = 0; i < p.size(); ++i) expectClose("step updated " + pRef[i].name, p[i].data, pRef[i].data);
 }

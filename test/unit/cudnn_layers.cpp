@@ -96,7 +96,8 @@ void *CudnnLayers::workspace(size_t bytes) {
 }
 
 DevicePtr CudnnLayers::ones(int n) {
-  if (size_t(n) * sizeof(float) > ones_.bytes()) ones_ = rt::DeviceBuffer::fromHost(std::vector<float>(size_t(n), 1.0f));
+  if (size_t(n) * sizeof(float) > ones_.bytes())
+    ones_ = rt::DeviceBuffer::fromHost(std::vector<float>(size_t(n), 1.0f));
   return ones_.ptr();
 }
 
@@ -125,9 +126,9 @@ void CudnnLayers::convBackwardData(DevicePtr dy, DevicePtr weight, DevicePtr dx,
   ConvDescs cd(dnn_, cin, cout);
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT);
   int count = 0;
-  check(dnn_.convBackwardDataAlgorithms(handle_, cd.filter, dyd.d, cd.conv, dxd.d, int(perf.size()), &count,
-                                        perf.data()),
-        "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  check(
+      dnn_.convBackwardDataAlgorithms(handle_, cd.filter, dyd.d, cd.conv, dxd.d, int(perf.size()), &count, perf.data()),
+      "cudnnGetConvolutionBackwardDataAlgorithm_v7");
   auto algo = pickAlgorithm(perf, count, "cudnnConvolutionBackwardData");
   size_t bytes = 0;
   check(dnn_.convBackwardDataWorkspace(handle_, cd.filter, dyd.d, cd.conv, dxd.d, algo, &bytes),
@@ -152,8 +153,8 @@ void CudnnLayers::convBackwardWeight(DevicePtr x, DevicePtr dy, DevicePtr dweigh
   check(dnn_.convBackwardFilterWorkspace(handle_, xd.d, dyd.d, cd.conv, cd.filter, algo, &bytes),
         "cudnnGetConvolutionBackwardFilterWorkspaceSize");
   void *ws = workspace(bytes);
-  check(dnn_.convBackwardFilter(handle_, &kOne, xd.d, at(x), dyd.d, at(dy), cd.conv, algo, ws, bytes, &kZero,
-                                cd.filter, at(dweight)),
+  check(dnn_.convBackwardFilter(handle_, &kOne, xd.d, at(x), dyd.d, at(dy), cd.conv, algo, ws, bytes, &kZero, cd.filter,
+                                at(dweight)),
         "cudnnConvolutionBackwardFilter");
 }
 

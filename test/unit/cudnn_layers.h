@@ -12,10 +12,10 @@
 
 namespace tile::reference {
 
-using DevicePtr = uint64_t;  // a CUdeviceptr
+using DevicePtr = uint64_t; // a CUdeviceptr
 
 class CudnnLayers {
- public:
+public:
   /// Throws std::runtime_error if cuDNN or cuBLAS cannot be loaded (the message says why).
   CudnnLayers();
   ~CudnnLayers();
@@ -63,7 +63,7 @@ class CudnnLayers {
   /// y += alpha * x over n floats (the SGD update with alpha = -lr).
   void axpy(DevicePtr x, DevicePtr y, int64_t n, float alpha);
 
- private:
+private:
   void *workspace(size_t bytes);
   DevicePtr ones(int n);
   const CudnnApi &dnn_;

@@ -16,11 +16,18 @@ CudnnMnist::CudnnMnist(CudnnLayers &layers, int batch) : l_(layers), B_(batch) {
     const char *name;
     std::vector<int64_t> shape;
   };
-  const std::vector<Param> specs = {
-      {"conv1.weight", {kC1, 1, 3, 3}}, {"conv1.bias", {kC1}},  {"bn1.weight", {kC1}},          {"bn1.bias", {kC1}},
-      {"conv2.weight", {kC2, kC1, 3, 3}}, {"conv2.bias", {kC2}}, {"bn2.weight", {kC2}},         {"bn2.bias", {kC2}},
-      {"fc1.weight", {kFc1Out, kFc1In}}, {"fc1.bias", {kFc1Out}}, {"fc2.weight", {kClasses, kFc1Out}},
-      {"fc2.bias", {kClasses}}};
+  const std::vector<Param> specs = {{"conv1.weight", {kC1, 1, 3, 3}},
+                                    {"conv1.bias", {kC1}},
+                                    {"bn1.weight", {kC1}},
+                                    {"bn1.bias", {kC1}},
+                                    {"conv2.weight", {kC2, kC1, 3, 3}},
+                                    {"conv2.bias", {kC2}},
+                                    {"bn2.weight", {kC2}},
+                                    {"bn2.bias", {kC2}},
+                                    {"fc1.weight", {kFc1Out, kFc1In}},
+                                    {"fc1.bias", {kFc1Out}},
+                                    {"fc2.weight", {kClasses, kFc1Out}},
+                                    {"fc2.bias", {kClasses}}};
   for (const Param &p : specs) params_.push_back(arena_.add(p.name, p.shape));
   for (const Param &p : specs) grads_.push_back(arena_.add(std::string("grad ") + p.name, p.shape));
   auto act = [&](const char *name, std::vector<int64_t> shape) { return arena_.add(name, std::move(shape)); };
@@ -120,15 +127,15 @@ void CudnnMnist::backward() {
   l_.linearBackwardData(dh_.ptr(), p[8].ptr(), dp2_.ptr(), B, kFc1In, kFc1Out);
   l_.maxPoolBackward(p2_.ptr(), dp2_.ptr(), r2_.ptr(), dr2_.ptr(), B, kC2, kH2, kH2);
   l_.reluBackward(r2_.ptr(), dr2_.ptr(), y2_.ptr(), dy2_.ptr(), B, kC2, kH2, kH2);
-  l_.batchNormBackward(c2_.ptr(), dy2_.ptr(), p[6].ptr(), dc2_.ptr(), g[6].ptr(), g[7].ptr(), mean2_.ptr(),
-                       inv2_.ptr(), B, kC2, kH2, kH2, kEps);
+  l_.batchNormBackward(c2_.ptr(), dy2_.ptr(), p[6].ptr(), dc2_.ptr(), g[6].ptr(), g[7].ptr(), mean2_.ptr(), inv2_.ptr(),
+                       B, kC2, kH2, kH2, kEps);
   l_.convBackwardWeight(p1_.ptr(), dc2_.ptr(), g[4].ptr(), B, kC1, kH2, kH2, kC2);
   l_.convBackwardBias(dc2_.ptr(), g[5].ptr(), B, kC2, kH2, kH2);
   l_.convBackwardData(dc2_.ptr(), p[4].ptr(), dp1_.ptr(), B, kC1, kH2, kH2, kC2);
   l_.maxPoolBackward(p1_.ptr(), dp1_.ptr(), r1_.ptr(), dr1_.ptr(), B, kC1, kH1, kH1);
   l_.reluBackward(r1_.ptr(), dr1_.ptr(), y1_.ptr(), dy1_.ptr(), B, kC1, kH1, kH1);
-  l_.batchNormBackward(c1_.ptr(), dy1_.ptr(), p[2].ptr(), dc1_.ptr(), g[2].ptr(), g[3].ptr(), mean1_.ptr(),
-                       inv1_.ptr(), B, kC1, kH1, kH1, kEps);
+  l_.batchNormBackward(c1_.ptr(), dy1_.ptr(), p[2].ptr(), dc1_.ptr(), g[2].ptr(), g[3].ptr(), mean1_.ptr(), inv1_.ptr(),
+                       B, kC1, kH1, kH1, kEps);
   l_.convBackwardWeight(x_.ptr(), dc1_.ptr(), g[0].ptr(), B, 1, kH1, kH1, kC1);
   l_.convBackwardBias(dc1_.ptr(), g[1].ptr(), B, kC1, kH1, kH1);
 }

@@ -1,4 +1,4 @@
-// The MNIST CNN of shared/mnist_cnn.md wired from cuDNN and cuBLAS calls (CudnnLayers): the
+// The MNIST CNN (docs/models.md) wired from cuDNN and cuBLAS calls (CudnnLayers): the
 // oracle of one whole training step of tile::models::MnistCnn. Same parameter names, shapes
 // and order as MnistCnn; the loss's NLL is taken on the host from cuDNN's log-softmax (cuDNN
 // has no NLL), its gradient goes back through cuDNN's log-softmax backward.
@@ -16,7 +16,7 @@
 namespace tile::reference {
 
 class CudnnMnist {
- public:
+public:
   CudnnMnist(CudnnLayers &layers, int batch);
 
   void setParameters(const std::vector<models::NamedTensor> &params);
@@ -29,7 +29,7 @@ class CudnnMnist {
   /// The gradient of the loss wrt a convolution's output ("conv1" or "conv2"), after trainStep.
   std::vector<float> activationGradient(const std::string &conv) const;
 
- private:
+private:
   void forward();
   float loss(const std::vector<int32_t> &labels);
   void backward();

@@ -34,7 +34,7 @@ Checkpoint sample(float base = 0.5f) {
   w.data[4] = std::numeric_limits<float>::quiet_NaN();
   c.tensors.push_back(w);
   c.tensors.push_back({"conv1.bias", {2}, {base, -base}});
-  c.tensors.push_back({"scale", {}, {3.0f}});  // rank 0
+  c.tensors.push_back({"scale", {}, {3.0f}}); // rank 0
   c.tensors.push_back({"fc.weight", {3, 4}, std::vector<float>(12, base)});
   return c;
 }
@@ -95,7 +95,7 @@ pid_t deadPid() {
 }
 
 class CheckpointFile : public ::testing::Test {
- protected:
+protected:
   std::string path() const { return dir / "model.ckpt"; }
   std::string loadError() const {
     return messageOf<CheckpointError>([&] { loadCheckpoint(path()); });
@@ -109,12 +109,12 @@ class CheckpointFile : public ::testing::Test {
   TempDir dir;
 };
 
-}  // namespace
+} // namespace
 
 TEST_F(CheckpointFile, RoundTrip) {
   saveCheckpoint(path(), sample());
   expectSame(loadCheckpoint(path()), sample());
-  expectIntact(0.5f);  // also: no temp file left
+  expectIntact(0.5f); // also: no temp file left
 }
 
 TEST_F(CheckpointFile, RoundTripInTheCallersOrder) {
@@ -178,7 +178,7 @@ TEST_F(CheckpointFile, EveryTruncationAndEveryFlippedByteIsDetected) {
 TEST_F(CheckpointFile, FlippedByteIsACorruptChecksum) {
   saveCheckpoint(path(), sample());
   std::vector<uint8_t> bytes = readBytes(path());
-  bytes[bytes.size() - 20] ^= 0x01;  // inside fc.weight's data
+  bytes[bytes.size() - 20] ^= 0x01; // inside fc.weight's data
   writeBytes(path(), bytes);
   std::string m = loadError();
   EXPECT_CONTAINS(m, path());
@@ -204,7 +204,7 @@ TEST_F(CheckpointFile, ForeignFile) {
 TEST_F(CheckpointFile, UnsupportedVersion) {
   saveCheckpoint(path(), sample());
   std::vector<uint8_t> bytes = readBytes(path());
-  bytes[8] = 3;  // version, little-endian u32 after the 8-byte magic
+  bytes[8] = 3; // version, little-endian u32 after the 8-byte magic
   writeBytes(path(), bytes);
   std::string m = loadError();
   EXPECT_CONTAINS(m, path());
@@ -246,7 +246,7 @@ TEST_F(CheckpointFile, MissingAndExtraTensors) {
   EXPECT_CONTAINS(messageOf<CheckpointError>([&] { loadCheckpoint(path(), kArch, want); }),
                   "tensor 'fc.bias' [3] of the model is missing");
   want.pop_back();
-  want.erase(want.begin() + 1);  // the model has no conv1.bias
+  want.erase(want.begin() + 1); // the model has no conv1.bias
   EXPECT_CONTAINS(messageOf<CheckpointError>([&] { loadCheckpoint(path(), kArch, want); }),
                   "holds tensor 'conv1.bias' [2] that the model does not have");
 }
@@ -279,12 +279,12 @@ TEST_F(CheckpointFile, FailedSaveLeavesThePreviousCheckpoint) {
 TEST_F(CheckpointFile, SaveFailingMidwayLeavesThePreviousCheckpoint) {
   saveCheckpoint(path(), sample(0.5f));
   Checkpoint big = sample(1.5f);
-  big.tensors.push_back({"big", {64, 1024}, std::vector<float>(64 * 1024, 1.0f)});  // 256 KiB
+  big.tensors.push_back({"big", {64, 1024}, std::vector<float>(64 * 1024, 1.0f)}); // 256 KiB
   rlimit old{};
   ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old), 0);
   rlimit low = old;
   low.rlim_cur = 64 * 1024;
-  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN);  // write() then fails with EFBIG instead of killing us
+  auto oldHandler = std::signal(SIGXFSZ, SIG_IGN); // write() then fails with EFBIG instead of killing us
   ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &low), 0);
   std::string m = messageOf<CheckpointError>([&] { saveCheckpoint(path(), big); });
   ::setrlimit(RLIMIT_FSIZE, &old);
@@ -295,7 +295,8 @@ TEST_F(CheckpointFile, SaveFailingMidwayLeavesThePreviousCheckpoint) {
 }
 
 TEST_F(CheckpointFile, SaveIntoReadOnlyFolder) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root ignores folder permissions (FailedSaveLeavesThePreviousCheckpoint covers it)";
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "root ignores folder permissions (FailedSaveLeavesThePreviousCheckpoint covers it)";
   saveCheckpoint(path(), sample(0.5f));
   std::filesystem::permissions(dir.path(), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
   std::string m = messageOf<CheckpointError>([&] { saveCheckpoint(path(), sample(1.5f)); });
@@ -392,13 +393,12 @@ TEST_F(CheckpointFile, TargetCheckTempFileBlocked) {
 // gone, and nothing else: not a live process's file, not another checkpoint's, not a look-alike.
 TEST_F(CheckpointFile, TempFilesOfDeadWritersAreRemoved) {
   const std::string dead = std::to_string(deadPid());
-  const std::vector<std::string> kept = {"model.ckpt.tmp." + std::to_string(::getppid()),  // alive
-                                         "model.ckpt.tmp.1",                               // init: alive (EPERM)
-                                         "model.ckpt.tmp." + dead + "x",
-                                         "other.ckpt.tmp." + dead};
+  const std::vector<std::string> kept = {"model.ckpt.tmp." + std::to_string(::getppid()), // alive
+                                         "model.ckpt.tmp.1",                              // init: alive (EPERM)
+                                         "model.ckpt.tmp." + dead + "x", "other.ckpt.tmp." + dead};
   for (const std::string &name : kept) writeBytes(dir / name, {1, 2, 3});
   writeBytes(dir / ("model.ckpt.tmp." + dead), {1, 2, 3});
-  std::filesystem::create_directory(dir / ("model.ckpt.tmp." + std::to_string(deadPid())));  // not a file: stays
+  std::filesystem::create_directory(dir / ("model.ckpt.tmp." + std::to_string(deadPid()))); // not a file: stays
   EXPECT_EQ(removeStaleTemporaries(path()), 1);
   EXPECT_FALSE(std::filesystem::exists(dir / ("model.ckpt.tmp." + dead)));
   for (const std::string &name : kept) EXPECT_TRUE(std::filesystem::exists(dir / name)) << name;

@@ -25,7 +25,7 @@ std::string error(std::initializer_list<const char *> args) {
   return messageOf<UsageError>([&] { parse(args); });
 }
 
-}  // namespace
+} // namespace
 
 TEST(Cli, Defaults) {
   TrainOptions o = parse({});
@@ -47,9 +47,13 @@ TEST(Cli, Defaults) {
 }
 
 TEST(Cli, EveryFlagSeparateValue) {
-  TrainOptions o = parse({"--epochs", "3", "--batch-size", "1024", "--lr", "2.5e-2", "--seed", "18446744073709551615",
-                          "--data-dir", "/d", "--dataset", "fashion", "--executor", "cpu", "--precision", "f32", "--checkpoint", "a.ckpt",
-                          "--resume", "b.ckpt", "--max-steps", "20", "--quiet", "--no-graph", "--profile"});
+  TrainOptions o = parse({"--epochs",     "3",      "--batch-size", "1024",
+                          "--lr",         "2.5e-2", "--seed",       "18446744073709551615",
+                          "--data-dir",   "/d",     "--dataset",    "fashion",
+                          "--executor",   "cpu",    "--precision",  "f32",
+                          "--checkpoint", "a.ckpt", "--resume",     "b.ckpt",
+                          "--max-steps",  "20",     "--quiet",      "--no-graph",
+                          "--profile"});
   EXPECT_EQ(o.epochs, 3);
   EXPECT_EQ(o.batchSize, 1024);
   EXPECT_EQ(o.lr, 0.025);
@@ -67,8 +71,9 @@ TEST(Cli, EveryFlagSeparateValue) {
 }
 
 TEST(Cli, EveryFlagWithEquals) {
-  TrainOptions o = parse({"--epochs=2", "--batch-size=1", "--lr=0.5", "--seed=7", "--data-dir=/x/y", "--dataset=mnist",
-                          "--executor=gpu", "--precision=tf32", "--checkpoint=c=1.ckpt", "--resume=r.ckpt", "--max-steps=0"});
+  TrainOptions o =
+      parse({"--epochs=2", "--batch-size=1", "--lr=0.5", "--seed=7", "--data-dir=/x/y", "--dataset=mnist",
+             "--executor=gpu", "--precision=tf32", "--checkpoint=c=1.ckpt", "--resume=r.ckpt", "--max-steps=0"});
   EXPECT_EQ(o.epochs, 2);
   EXPECT_EQ(o.batchSize, 1);
   EXPECT_EQ(o.lr, 0.5);
@@ -77,7 +82,7 @@ TEST(Cli, EveryFlagWithEquals) {
   EXPECT_EQ(o.dataset, DatasetKind::Mnist);
   EXPECT_EQ(o.executor, ExecutorChoice::Gpu);
   EXPECT_EQ(o.precision, PrecisionChoice::Tf32);
-  EXPECT_EQ(o.checkpoint, "c=1.ckpt");  // only the first '=' splits
+  EXPECT_EQ(o.checkpoint, "c=1.ckpt"); // only the first '=' splits
   EXPECT_EQ(o.resume, "r.ckpt");
   EXPECT_EQ(o.maxSteps, 0);
 }
@@ -103,7 +108,7 @@ TEST(Cli, LastValueWins) { EXPECT_EQ(parse({"--epochs", "2", "--epochs=5"}).epoc
 TEST(Cli, Help) {
   EXPECT_TRUE(parse({"--help"}).help);
   EXPECT_TRUE(parse({"-h"}).help);
-  EXPECT_TRUE(parse({"--epochs", "2", "--help", "--bogus"}).help);  // help stops parsing
+  EXPECT_TRUE(parse({"--epochs", "2", "--help", "--bogus"}).help); // help stops parsing
   std::string u = trainUsage("mnist-train");
   EXPECT_CONTAINS(u, "usage: mnist-train");
   for (const char *flag : {"--epochs", "--batch-size", "--lr", "--seed", "--data-dir", "--dataset", "--executor",

@@ -88,7 +88,7 @@ TEST_F(GpuMnistModel, GraphedStepAtBatch1024MatchesUngraphed) {
 TEST_F(GpuMnistModel, StepBranchesStartAfterTheForkAndFinishBeforeTheJoin) {
   namespace tk = tile::kernels;
   using tile::rt::DeviceBuffer;
-  const int64_t n = int64_t(1) << 22;  // long enough kernels for a missing wait to show
+  const int64_t n = int64_t(1) << 22; // long enough kernels for a missing wait to show
   const size_t count = static_cast<size_t>(n);
   std::vector<float> x(count), y(count), p0(count);
   uint32_t state = 7;
@@ -111,13 +111,13 @@ TEST_F(GpuMnistModel, StepBranchesStartAfterTheForkAndFinishBeforeTheJoin) {
   auto result = [&] { return std::vector<std::vector<float>>{P.toHost<float>(size_t(n)), Q.toHost<float>(size_t(n))}; };
 
   poison();
-  step(gpu);  // in order (the AotLauncher has no branches)
+  step(gpu); // in order (the AotLauncher has no branches)
   step(gpu);
   const auto inOrder = result();
 
   StepGraph direct(gpu);
   EXPECT_NE(direct.fork(), nullptr) << "on the GPU a fork is a stream of the step's own";
-  direct.reset();  // closes that branch
+  direct.reset(); // closes that branch
   poison();
   step(direct);
   step(direct);
@@ -126,10 +126,10 @@ TEST_F(GpuMnistModel, StepBranchesStartAfterTheForkAndFinishBeforeTheJoin) {
 
   StepGraph graph(gpu);
   poison();
-  EXPECT_TRUE(graph.run(1, [&] { step(graph); }));  // runs directly, then captures
+  EXPECT_TRUE(graph.run(1, [&] { step(graph); })); // runs directly, then captures
   EXPECT_EQ(graph.nodes(), 4u) << "fork and join are edges of the graph, not nodes";
   poison();
-  EXPECT_FALSE(graph.run(1, [&] { step(graph); }));  // replays
+  EXPECT_FALSE(graph.run(1, [&] { step(graph); })); // replays
   EXPECT_FALSE(graph.run(1, [&] { step(graph); }));
   graph.synchronize();
   EXPECT_TRUE(result() == inOrder) << "replayed twice";

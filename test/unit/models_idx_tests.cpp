@@ -35,7 +35,7 @@ std::vector<uint8_t> idx1(const std::vector<uint8_t> &labels, uint32_t magic = 0
 }
 
 class IdxFiles : public ::testing::Test {
- protected:
+protected:
   void SetUp() override {
     writeBytes(images(), idx3(3));
     writeBytes(labels(), idx1({3, 0, 9}));
@@ -48,7 +48,7 @@ class IdxFiles : public ::testing::Test {
   TempDir dir;
 };
 
-}  // namespace
+} // namespace
 
 TEST_F(IdxFiles, RoundTrip) {
   Dataset ds = loadDataset(dir.path(), "train");
@@ -57,7 +57,7 @@ TEST_F(IdxFiles, RoundTrip) {
   EXPECT_EQ(ds.labels, (std::vector<uint8_t>{3, 0, 9}));
   std::vector<uint8_t> file = readBytes(images());
   EXPECT_TRUE(std::equal(ds.images.begin(), ds.images.end(), file.begin() + 16));
-  EXPECT_EQ(ds.images[784 + 5], (7 + 5) % 256);  // image 1, pixel 5
+  EXPECT_EQ(ds.images[784 + 5], (7 + 5) % 256); // image 1, pixel 5
 }
 
 TEST_F(IdxFiles, TestSplitUsesT10kNames) {
@@ -236,10 +236,16 @@ struct RealSet {
 };
 
 // Facts read from the files themselves (python, independently of this loader).
-const RealSet kMnist = {"mnist", "scripts/fetch-mnist.sh", {5, 0, 4, 1, 9}, {7, 2, 1, 0, 4},
+const RealSet kMnist = {"mnist",
+                        "scripts/fetch-mnist.sh",
+                        {5, 0, 4, 1, 9},
+                        {7, 2, 1, 0, 4},
                         {5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949},
                         {980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009}};
-const RealSet kFashion = {"fashion-mnist", "scripts/fetch-fashion-mnist.sh", {9, 0, 0, 3, 0}, {9, 2, 1, 1, 6},
+const RealSet kFashion = {"fashion-mnist",
+                          "scripts/fetch-fashion-mnist.sh",
+                          {9, 0, 0, 3, 0},
+                          {9, 2, 1, 1, 6},
                           {6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000, 6000},
                           {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000}};
 
@@ -260,7 +266,7 @@ void checkRealSet(const RealSet &set) {
   }
 }
 
-}  // namespace
+} // namespace
 
 TEST(RealData, Mnist) { checkRealSet(kMnist); }
 TEST(RealData, FashionMnist) { checkRealSet(kFashion); }

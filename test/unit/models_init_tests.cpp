@@ -73,13 +73,14 @@ TEST(Rng, BelowIsUniformAndInRange) {
     ASSERT_LT(v, 6u);
     ++counts[v];
   }
-  for (int c : counts) EXPECT_NEAR(c, n / 6, 400);  // ~4.4 standard deviations
+  for (int c : counts) EXPECT_NEAR(c, n / 6, 400); // ~4.4 standard deviations
   EXPECT_EQ(r.below(1), 0u);
 }
 
 TEST(Init, KaimingBoundIsOneOverSqrtFanIn) {
-  for (int64_t fanIn : {9, 288, 3136, 128}) EXPECT_NEAR(kaimingUniformBound(fanIn, std::sqrt(5.0)), 1.0 / std::sqrt(fanIn), 1e-12);
-  EXPECT_NEAR(kaimingUniformBound(6, 0.0), 1.0, 1e-12);  // sqrt(6/6)
+  for (int64_t fanIn : {9, 288, 3136, 128})
+    EXPECT_NEAR(kaimingUniformBound(fanIn, std::sqrt(5.0)), 1.0 / std::sqrt(fanIn), 1e-12);
+  EXPECT_NEAR(kaimingUniformBound(6, 0.0), 1.0, 1e-12); // sqrt(6/6)
   EXPECT_EQ(convFanIn(32, 3, 3), 288);
   EXPECT_EQ(linearFanIn(3136), 3136);
   EXPECT_THROW(kaimingUniformBound(0, 1.0), std::invalid_argument);
@@ -131,14 +132,14 @@ TEST(Shuffle, IsAPermutation) {
   for (int64_t i = 0; i < 60000; ++i) ASSERT_EQ(sorted[i], i);
   int64_t fixed = 0;
   for (int64_t i = 0; i < 60000; ++i) fixed += idx[i] == i;
-  EXPECT_LT(fixed, 10);  // a random permutation has ~1 fixed point
+  EXPECT_LT(fixed, 10); // a random permutation has ~1 fixed point
 }
 
 TEST(Shuffle, DeterministicPerSeedAndEpoch) {
   EXPECT_EQ(shuffledIndices(1000, 3, 2), shuffledIndices(1000, 3, 2));
-  EXPECT_NE(shuffledIndices(1000, 3, 2), shuffledIndices(1000, 3, 3));  // next epoch, new order
-  EXPECT_NE(shuffledIndices(1000, 3, 2), shuffledIndices(1000, 4, 2));  // other seed
-  EXPECT_NE(shuffledIndices(1000, 0, 1), shuffledIndices(1000, 1, 0));  // seed and epoch are not summed
+  EXPECT_NE(shuffledIndices(1000, 3, 2), shuffledIndices(1000, 3, 3)); // next epoch, new order
+  EXPECT_NE(shuffledIndices(1000, 3, 2), shuffledIndices(1000, 4, 2)); // other seed
+  EXPECT_NE(shuffledIndices(1000, 0, 1), shuffledIndices(1000, 1, 0)); // seed and epoch are not summed
 }
 
 TEST(Shuffle, SmallSizes) {

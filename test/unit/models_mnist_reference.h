@@ -1,6 +1,6 @@
-// The MNIST CNN of shared/mnist_cnn.md written plainly in float64 (forward and backward), and
+// The MNIST CNN (docs/models.md) written plainly in float64 (forward and backward), and
 // the whole-network gradient check of tile::models::MnistCnn against it. Shared by the CPU
-// executor's tests (cpu_mnist_model_test.cpp) and the GPU's (models_gpu_mnist_tests.cpp).
+// executor's tests (cpu_mnist_model_tests.cpp) and the GPU's (models_gpu_mnist_tests.cpp).
 #pragma once
 
 #include "tile/models/Idx.h"
@@ -32,7 +32,7 @@ struct Net64 {
   int B = 0;
   // Saved forward state.
   Vec x, c1, xh1, r1, p1, c2, xh2, r2, p2, h3, logits, prob;
-  std::vector<int> a1, a2;  // argmax input index per pooled output
+  std::vector<int> a1, a2; // argmax input index per pooled output
   Vec rstd1, rstd2;
   std::vector<int> labels;
   double loss = 0;
@@ -70,7 +70,8 @@ struct Net64 {
                 for (int kw = 0; kw < 3; ++kw) {
                   int ii = i + kh - 1, jj = j + kw - 1;
                   if (ii < 0 || ii >= H || jj < 0 || jj >= W) continue;
-                  size_t xi = ((size_t(n) * cin + ci) * H + ii) * W + jj, wi = ((size_t(co) * cin + ci) * 3 + kh) * 3 + kw;
+                  size_t xi = ((size_t(n) * cin + ci) * H + ii) * W + jj,
+                         wi = ((size_t(co) * cin + ci) * 3 + kh) * 3 + kw;
                   dw[wi] += g * in[xi];
                   if (din) (*din)[xi] += g * w[wi];
                 }
@@ -254,8 +255,8 @@ inline void syntheticBatch(uint64_t seed, int64_t n, std::vector<float> &images,
 
 // Every parameter gradient of the whole network (batch B) against float64; with
 // `differences`, the float64 backward is itself checked by central differences.
-inline void checkGradients(MnistCnn &model, int B, const std::vector<float> &img,
-                    const std::vector<int32_t> &lab, bool differences) {
+inline void checkGradients(MnistCnn &model, int B, const std::vector<float> &img, const std::vector<int32_t> &lab,
+                           bool differences) {
   model.setBatch(img.data(), lab.data(), B);
   model.forward();
   model.backward();
@@ -287,9 +288,9 @@ inline void checkGradients(MnistCnn &model, int B, const std::vector<float> &img
     }
   }
 
-  constexpr double kTol = 1e-4;  // ||g - ref|| / ||ref|| per parameter
+  constexpr double kTol = 1e-4; // ||g - ref|| / ||ref|| per parameter
   for (const NamedTensor &g : model.gradients()) {
-    const std::string name = g.name.substr(5);  // "grad conv1.weight"
+    const std::string name = g.name.substr(5); // "grad conv1.weight"
     SCOPED_TRACE(name);
     if (name == "conv1.bias" || name == "conv2.bias") {
       // Exactly 0 mathematically: |g| small against the magnitude of what it sums.

@@ -16,7 +16,7 @@ std::vector<std::string> lines(const std::string &s) {
   return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST(Progress, Duration) {
   EXPECT_EQ(formatDuration(0), "0:00");
@@ -55,7 +55,7 @@ TEST(Progress, PlainLinesEveryTenPercent) {
   EXPECT_EQ(l[9], "epoch 2/3 [##########] 25/25 loss 0.0400 20 img/s took 0:13");
   EXPECT_EQ(out.str().find('\r'), std::string::npos);
   EXPECT_EQ(out.str().find('\x1b'), std::string::npos);
-  p.finish();  // nothing more: the last step was shown
+  p.finish(); // nothing more: the last step was shown
   EXPECT_EQ(lines(out.str()).size(), 10u);
 }
 
@@ -77,7 +77,7 @@ TEST(Progress, FinishShowsAnUnshownLastStep) {
     now += 1;
     p.update(s, 0.5);
   }
-  p.finish();  // e.g. --max-steps 15
+  p.finish(); // e.g. --max-steps 15
   std::vector<std::string> l = lines(out.str());
   ASSERT_EQ(l.size(), 2u) << out.str();
   EXPECT_CONTAINS(l[0], " 10/100 ");
@@ -111,7 +111,7 @@ TEST(Progress, TerminalThrottlesRedraws) {
   Progress p(out, true, [&] { return now; });
   p.startEpoch(1, 1, 1000, 64);
   for (int s = 1; s <= 1000; ++s) {
-    now += 0.001;  // 1 ms a step: a redraw every 100 steps, plus the first and the last
+    now += 0.001; // 1 ms a step: a redraw every 100 steps, plus the first and the last
     p.update(s, 0.1);
   }
   size_t draws = 0;
@@ -132,7 +132,7 @@ TEST(Progress, TerminalPrintlnClearsTheLine) {
     p.println("checkpoint saved");
     EXPECT_CONTAINS(out.str(), "\x1b[K\r\x1b[Kcheckpoint saved\n");
     p.update(2, 1.0);
-  }  // the destructor ends the open line
+  } // the destructor ends the open line
   EXPECT_EQ(out.str().back(), '\n');
   EXPECT_CONTAINS(out.str(), " 2/10 ");
 }

@@ -1,6 +1,6 @@
 // The step graph's capture/replay logic (StepGraph, TrainStep) and the per-kernel profile
 // (KernelProfiler, kernelTimeTable) over a fake launcher that records what reaches it: no
-// compiler, no GPU. The same logic over the real CPU executor: cpu_mnist_graph_test.cpp; on the
+// compiler, no GPU. The same logic over the real CPU executor: cpu_mnist_graph_tests.cpp; on the
 // GPU (CUDA graphs): models_gpu_mnist_tests.cpp.
 #include "models_test_util.h"
 #include "tile/models/KernelProfiler.h"
@@ -32,7 +32,7 @@ struct Call {
 // Runs nothing; remembers every launch with its argument values read through `params` the way
 // an executor reads them (so a dangling or misaligned pointer shows up under sanitizers).
 class FakeLauncher : public kernels::Launcher {
- public:
+public:
   void launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **params,
               CUstream stream) override {
     Call c{kernelName, spec, grid, {}, stream};
@@ -40,12 +40,19 @@ class FakeLauncher : public kernels::Launcher {
     for (const ArgSpec &a : spec.args) {
       uint64_t v = 0;
       switch (a.kind) {
-        case ArgKind::Const: continue;
-        case ArgKind::Ptr: case ArgKind::I64: v = uint64_t(*static_cast<int64_t *>(params[k])); break;
-        case ArgKind::I32: v = uint64_t(uint32_t(*static_cast<int32_t *>(params[k]))); break;
-        case ArgKind::F32: { uint32_t b; std::memcpy(&b, params[k], 4); v = b; break; }
-        case ArgKind::F16: case ArgKind::BF16: v = *static_cast<uint16_t *>(params[k]); break;
-        case ArgKind::I1: v = *static_cast<uint8_t *>(params[k]); break;
+      case ArgKind::Const: continue;
+      case ArgKind::Ptr:
+      case ArgKind::I64: v = uint64_t(*static_cast<int64_t *>(params[k])); break;
+      case ArgKind::I32: v = uint64_t(uint32_t(*static_cast<int32_t *>(params[k]))); break;
+      case ArgKind::F32: {
+        uint32_t b;
+        std::memcpy(&b, params[k], 4);
+        v = b;
+        break;
+      }
+      case ArgKind::F16:
+      case ArgKind::BF16: v = *static_cast<uint16_t *>(params[k]); break;
+      case ArgKind::I1: v = *static_cast<uint8_t *>(params[k]); break;
       }
       c.args.push_back(v);
       ++k;
@@ -79,7 +86,7 @@ std::vector<uint64_t> expectedArgs(const Args &a) {
   return {a.ptr, uint64_t(uint32_t(a.n)), x, a.flag, uint64_t(a.big), a.half};
 }
 
-}  // namespace
+} // namespace
 
 TEST(StepGraph, PassesLaunchesThroughWhenNotCapturing) {
   FakeLauncher fake;
@@ -289,15 +296,16 @@ TEST(StepGraph, BranchesAreTheOneLineOnTheCpuExecutor) {
 }
 
 TEST(KernelTimeTable, RowsInLaunchOrderThenTheSumThenByKernel) {
-  std::vector<KernelTime> launches = {{"conv", {98, 1, 1}, 0.5}, {"pool", {16, 2, 1}, 0.25}, {"conv", {49, 2, 1}, 1.25}};
+  std::vector<KernelTime> launches = {
+      {"conv", {98, 1, 1}, 0.5}, {"pool", {16, 2, 1}, 0.25}, {"conv", {49, 2, 1}, 1.25}};
   std::string t = kernelTimeTable(launches, "profile of one step");
   EXPECT_EQ(t.rfind("profile of one step\n", 0), 0u) << t;
   EXPECT_CONTAINS(t, "98 ");
   EXPECT_CONTAINS(t, "16x2");
   EXPECT_CONTAINS(t, "0.5000");
   EXPECT_CONTAINS(t, "sum");
-  EXPECT_CONTAINS(t, "2.0000");  // 0.5 + 0.25 + 1.25
-  EXPECT_CONTAINS(t, "62.5%");   // 1.25 of 2
+  EXPECT_CONTAINS(t, "2.0000"); // 0.5 + 0.25 + 1.25
+  EXPECT_CONTAINS(t, "62.5%");  // 1.25 of 2
   EXPECT_CONTAINS(t, "by kernel");
   // conv first by its total (1.75 ms over 2 launches, 87.5%), pool after.
   const size_t byKernel = t.find("by kernel");

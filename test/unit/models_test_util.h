@@ -14,7 +14,7 @@ namespace tile::models::testing {
 
 // A fresh folder under $TMPDIR (or /tmp), removed with everything in it at the end of the test.
 class TempDir {
- public:
+public:
   TempDir() {
     const char *base = std::getenv("TMPDIR");
     std::string tmpl = std::string(base && *base ? base : "/tmp") + "/tile-models-test-XXXXXX";
@@ -31,7 +31,7 @@ class TempDir {
   const std::string &path() const { return path_; }
   std::string operator/(const std::string &name) const { return path_ + "/" + name; }
 
- private:
+private:
   std::string path_;
 };
 
@@ -58,9 +58,7 @@ inline std::vector<std::string> filesIn(const std::string &dir) {
 template <typename E, typename F> std::string messageOf(F &&f) {
   try {
     f();
-  } catch (const E &e) {
-    return e.what();
-  } catch (const std::exception &e) {
+  } catch (const E &e) { return e.what(); } catch (const std::exception &e) {
     ADD_FAILURE() << "threw the wrong type: " << e.what();
     return "";
   }
@@ -69,10 +67,11 @@ template <typename E, typename F> std::string messageOf(F &&f) {
 }
 
 // EXPECT_CONTAINS(message, "text"): the message holds the text (printed in full when not).
-inline ::testing::AssertionResult containsText(const char *, const char *, const std::string &s, const std::string &sub) {
+inline ::testing::AssertionResult containsText(const char *, const char *, const std::string &s,
+                                               const std::string &sub) {
   if (s.find(sub) != std::string::npos) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "message: " << s << "\n  lacks: " << sub;
 }
 #define EXPECT_CONTAINS(s, sub) EXPECT_PRED_FORMAT2(::tile::models::testing::containsText, s, sub)
 
-}  // namespace tile::models::testing
+} // namespace tile::models::testing

@@ -1,5 +1,5 @@
 // The graph-replayed training step against the same step launched kernel by kernel, shared by the
-// CPU-executor test (cpu_mnist_graph_test.cpp) and the GPU test (models_gpu_mnist_tests.cpp).
+// CPU-executor test (cpu_mnist_graph_tests.cpp) and the GPU test (models_gpu_mnist_tests.cpp).
 #pragma once
 
 #include "models_mnist_reference.h"
@@ -21,7 +21,7 @@ namespace tile::models::testing {
 /// Passes launches on and asks every launcher in front of it to run them in order, one after
 /// the other (no branches): the reference order of a step.
 class SerialLauncher : public kernels::Launcher {
- public:
+public:
   explicit SerialLauncher(kernels::Launcher &inner) : inner_(inner) {}
   void launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **params,
               CUstream stream) override {
@@ -30,7 +30,7 @@ class SerialLauncher : public kernels::Launcher {
   bool hostMemory() const override { return inner_.hostMemory(); }
   bool serializesLaunches() const override { return true; }
 
- private:
+private:
   kernels::Launcher &inner_;
 };
 
@@ -42,8 +42,8 @@ class SerialLauncher : public kernels::Launcher {
 /// dependency would read what is not yet written — and the graph has been captured once per run
 /// of equal sizes, i.e. again exactly when the batch size changes: a stale graph replayed for
 /// another size would train on the wrong number of images and miss the ungraphed step.
-inline void checkGraphedStepMatchesUngraphed(kernels::Launcher &base, int64_t maxBatch, const std::vector<int64_t> &sizes,
-                                             double tolerance = 1e-5) {
+inline void checkGraphedStepMatchesUngraphed(kernels::Launcher &base, int64_t maxBatch,
+                                             const std::vector<int64_t> &sizes, double tolerance = 1e-5) {
   SerialLauncher serial(base);
   StepGraph graphG(base), branchedG(base), directG(serial);
   MnistCnn graphed(graphG, maxBatch), branched(branchedG, maxBatch), direct(directG, maxBatch);
@@ -93,4 +93,4 @@ inline void checkGraphedStepMatchesUngraphed(kernels::Launcher &base, int64_t ma
               graphG.nodes(), graphG.lastCapture().c_str());
 }
 
-}  // namespace tile::models::testing
+} // namespace tile::models::testing

@@ -1,7 +1,7 @@
 // runTraining's handling of --checkpoint, --resume, --max-steps and Ctrl-C, over a launcher that
 // runs nothing (the model's memory stays zero: every loss is 0, finite) on a tiny idx dataset:
 // the loop, the checks and the files are real, a "step" costs microseconds. The numbers the
-// kernels compute are checked elsewhere (cpu_mnist_model_test.cpp).
+// kernels compute are checked elsewhere (cpu_mnist_model_tests.cpp).
 #include "models_test_util.h"
 #include "tile/models/Checkpoint.h"
 #include "tile/models/Interrupt.h"
@@ -22,7 +22,7 @@ namespace {
 // Counts launches and SGD updates (one per step); raises `signal` from inside update number
 // `raiseAtUpdate` (0: never), as a Ctrl-C in the middle of a step would arrive.
 class NullLauncher : public kernels::Launcher {
- public:
+public:
   void launch(const char *kernelName, const Specialization &, rt::Dim3, void **, CUstream) override {
     ++launches;
     if (std::strcmp(kernelName, "sgd_update") == 0 && ++updates == raiseAtUpdate) ::raise(signal);
@@ -50,7 +50,7 @@ void writeDataset(const std::string &dir, uint32_t nTrain, uint32_t nTest) {
 }
 
 class Training : public ::testing::Test {
- protected:
+protected:
   // 7 training images in batches of 2: 4 steps per epoch (the last one ragged).
   void SetUp() override {
     writeDataset(data(), 7, 3);
@@ -76,10 +76,10 @@ class Training : public ::testing::Test {
   std::ostringstream out;
 };
 
-}  // namespace
+} // namespace
 
 TEST_F(Training, CheckpointRecordsTheRun) {
-  o.dataset = DatasetKind::Fashion;  // a name only: the data is what --data-dir holds
+  o.dataset = DatasetKind::Fashion; // a name only: the data is what --data-dir holds
   TrainState s = trainAndLoad(o);
   EXPECT_EQ(s.epoch, 1);
   EXPECT_EQ(s.step, 4);
@@ -217,7 +217,7 @@ TEST(Interrupt, SecondSignalEndsTheProcess) {
       {
         InterruptHandlers handlers;
         ::raise(SIGINT);
-        if (interruptSignal() != SIGINT) std::_Exit(3);  // the first one only recorded itself
+        if (interruptSignal() != SIGINT) std::_Exit(3); // the first one only recorded itself
         ::raise(SIGTERM);
         std::_Exit(4);
       },
@@ -228,7 +228,7 @@ TEST(Interrupt, SecondSignalEndsTheProcess) {
 // is cleared; an ignored signal stays ignored.
 TEST(Interrupt, HandlersAreScopedAndKeepIgnoredSignals) {
   auto handlerOf = [](int sig) {
-    struct sigaction sa {};
+    struct sigaction sa{};
     sigaction(sig, nullptr, &sa);
     return sa.sa_handler;
   };

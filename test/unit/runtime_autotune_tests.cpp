@@ -101,7 +101,8 @@ TEST(AutotuneConfig, ParseRejectsMalformed) {
 }
 
 TEST(AutotuneKey, PowerOfTwoBuckets) {
-  const std::pair<int64_t, int64_t> cases[] = {{-3, 1}, {0, 1}, {1, 1}, {2, 2}, {3, 4}, {1000, 1024}, {1024, 1024}, {1025, 2048}};
+  const std::pair<int64_t, int64_t> cases[] = {{-3, 1}, {0, 1},       {1, 1},       {2, 2},
+                                               {3, 4},  {1000, 1024}, {1024, 1024}, {1025, 2048}};
   for (auto [v, want] : cases) EXPECT_EQ(nextPow2(v), want) << v;
   EXPECT_EQ(tuneKeyString({1024, 16, 7}), "1024,16,7");
   EXPECT_EQ(tuneKeyString({}), "");
@@ -381,9 +382,14 @@ TEST_F(AutotuneTest, DiskCacheCanBeTurnedOff) {
 
 TEST_F(AutotuneTest, BakedTableIsUsedWithoutMeasuring) {
   addTuneTable("# a comment\n"
-               "toy\tf32,p16\tTest GPU\t11\t" + cfg(4096, 8, 3).str() + "\n"
-               "toy\tf32,p16\t*\t12\t" + cfg(256, 2).str() + "\n"
-               "toy\tf32,p16\tOther GPU\t12\t" + cfg(4096, 8, 3).str() + "\n");
+               "toy\tf32,p16\tTest GPU\t11\t" +
+               cfg(4096, 8, 3).str() +
+               "\n"
+               "toy\tf32,p16\t*\t12\t" +
+               cfg(256, 2).str() +
+               "\n"
+               "toy\tf32,p16\tOther GPU\t12\t" +
+               cfg(4096, 8, 3).str() + "\n");
   auto t = tuner();
   EXPECT_EQ(t->choose({11}, runner(), nullptr, true), cfg(4096, 8, 3));
   EXPECT_EQ(t->lastSource(), TuneSource::Baked);
@@ -403,7 +409,8 @@ TEST_F(AutotuneTest, BakedConfigThatIsNoCandidateIsIgnored) {
 }
 
 TEST_F(AutotuneTest, MalformedTableIsAnErrorNamingTheLine) {
-  for (const char *bad : {"toy\tf32\t*\t11\n", "toy\tf32\t*\tx\twarps=4\n", "toy\tf32\t*\t1\tBLOCK=1\n", "\t\t\t\t\n"}) {
+  for (const char *bad :
+       {"toy\tf32\t*\t11\n", "toy\tf32\t*\tx\twarps=4\n", "toy\tf32\t*\t1\tBLOCK=1\n", "\t\t\t\t\n"}) {
     try {
       addTuneTable(std::string("# ok\n") + bad, "my table");
       ADD_FAILURE() << "accepted: " << bad;
@@ -427,8 +434,7 @@ TEST_F(AutotuneTest, ExportedTableRoundTrips) {
   ms_[cfg(4096, 8, 3).str()] = 0.25;
   tuner()->choose({31, 32}, runner(), nullptr, true); // chose cfg(4096, 8, 3)
   std::string table = exportTuneTable(dir_);
-  EXPECT_NE(table.find("toy\tf32,p16\tTest GPU\t31,32\t" + cfg(4096, 8, 3).str() + "\n"), std::string::npos)
-      << table;
+  EXPECT_NE(table.find("toy\tf32,p16\tTest GPU\t31,32\t" + cfg(4096, 8, 3).str() + "\n"), std::string::npos) << table;
   // Baked from the export, a tuner on an empty cache needs no measurement.
   fs::remove_all(dir_);
   fs::create_directories(dir_);
@@ -438,6 +444,5 @@ TEST_F(AutotuneTest, ExportedTableRoundTrips) {
   EXPECT_EQ(t->lastSource(), TuneSource::Baked);
   // The C++ form embeds the same text.
   std::string source = tuneTableSource(table);
-  EXPECT_NE(source.find("tile::rt::addTuneTable(R\"tiletable(" + table + ")tiletable\""), std::string::npos)
-      << source;
+  EXPECT_NE(source.find("tile::rt::addTuneTable(R\"tiletable(" + table + ")tiletable\""), std::string::npos) << source;
 }

@@ -1,4 +1,4 @@
-// The compiled-kernel cache key covers every input (issue 10: "a change of any key input misses").
+// The compiled-kernel cache key covers every input (a change of any key input misses).
 #include "tile/runtime/KernelCacheKey.h"
 
 #include <gtest/gtest.h>

@@ -12,7 +12,9 @@ using namespace tile::rt;
 namespace {
 
 CompiledKernel sample() {
-  return CompiledKernel{"softmax", "sm_90 ptx80", ".version 8.0\n.target sm_90\n.visible .entry softmax()\n{\n}\n",
+  return CompiledKernel{"softmax",
+                        "sm_90 ptx80",
+                        ".version 8.0\n.target sm_90\n.visible .entry softmax()\n{\n}\n",
                         {.sharedBytes = 2048, .numWarps = 8}};
 }
 
@@ -92,7 +94,9 @@ TEST(CompiledKernel, EncodeRefusesWhatDecodeWouldReject) {
 TEST(CompiledKernel, ViewIsConstantInitialised) {
   // What the AOT writer emits: nothing is computed or copied at start-up.
   static constexpr char ptx[] = "// ptx";
-  static constexpr CompiledKernelView view{.name = "softmax", .target = "sm_90 ptx80", .ptx = {ptx, sizeof ptx - 1},
+  static constexpr CompiledKernelView view{.name = "softmax",
+                                           .target = "sm_90 ptx80",
+                                           .ptx = {ptx, sizeof ptx - 1},
                                            .meta = {.sharedBytes = 0, .numWarps = 4}};
   static_assert(view.ptx.size() == 6 && view.meta.numWarps == 4);
   EXPECT_EQ(view.name, "softmax");
@@ -101,9 +105,12 @@ TEST(CompiledKernel, ViewIsConstantInitialised) {
 // The descriptor parameters a launch must encode TMA maps for travel with the record.
 TEST(CompiledKernel, TmaParametersRoundTripAndMalformedOnesAreRejected) {
   CompiledKernel k = sample();
-  k.meta.tma[0] = TmaParam{.param = 0, .type = TensorMapType::F16, .swizzleBytes = 64, .rank = 2, .box = {128, 32, 0, 0}};
-  k.meta.tma[1] = TmaParam{.param = 1, .type = TensorMapType::BF16, .swizzleBytes = 128, .rank = 2, .box = {32, 64, 0, 0}};
-  k.meta.tma[2] = TmaParam{.param = 2, .type = TensorMapType::TF32, .swizzleBytes = 128, .rank = 2, .box = {256, 32, 0, 0}};
+  k.meta.tma[0] =
+      TmaParam{.param = 0, .type = TensorMapType::F16, .swizzleBytes = 64, .rank = 2, .box = {128, 32, 0, 0}};
+  k.meta.tma[1] =
+      TmaParam{.param = 1, .type = TensorMapType::BF16, .swizzleBytes = 128, .rank = 2, .box = {32, 64, 0, 0}};
+  k.meta.tma[2] =
+      TmaParam{.param = 2, .type = TensorMapType::TF32, .swizzleBytes = 128, .rank = 2, .box = {256, 32, 0, 0}};
   std::string s = encodeCompiledKernel(k);
   EXPECT_NE(s.find("tma 3\ntmaparam 0 f16 64 128x32\ntmaparam 1 bf16 128 32x64\ntmaparam 2 tf32 128 256x32\n"),
             std::string::npos)

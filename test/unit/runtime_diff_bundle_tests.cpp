@@ -75,9 +75,7 @@ TEST(DiffBundle, CorruptOrMissingFilesGiveOneLineErrors) {
   try {
     readDiffBundle(path);
     FAIL() << "a flipped byte was not detected";
-  } catch (const rt::Error &e) {
-    EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what();
-  }
+  } catch (const rt::Error &e) { EXPECT_NE(std::string(e.what()).find("corrupt"), std::string::npos) << e.what(); }
   EXPECT_THROW(readDiffBundle(tempPath("does-not-exist.bundle")), rt::Error);
   std::ofstream(tempPath("garbage.bundle")) << "not a bundle at all, really";
   EXPECT_THROW(readDiffBundle(tempPath("garbage.bundle")), rt::Error);

@@ -15,15 +15,13 @@ namespace {
 template <class F> std::string errorOf(F &&f) {
   try {
     f();
-  } catch (const Error &e) {
-    return e.what();
-  }
+  } catch (const Error &e) { return e.what(); }
   return "(no error)";
 }
 bool contains(const std::string &s, const std::string &sub) { return s.find(sub) != std::string::npos; }
 // Any non-null handle: the calls below must fail before the driver could look at it.
 CUstream someStream() { return reinterpret_cast<CUstream>(uintptr_t(0x1000)); }
-}  // namespace
+} // namespace
 
 TEST(RuntimeGraph, CapturingTheLegacyDefaultStreamIsRefused) {
   std::string e = errorOf([] { StreamCapture capture(nullptr); });
@@ -52,8 +50,8 @@ TEST(RuntimeGraph, EmptyGraphsAndExecsAreRefusedWithTheReason) {
 
 TEST(RuntimeGraph, WithoutAGpuEveryDriverCallSaysSoInOneLine) {
   if (gpuAvailable()) GTEST_SKIP() << "a GPU is present; no-GPU path not testable";
-  for (std::string e : {errorOf([] { StreamCapture capture(someStream()); }),
-                        errorOf([] { (void)isCapturing(someStream()); })}) {
+  for (std::string e :
+       {errorOf([] { StreamCapture capture(someStream()); }), errorOf([] { (void)isCapturing(someStream()); })}) {
     EXPECT_TRUE(contains(e, "no usable GPU")) << e;
     EXPECT_EQ(e.find('\n'), std::string::npos) << e;
   }

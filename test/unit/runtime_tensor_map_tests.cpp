@@ -12,8 +12,13 @@ using namespace tile::rt;
 namespace {
 
 TensorMapRequest valid() {
-  return {.param = "a", .base = 4096, .type = TensorMapType::F16, .shape = {1000, 512}, .strides = {512, 1},
-          .box = {128, 64}, .swizzleBytes = 128};
+  return {.param = "a",
+          .base = 4096,
+          .type = TensorMapType::F16,
+          .shape = {1000, 512},
+          .strides = {512, 1},
+          .box = {128, 64},
+          .swizzleBytes = 128};
 }
 
 /// checkTensorMap's verdict on `r` after `edit`.
@@ -28,7 +33,7 @@ bool says(const std::string &message, const std::string &needle) {
          message.find('\n') == std::string::npos;
 }
 
-}  // namespace
+} // namespace
 
 TEST(TensorMapRequest, AValidRequestPasses) { EXPECT_EQ(checkTensorMap(valid()), ""); }
 
@@ -53,9 +58,7 @@ TEST(TensorMapRequest, RefusedBeforeTheDriverWithAnArgumentError) {
   try {
     encodeTensorMap(r);
     ADD_FAILURE() << "a misaligned base was encoded";
-  } catch (const tile::ArgumentError &e) {
-    EXPECT_TRUE(says(e.what(), "not 16-byte aligned")) << e.what();
-  }
+  } catch (const tile::ArgumentError &e) { EXPECT_TRUE(says(e.what(), "not 16-byte aligned")) << e.what(); }
 }
 
 TEST(TensorMapRequest, WithoutAGpuEncodingSaysSo) {

@@ -1,4 +1,5 @@
 // Runtime tests that need no GPU: hashing, the disk cache, and the no-GPU error paths.
+#include "tile/Spec.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/DiskCache.h"
 #include "tile/runtime/Driver.h"
@@ -27,7 +28,7 @@ TEST(RuntimeHash, Fnv1aKnownVectors) {
   EXPECT_EQ(fnv1a64(""), 0xcbf29ce484222325ULL);
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cULL);
   EXPECT_EQ(fnv1a64("foobar"), 0x85944171f73967e8ULL);
-  EXPECT_EQ(fnv1a64(std::string_view("\0", 1)), 0xaf63bd4c8601b7dfULL);  // bytes, not C strings
+  EXPECT_EQ(fnv1a64(std::string_view("\0", 1)), 0xaf63bd4c8601b7dfULL); // bytes, not C strings
 }
 
 TEST(RuntimeHash, Hex64AndDigest) {
@@ -41,10 +42,33 @@ TEST(RuntimeHash, Hex64AndDigest) {
   EXPECT_NE(d, digest("kernel ir "));
 }
 
+// Values of the four hand-written FNV-1a loops that Hash.h replaced (launch-path specialisation
+// hashes, checkpoint checksums, kernel name hashes, stage-dump names): they key caches and files,
+// so the shared implementation must reproduce them bit for bit.
+TEST(RuntimeHash, SharedFnv1aKeepsTheOldValues) {
+  const char bytes[] = "TILECKPT\x02";
+  EXPECT_EQ(fnv1a64Bytes(bytes, sizeof bytes - 1), fnv1a64(std::string_view(bytes, sizeof bytes - 1)));
+  EXPECT_EQ(fnv1a64Bytes("foobar", 6), 0x85944171f73967e8ULL);
+  EXPECT_EQ(fnv1a64("matmul_f16"), 0x703e974432114d83ULL);    // a kernel name's hash (dsl/)
+  EXPECT_EQ(fnv1a64("module {\n}\n"), 0x6734a42aee7c2b9dULL); // a stage dump's text (compiler/)
+  EXPECT_EQ(fnv1a64Mix(kFnvOffsetBasis, 0x61), fnv1a64(std::string_view("a\0\0\0\0\0\0\0", 8)));
+
+  tile::Specialization empty, spec;
+  spec.numWarps = 4;
+  spec.numStages = 3;
+  spec.args.push_back({tile::ArgKind::Ptr, 0, /*div16=*/true, false});
+  spec.args.push_back({tile::ArgKind::Const, 128, false, false});
+  spec.args.push_back({tile::ArgKind::I32, 0, false, /*one=*/true});
+  EXPECT_EQ(tile::hashSpecialization(empty, 0), 0x4c27c89914ab0361ULL);
+  EXPECT_EQ(tile::hashSpecialization(spec, 0), 0x65e6ccaa815e46e7ULL);
+  EXPECT_EQ(tile::hashSpecialization(spec, 0x1234567890abcdefULL), 0x9f7ce2f414b0b548ULL);
+  EXPECT_EQ(tile::hashSpecialization(empty, 42), 0x8251e96770daedcbULL);
+}
+
 // ---------------------------------------------------------------- No-GPU paths
-#define SKIP_IF_GPU()                                                  \
-  do {                                                                 \
-    if (gpuAvailable()) GTEST_SKIP() << "a GPU is present; no-GPU path not testable"; \
+#define SKIP_IF_GPU()                                                                                                  \
+  do {                                                                                                                 \
+    if (gpuAvailable()) GTEST_SKIP() << "a GPU is present; no-GPU path not testable";                                  \
   } while (0)
 
 TEST(RuntimeNoGpu, GpuAvailableGivesOneLineReason) {
@@ -70,7 +94,7 @@ TEST(RuntimeNoGpu, ContextGetThrowsOneLineError) {
     EXPECT_NE(msg.find(why), std::string::npos) << msg;
     EXPECT_NE(msg.find("no usable GPU"), std::string::npos) << msg;
   }
-  EXPECT_THROW(Context::get(), std::runtime_error);  // Error is a runtime_error; failure is not cached wrongly
+  EXPECT_THROW(Context::get(), std::runtime_error); // Error is a runtime_error; failure is not cached wrongly
 }
 
 TEST(RuntimeNoGpu, AllocationThrowsButEmptyBuffersDoNot) {
@@ -92,13 +116,13 @@ TEST(RuntimeError, MessageIsOneLine) {
 
 // ---------------------------------------------------------------- DiskCache
 class RuntimeDiskCache : public ::testing::Test {
- protected:
+protected:
   void SetUp() override {
     unsetenv("TILE_FORCE_RECOMPILE");
     char tmpl[] = "/tmp/tile-diskcache-test-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     root = tmpl;
-    dir = root + "/cache";  // does not exist yet: store() must create it
+    dir = root + "/cache"; // does not exist yet: store() must create it
   }
   void TearDown() override { fs::remove_all(root); }
 
@@ -135,14 +159,14 @@ class RuntimeDiskCache : public ::testing::Test {
 TEST_F(RuntimeDiskCache, RoundTrip) {
   DiskCache c(dir);
   c.store(key, payload);
-  EXPECT_EQ(files(), std::set<std::string>{key + ".tile"});  // atomic store left no temp file
+  EXPECT_EQ(files(), std::set<std::string>{key + ".tile"}); // atomic store left no temp file
   auto got = c.load(key);
   ASSERT_TRUE(got.has_value());
   EXPECT_EQ(*got, payload);
   // Format is the documented one.
   EXPECT_EQ(read(c.pathFor(key)), "tile-cache v1 " + key + " " + std::to_string(payload.size()) + " " +
-                                       hex64(fnv1a64(payload)) + "\n" + payload);
-  c.store(key, "");  // overwrite; empty payload is valid
+                                      hex64(fnv1a64(payload)) + "\n" + payload);
+  c.store(key, ""); // overwrite; empty payload is valid
   EXPECT_EQ(c.load(key), std::optional<std::string>(""));
   EXPECT_EQ(files().size(), 1u);
 }
@@ -161,8 +185,9 @@ TEST_F(RuntimeDiskCache, Truncated) {
   c.store(key, payload);
   std::string data = read(c.pathFor(key));
   write(c.pathFor(key), data.substr(0, data.size() - 10));
-  expectCorrupt(c, key, "payload is " + std::to_string(payload.size() - 10) + " bytes, header says " +
-                            std::to_string(payload.size()));
+  expectCorrupt(c, key,
+                "payload is " + std::to_string(payload.size() - 10) + " bytes, header says " +
+                    std::to_string(payload.size()));
 }
 
 TEST_F(RuntimeDiskCache, FlippedByte) {
@@ -203,7 +228,7 @@ TEST_F(RuntimeDiskCache, ForceRecompile) {
   setenv("TILE_FORCE_RECOMPILE", "1", 1);
   EXPECT_TRUE(DiskCache::forceRecompile());
   EXPECT_FALSE(c.load(key).has_value());
-  EXPECT_TRUE(fs::exists(c.pathFor(key)));  // a forced miss is not a corrupt entry
+  EXPECT_TRUE(fs::exists(c.pathFor(key))); // a forced miss is not a corrupt entry
   setenv("TILE_FORCE_RECOMPILE", "0", 1);
   EXPECT_FALSE(DiskCache::forceRecompile());
   EXPECT_EQ(c.load(key), std::optional<std::string>(payload));
@@ -242,7 +267,7 @@ TEST_F(RuntimeDiskCache, UnwritableDirWarnsAndContinues) {
   fs::permissions(dir, fs::perms::owner_all);
   EXPECT_NE(err.find("cannot write cache entry"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  EXPECT_EQ(c.load(key), std::optional<std::string>(payload));  // from memory
+  EXPECT_EQ(c.load(key), std::optional<std::string>(payload)); // from memory
 }
 
 // A cache directory that cannot exist: one of its parents is a regular file. Unlike a chmod'ed
@@ -252,22 +277,23 @@ TEST_F(RuntimeDiskCache, StoreIntoFileFallsBackToMemory) {
   std::string bad = root + "/file/cache";
   DiskCache c(bad);
   testing::internal::CaptureStderr();
-  EXPECT_FALSE(c.load(key).has_value());  // a missing directory is a silent miss
+  EXPECT_FALSE(c.load(key).has_value()); // a missing directory is a silent miss
   c.store(key, payload);
   for (int i = 0; i < 10; ++i) c.store(digest("kernel " + std::to_string(i)), "payload " + std::to_string(i));
   // Another object over the same directory (the autotuner makes one per use) shares the memory.
   DiskCache again(bad);
   again.store(digest("one more"), "x");
   std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_EQ(err, "tile: cannot write cache entry " + bad + "/" + key + ".tile (open: Not a directory); keeping "
-                 "compiled kernels in memory for the rest of this process\n");
+  EXPECT_EQ(err, "tile: cannot write cache entry " + bad + "/" + key +
+                     ".tile (open: Not a directory); keeping "
+                     "compiled kernels in memory for the rest of this process\n");
   EXPECT_TRUE(DiskCache::inMemoryOnly(bad));
   EXPECT_FALSE(DiskCache::inMemoryOnly(dir));
   EXPECT_EQ(c.load(key), std::optional<std::string>(payload));
   EXPECT_EQ(again.load(digest("kernel 3")), std::optional<std::string>("payload 3"));
   EXPECT_EQ(c.load(digest("one more")), std::optional<std::string>("x"));
   EXPECT_FALSE(c.load(digest("never stored")).has_value());
-  setenv("TILE_FORCE_RECOMPILE", "1", 1);  // still bypasses every entry, in memory too
+  setenv("TILE_FORCE_RECOMPILE", "1", 1); // still bypasses every entry, in memory too
   EXPECT_FALSE(c.load(key).has_value());
   unsetenv("TILE_FORCE_RECOMPILE");
   EXPECT_FALSE(fs::exists(root + "/file/cache"));
@@ -279,7 +305,7 @@ TEST(RuntimeDiskCacheDir, DefaultDirFollowsEnvironment) {
   unsetenv("TILE_CACHE_DIR");
   setenv("XDG_CACHE_HOME", "/xdg", 1);
   EXPECT_EQ(DiskCache::defaultDir(), "/xdg/tile");
-  setenv("XDG_CACHE_HOME", "relative", 1);  // invalid per XDG: ignored
+  setenv("XDG_CACHE_HOME", "relative", 1); // invalid per XDG: ignored
   setenv("HOME", "/home/u", 1);
   EXPECT_EQ(DiskCache::defaultDir(), "/home/u/.cache/tile");
   unsetenv("XDG_CACHE_HOME");

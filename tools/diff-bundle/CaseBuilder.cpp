@@ -1,7 +1,7 @@
 //===- CaseBuilder.cpp ----------------------------------------------------===//
 #include "CaseBuilder.h"
 
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
 
 #include <algorithm>
 #include <memory>

@@ -42,11 +42,11 @@ void libraryCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);
     int block = ElementwiseConfig::block;
-    out.push_back(makeCase(vectorAddKernel(), "vector_add " + std::to_string(n), seed, {cdiv(n, block)},
-                           ElementwiseConfig::numWarps,
-                           {Buffer::of(randomFloats(n, r), DiffElem::F32), Buffer::of(randomFloats(n, r), DiffElem::F32),
-                            Buffer::poisoned(n * 4, DiffElem::F32), Scalar{n}, Constant{block}},
-                           1e-7));
+    out.push_back(makeCase(
+        vectorAddKernel(), "vector_add " + std::to_string(n), seed, {cdiv(n, block)}, ElementwiseConfig::numWarps,
+        {Buffer::of(randomFloats(n, r), DiffElem::F32), Buffer::of(randomFloats(n, r), DiffElem::F32),
+         Buffer::poisoned(n * 4, DiffElem::F32), Scalar{n}, Constant{block}},
+        1e-7));
   }
   for (int cols : {1, 2, 3, 17, 127, 128, 129, 1000, 1024, 1025, 4095, 4096, 4097, 16383, 16384}) {
     uint64_t seed = rng();
@@ -55,8 +55,8 @@ void libraryCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
     int stride = cols + int(r() % 2) * 3; // sometimes a stride that is not a multiple of 16
     RowConfig cfg = softmaxConfig(cols);
     auto x = randomFloats(size_t(rows) * stride, r, -8.f, 8.f);
-    out.push_back(makeCase(softmaxKernel(), "softmax " + std::to_string(rows) + "x" + std::to_string(cols), seed, {rows},
-                           cfg.numWarps,
+    out.push_back(makeCase(softmaxKernel(), "softmax " + std::to_string(rows) + "x" + std::to_string(cols), seed,
+                           {rows}, cfg.numWarps,
                            {Buffer::poisoned(size_t(rows) * stride * 4, DiffElem::F32), Buffer::of(x, DiffElem::F32),
                             Scalar{stride}, Scalar{stride}, Scalar{cols}, Constant{cfg.block}},
                            1e-5));
@@ -66,13 +66,13 @@ void libraryCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
     // error then measures the summation order (which the executors choose differently),
     // not the kernel.
     for (float &v : x) v += 3.0f;
-    out.push_back(makeCase(layerNormForwardKernel(), "layernorm_fwd " + std::to_string(rows) + "x" + std::to_string(cols),
-                           seed, {rows}, ln.numWarps,
-                           {Buffer::of(x, DiffElem::F32), Buffer::poisoned(x.size() * 4, DiffElem::F32),
-                            Buffer::of(w, DiffElem::F32), Buffer::of(b, DiffElem::F32),
-                            Buffer::poisoned(rows * 4, DiffElem::F32), Buffer::poisoned(rows * 4, DiffElem::F32),
-                            Scalar{stride}, Scalar{cols}, Float{1e-5f}, Constant{ln.block}},
-                           1e-5));
+    out.push_back(makeCase(
+        layerNormForwardKernel(), "layernorm_fwd " + std::to_string(rows) + "x" + std::to_string(cols), seed, {rows},
+        ln.numWarps,
+        {Buffer::of(x, DiffElem::F32), Buffer::poisoned(x.size() * 4, DiffElem::F32), Buffer::of(w, DiffElem::F32),
+         Buffer::of(b, DiffElem::F32), Buffer::poisoned(rows * 4, DiffElem::F32),
+         Buffer::poisoned(rows * 4, DiffElem::F32), Scalar{stride}, Scalar{cols}, Float{1e-5f}, Constant{ln.block}},
+        1e-5));
   }
 }
 
@@ -100,15 +100,21 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                              0));
   }
   // Rank-3 reductions on every axis, warps across the reduced axis included.
-  struct R3 { int d0, d1, d2, b0, b1, b2, axis, warps; };
-  for (R3 c : std::vector<R3>{{4, 128, 4, 4, 128, 4, 1, 4}, {7, 30, 9, 8, 32, 16, 0, 4}, {8, 32, 16, 8, 32, 16, 1, 4},
-                              {8, 31, 16, 8, 32, 16, 2, 4}, {2, 3, 200, 2, 4, 256, 2, 8}, {16, 16, 16, 16, 16, 16, 0, 8}}) {
+  struct R3 {
+    int d0, d1, d2, b0, b1, b2, axis, warps;
+  };
+  for (R3 c : std::vector<R3>{{4, 128, 4, 4, 128, 4, 1, 4},
+                              {7, 30, 9, 8, 32, 16, 0, 4},
+                              {8, 32, 16, 8, 32, 16, 1, 4},
+                              {8, 31, 16, 8, 32, 16, 2, 4},
+                              {2, 3, 200, 2, 4, 256, 2, 8},
+                              {16, 16, 16, 16, 16, 16, 0, 8}}) {
     uint64_t seed = rng();
     std::mt19937_64 r(seed);
     const int kept = (c.d0 * c.d1 * c.d2) / (c.axis == 0 ? c.d0 : c.axis == 1 ? c.d1 : c.d2);
     out.push_back(makeCase(reduce3dKernel(),
-                           "reduce3d " + std::to_string(c.d0) + "x" + std::to_string(c.d1) + "x" + std::to_string(c.d2) +
-                               " axis " + std::to_string(c.axis),
+                           "reduce3d " + std::to_string(c.d0) + "x" + std::to_string(c.d1) + "x" +
+                               std::to_string(c.d2) + " axis " + std::to_string(c.axis),
                            seed, {1}, c.warps,
                            {Buffer::of(randomFloats(size_t(c.d0) * c.d1 * c.d2, r), DiffElem::F32),
                             Buffer::poisoned(kept * 4, DiffElem::F32), Buffer::poisoned(kept * 4, DiffElem::F32),
@@ -118,11 +124,17 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
   }
   // The library matmul: f32 (exact FMA and TF32), f16 and bf16 (tensor cores on sm_80+),
   // ragged shapes, B transposed through strides, fused epilogues.
-  struct Mm { int m, n, k, bm, bn, bk, group, epilogue, tf32, warps; bool transB; };
-  for (Mm c : std::vector<Mm>{{100, 77, 45, 32, 32, 8, 4, 0, 0, 4, false}, {64, 64, 64, 32, 32, 8, 4, 2, 1, 4, true},
-                              {130, 70, 33, 64, 64, 16, 8, 1, 0, 4, false}, {16, 300, 100, 16, 16, 16, 1, 2, 0, 1, true},
+  struct Mm {
+    int m, n, k, bm, bn, bk, group, epilogue, tf32, warps;
+    bool transB;
+  };
+  for (Mm c : std::vector<Mm>{{100, 77, 45, 32, 32, 8, 4, 0, 0, 4, false},
+                              {64, 64, 64, 32, 32, 8, 4, 2, 1, 4, true},
+                              {130, 70, 33, 64, 64, 16, 8, 1, 0, 4, false},
+                              {16, 300, 100, 16, 16, 16, 1, 2, 0, 1, true},
                               // the library's tensor-core tile: 3-stage cp.async rings, ragged K
-                              {390, 260, 77, 128, 128, 32, 8, 1, 0, 8, false}, {257, 129, 200, 128, 128, 32, 8, 0, 0, 8, true},
+                              {390, 260, 77, 128, 128, 32, 8, 1, 0, 8, false},
+                              {257, 129, 200, 128, 128, 32, 8, 0, 0, 8, true},
                               {256, 384, 96, 128, 128, 32, 8, 2, 0, 4, false}}) {
     for (int type = 0; type < 3; ++type) { // f32, f16, bf16
       // f32 runs on CUDA cores, whose library tile is 32 x 32 x 8
@@ -138,15 +150,32 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
         return Buffer::of(bits, elem);
       };
       const int sbk = c.transB ? 1 : c.n, sbn = c.transB ? c.k : 1;
-      std::vector<Arg> args = {input(a), input(b), Buffer::poisoned(size_t(c.m) * c.n * 4, DiffElem::F32),
-                               Buffer::of(bias, DiffElem::F32), Scalar{c.m}, Scalar{c.n}, Scalar{c.k}, Scalar{c.k},
-                               Scalar{1}, Scalar{sbk}, Scalar{sbn}, Scalar{c.n}, Scalar{1}, Constant{c.bm},
-                               Constant{c.bn}, Constant{c.bk}, Constant{c.group}, Constant{c.epilogue},
+      std::vector<Arg> args = {input(a),
+                               input(b),
+                               Buffer::poisoned(size_t(c.m) * c.n * 4, DiffElem::F32),
+                               Buffer::of(bias, DiffElem::F32),
+                               Scalar{c.m},
+                               Scalar{c.n},
+                               Scalar{c.k},
+                               Scalar{c.k},
+                               Scalar{1},
+                               Scalar{sbk},
+                               Scalar{sbn},
+                               Scalar{c.n},
+                               Scalar{1},
+                               Constant{c.bm},
+                               Constant{c.bn},
+                               Constant{c.bk},
+                               Constant{c.group},
+                               Constant{c.epilogue},
                                Constant{type == 0 ? c.tf32 : 0}};
       const KernelBase &kernel = type == 0   ? static_cast<const KernelBase &>(kernels::matmulKernel<float>())
                                  : type == 1 ? static_cast<const KernelBase &>(kernels::matmulKernel<f16>())
                                              : static_cast<const KernelBase &>(kernels::matmulKernel<bf16>());
-      std::string name = std::string("matmul_") + (type == 0 ? (c.tf32 ? "tf32 " : "f32 ") : type == 1 ? "f16 " : "bf16 ") +
+      std::string name = std::string("matmul_") +
+                         (type == 0   ? (c.tf32 ? "tf32 " : "f32 ")
+                          : type == 1 ? "f16 "
+                                      : "bf16 ") +
                          std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
       // Tensor cores accumulate in another order than the CPU's fma chain.
       out.push_back(makeCase(kernel, name, seed, {cdiv(c.m, c.bm) * cdiv(c.n, c.bn)}, c.warps, std::move(args), 1e-5));
@@ -169,18 +198,37 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
         for (float x : v) bits.push_back(type == 1 ? halfBits(x) : bf16Bits(x));
         return Buffer::of(bits, elem);
       };
-      std::vector<Arg> args = {input(a), input(b), Buffer::poisoned(size_t(batch) * m * n * 4, DiffElem::F32),
-                               Buffer::of(bias, DiffElem::F32), Scalar{m}, Scalar{n}, Scalar{k},
-                               Scalar{int64_t(m) * k}, Scalar{k}, Scalar{1},
-                               Scalar{broadcastB ? 0 : int64_t(k) * n}, Scalar{n}, Scalar{1},
-                               Scalar{int64_t(m) * n}, Scalar{n}, Scalar{1}, Scalar{n},
-                               Constant{64}, Constant{64}, Constant{32}, Constant{8},
-                               Constant{int(kernels::MatmulEpilogue::BiasRelu)}, Constant{type == 0 ? 1 : 0}};
+      std::vector<Arg> args = {input(a),
+                               input(b),
+                               Buffer::poisoned(size_t(batch) * m * n * 4, DiffElem::F32),
+                               Buffer::of(bias, DiffElem::F32),
+                               Scalar{m},
+                               Scalar{n},
+                               Scalar{k},
+                               Scalar{int64_t(m) * k},
+                               Scalar{k},
+                               Scalar{1},
+                               Scalar{broadcastB ? 0 : int64_t(k) * n},
+                               Scalar{n},
+                               Scalar{1},
+                               Scalar{int64_t(m) * n},
+                               Scalar{n},
+                               Scalar{1},
+                               Scalar{n},
+                               Constant{64},
+                               Constant{64},
+                               Constant{32},
+                               Constant{8},
+                               Constant{int(kernels::MatmulEpilogue::BiasRelu)},
+                               Constant{type == 0 ? 1 : 0}};
       const KernelBase &kernel =
           type == 0   ? static_cast<const KernelBase &>(kernels::dslKernel<kernels::BatchedMatmulF32>())
           : type == 1 ? static_cast<const KernelBase &>(kernels::dslKernel<kernels::BatchedMatmulF16>())
                       : static_cast<const KernelBase &>(kernels::dslKernel<kernels::BatchedMatmulBF16>());
-      std::string name = std::string("batched_matmul_") + (type == 0 ? "tf32 " : type == 1 ? "f16 " : "bf16 ") +
+      std::string name = std::string("batched_matmul_") +
+                         (type == 0   ? "tf32 "
+                          : type == 1 ? "f16 "
+                                      : "bf16 ") +
                          "3x100x77x45" + (broadcastB ? " broadcast B" : "");
       out.push_back(makeCase(kernel, name, seed, {cdiv(m, 64) * cdiv(n, 64), batch}, 4, std::move(args), 1e-5));
     }
@@ -191,14 +239,22 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
   // programs (the producer running into the next tile's blocks), ragged M and N. The C
   // block is stored by TMA where C's extents are multiples of 16 (from the seventh, clipped at C's
   // edges), else by masked stores.
-  struct Tma { int type, schedule, m, n, k, bm, bn, bk, warps, epilogue; }; // type: 0 f16, 1 f16 bT, 2 tf32 bT
+  struct Tma {
+    int type, schedule, m, n, k, bm, bn, bk, warps, epilogue;
+  }; // type: 0 f16, 1 f16 bT, 2 tf32 bT
   constexpr int kGrid = 0, kPersistent = 1, kWarpSpecialized = 2, kPersistentWarpSpecialized = 3;
-  for (Tma c : std::vector<Tma>{{0, kGrid, 200, 136, 96, 128, 128, 64, 4, 1}, {0, kPersistent, 300, 264, 128, 128, 128, 64, 8, 2},
-                                {1, kGrid, 130, 72, 64, 64, 64, 64, 4, 0}, {1, kPersistent, 260, 200, 192, 128, 128, 64, 8, 1},
-                                {2, kGrid, 150, 100, 68, 128, 128, 32, 4, 2}, {2, kPersistent, 300, 264, 96, 128, 128, 32, 8, 1},
-                                {0, kGrid, 208, 144, 96, 128, 128, 64, 4, 2}, {0, kPersistent, 304, 272, 128, 128, 128, 64, 8, 1},
-                                {1, kGrid, 144, 80, 64, 64, 64, 64, 4, 1}, {1, kPersistent, 272, 208, 192, 128, 128, 64, 8, 2},
-                                {2, kGrid, 160, 112, 64, 128, 128, 32, 4, 1}, {2, kPersistent, 304, 272, 96, 128, 128, 32, 8, 2},
+  for (Tma c : std::vector<Tma>{{0, kGrid, 200, 136, 96, 128, 128, 64, 4, 1},
+                                {0, kPersistent, 300, 264, 128, 128, 128, 64, 8, 2},
+                                {1, kGrid, 130, 72, 64, 64, 64, 64, 4, 0},
+                                {1, kPersistent, 260, 200, 192, 128, 128, 64, 8, 1},
+                                {2, kGrid, 150, 100, 68, 128, 128, 32, 4, 2},
+                                {2, kPersistent, 300, 264, 96, 128, 128, 32, 8, 1},
+                                {0, kGrid, 208, 144, 96, 128, 128, 64, 4, 2},
+                                {0, kPersistent, 304, 272, 128, 128, 128, 64, 8, 1},
+                                {1, kGrid, 144, 80, 64, 64, 64, 64, 4, 1},
+                                {1, kPersistent, 272, 208, 192, 128, 128, 64, 8, 2},
+                                {2, kGrid, 160, 112, 64, 128, 128, 32, 4, 1},
+                                {2, kPersistent, 304, 272, 96, 128, 128, 32, 8, 2},
                                 {0, kWarpSpecialized, 200, 136, 600, 128, 128, 64, 4, 1},
                                 {0, kWarpSpecialized, 304, 272, 128, 128, 256, 64, 8, 2},
                                 {1, kWarpSpecialized, 260, 200, 1000, 128, 128, 64, 8, 0},
@@ -219,27 +275,38 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
       return Buffer::of(bits, elem);
     };
     auto a = randomFloats(size_t(c.m) * c.k, r), b = randomFloats(size_t(c.k) * c.n, r), bias = randomFloats(c.n, r);
-    std::vector<Arg> args = {input(a), input(b), Buffer::poisoned(size_t(c.m) * c.n * (tf32 ? 4 : 2), elem),
+    std::vector<Arg> args = {input(a),
+                             input(b),
+                             Buffer::poisoned(size_t(c.m) * c.n * (tf32 ? 4 : 2), elem),
                              Buffer::of(bias, DiffElem::F32),
                              Descriptor{0, {c.m, c.k}, {c.k, 1}},
                              bt ? Descriptor{1, {c.n, c.k}, {c.k, 1}} : Descriptor{1, {c.k, c.n}, {c.n, 1}},
-                             Descriptor{2, {c.m, c.n}, {c.n, 1}}, Scalar{c.m}, Scalar{c.n}, Scalar{c.k},
-                             Constant{c.bm}, Constant{c.bn}, Constant{c.bk}, Constant{c.schedule}, Constant{c.epilogue}};
-    const KernelBase &kernel = tf32 ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<float, float, true>())
-                               : bt ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, true>())
-                                    : static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, false>());
+                             Descriptor{2, {c.m, c.n}, {c.n, 1}},
+                             Scalar{c.m},
+                             Scalar{c.n},
+                             Scalar{c.k},
+                             Constant{c.bm},
+                             Constant{c.bn},
+                             Constant{c.bk},
+                             Constant{c.schedule},
+                             Constant{c.epilogue}};
+    const KernelBase &kernel =
+        tf32 ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<float, float, true>())
+        : bt ? static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, true>())
+             : static_cast<const KernelBase &>(testing::tmaMatmulOverBuffersKernel<f16, f16, false>());
     const int tiles = cdiv(c.m, c.bm) * cdiv(c.n, c.bn);
     const char *schedule = c.schedule == kPersistent                  ? " persistent "
                            : c.schedule == kWarpSpecialized           ? " ws "
                            : c.schedule == kPersistentWarpSpecialized ? " persistent ws "
                                                                       : " ";
-    std::string name = std::string(kernel.name()) + schedule + std::to_string(c.m) + "x" +
-                       std::to_string(c.n) + "x" + std::to_string(c.k);
+    std::string name = std::string(kernel.name()) + schedule + std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                       std::to_string(c.k);
     // f16 C: one rounding of the f32 sum (2^-11), whose order the tensor cores choose. TF32: the
     // TMA copies round to nearest with ties to even, the CPU executor (as cvt.rna) ties away from
     // zero; the one in 2^13 inputs on a tie moves its products by 2^-10, about 1.5e-5 of ||C||
     // at these sizes (seen: 1.4e-5 on an H100).
-    out.push_back(makeCase(kernel, name, seed, {c.schedule % 2 ? 2 : tiles}, c.warps, std::move(args), tf32 ? 1e-4 : 1e-3));
+    out.push_back(
+        makeCase(kernel, name, seed, {c.schedule % 2 ? 2 : tiles}, c.warps, std::move(args), tf32 ? 1e-4 : 1e-3));
   }
   for (int flag : {0, 1}) {
     uint64_t seed = rng();
@@ -256,8 +323,8 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
     std::vector<int32_t> values(n);
     for (int32_t &v : values) v = int32_t(r() % 37);
     out.push_back(makeCase(histogramKernel(), "histogram " + std::to_string(n), seed, {cdiv(n, 1024)}, 4,
-                           {Buffer::of(values, DiffElem::I32), Buffer::of(std::vector<int32_t>(37, 0), DiffElem::I32, true),
-                            Scalar{n}, Constant{1024}},
+                           {Buffer::of(values, DiffElem::I32),
+                            Buffer::of(std::vector<int32_t>(37, 0), DiffElem::I32, true), Scalar{n}, Constant{1024}},
                            0));
     auto xs = randomFloats(n, r);
     std::vector<float> x2(xs);
@@ -275,7 +342,8 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
 Descriptor descriptor(const randomkernels::RandomCase &c, randomkernels::RandomCase::Desc which) {
   TensorDescArg d = c.descriptor(which, nullptr);
   return Descriptor{size_t(randomkernels::RandomCase::descriptorBase(which)),
-                    std::vector<int64_t>(d.shape, d.shape + d.rank), std::vector<int64_t>(d.strides, d.strides + d.rank)};
+                    std::vector<int64_t>(d.shape, d.shape + d.rank),
+                    std::vector<int64_t>(d.strides, d.strides + d.rank)};
 }
 
 void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count) {
@@ -284,11 +352,20 @@ void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count
     uint64_t seed = rng();
     randomkernels::RandomCase c = randomkernels::makeRandomCase(seed);
     auto floats = [](const std::vector<float> &v) { return Buffer::of(v, DiffElem::F32); };
-    std::vector<Arg> args = {floats(c.inputs[0]), floats(c.inputs[1]), floats(c.inputs[2]), floats(c.inputs[3]),
-                             floats(c.inputs[4]), Buffer::poisoned(c.expected.size() * 4, DiffElem::F32),
+    std::vector<Arg> args = {floats(c.inputs[0]),
+                             floats(c.inputs[1]),
+                             floats(c.inputs[2]),
+                             floats(c.inputs[3]),
+                             floats(c.inputs[4]),
+                             Buffer::poisoned(c.expected.size() * 4, DiffElem::F32),
                              Buffer::poisoned(c.expectedRows.size() * 4, DiffElem::F32),
-                             Buffer::of(c.in2Half, DiffElem::F16), Scalar{c.m}, Scalar{c.n}, Scalar{c.p},
-                             Scalar{c.trips}, Scalar{c.flag}, Float{c.scalar}};
+                             Buffer::of(c.in2Half, DiffElem::F16),
+                             Scalar{c.m},
+                             Scalar{c.n},
+                             Scalar{c.p},
+                             Scalar{c.trips},
+                             Scalar{c.flag},
+                             Float{c.scalar}};
     for (randomkernels::RandomCase::Desc which : randomkernels::RandomCase::kDescriptors)
       args.push_back(descriptor(c, which));
     for (int tile : {c.bm, c.bn, c.bp}) args.push_back(Constant{tile});

@@ -51,9 +51,7 @@ public:
   /// Poisoned (NaN) output of n floats.
   static Buffer output(size_t n, Executor ex) { return Buffer(std::vector<float>(n, NAN), ex); }
   /// Device memory on the GPU, host memory on the CPU executor: an untyped address either way.
-  DeviceAddress address() const {
-    return DeviceAddress(gpu_ ? dev_.ptr() : reinterpret_cast<uint64_t>(host_.data()));
-  }
+  DeviceAddress address() const { return DeviceAddress(gpu_ ? dev_.ptr() : reinterpret_cast<uint64_t>(host_.data())); }
   const std::vector<float> &read() {
     if (gpu_) dev_.copyToHost(host_.data(), host_.size() * sizeof(float));
     return host_;
@@ -130,9 +128,8 @@ int runKernels(Executor ex) {
     Buffer dx(x, ex), dy = Buffer::output(x.size(), ex);
     RowConfig cfg = softmaxConfig(cols);
     opts.numWarps = cfg.numWarps;
-    double ms = timed([&] {
-      softmaxKernel().launch({rows}, opts, dy.address(), dx.address(), cols, cols, cols, cfg.block);
-    });
+    double ms =
+        timed([&] { softmaxKernel().launch({rows}, opts, dy.address(), dx.address(), cols, cols, cols, cfg.block); });
     std::vector<double> ref(x.size());
     for (int r = 0; r < rows; ++r) {
       double m = -INFINITY, s = 0;
@@ -146,7 +143,7 @@ int runKernels(Executor ex) {
     const int rows = 128, cols = 3000;
     auto x = randomVector(size_t(rows) * cols, rng), w = randomVector(cols, rng), b = randomVector(cols, rng);
     Buffer dx(x, ex), dw(w, ex), db(b, ex), dy = Buffer::output(x.size(), ex), dmean = Buffer::output(rows, ex),
-        drstd = Buffer::output(rows, ex);
+                                            drstd = Buffer::output(rows, ex);
     RowConfig cfg = layerNormConfig(cols);
     opts.numWarps = cfg.numWarps;
     const float eps = 1e-5f;
@@ -196,7 +193,8 @@ void showPTXCompile() {
     auto t0 = std::chrono::steady_clock::now();
     CompileResult r = j.kernel->compile(j.spec, req);
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%-14s %-40s %7.1f ms %10zu\n", j.kernel->name().c_str(), j.spec.str().c_str(), ms, r.kernel.ptx.size());
+    std::printf("%-14s %-40s %7.1f ms %10zu\n", j.kernel->name().c_str(), j.spec.str().c_str(), ms,
+                r.kernel.ptx.size());
   }
   std::printf("\nSee every stage with: build/tools/tilec/tilec --kernel=softmax --spec=w4,p16,p16,i16,i16,i16,c1024 "
               "--stage=tile|opt|llvm|ptx|regs\n");

@@ -7,7 +7,7 @@
 // widths), llvm (optimised LLVM IR with libdevice), ptx, sass (ptxas + nvdisasm or
 // cuobjdump), regs (ptxas -v: registers, spills, shared memory). A user's own kernels:
 // TILE_DUMP_DIR=<dir> ./program writes their <kernel>-<hash>.tile.mlir, which tilec reads.
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
 #include "tile/Target/CudaTools.h"
 #include "tile/kernels/Registry.h"
 
@@ -30,22 +30,21 @@ namespace cl = llvm::cl;
 // tilec's own options, the only ones --help lists (LLVM's hundreds of backend options stay
 // accepted but hidden).
 static cl::OptionCategory tilecOptions("tilec options");
-static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<tile IR file>"), cl::init("-"),
-                                     cl::cat(tilecOptions));
+static cl::opt<std::string> inputFile(cl::Positional, cl::desc("<tile IR file>"), cl::init("-"), cl::cat(tilecOptions));
 static cl::opt<std::string> outputFile("o", cl::desc("output file"), cl::init("-"), cl::cat(tilecOptions));
 static cl::opt<std::string> stage("stage", cl::desc("tile | opt | llvm | ptx | sass | regs"), cl::init("ptx"),
-                                     cl::cat(tilecOptions));
+                                  cl::cat(tilecOptions));
 static cl::opt<int> sm("sm", cl::desc("target sm_XX (default 90, i.e. sm_90a)"), cl::init(90), cl::cat(tilecOptions));
 static cl::opt<int> ptxVersion("ptx-version", cl::desc("PTX ISA version x10, e.g. 80 (0: the highest LLVM knows)"),
                                cl::init(0), cl::cat(tilecOptions));
 static cl::opt<std::string> kernelName("kernel", cl::desc("a library kernel instead of a file (see --list)"),
-                                     cl::cat(tilecOptions));
+                                       cl::cat(tilecOptions));
 static cl::opt<std::string> specText("spec", cl::desc("the library kernel's specialisation (grammar above)"),
                                      cl::cat(tilecOptions));
 static cl::opt<bool> listKernels("list", cl::desc("list the library kernels, their parameters and a --spec each"),
                                  cl::cat(tilecOptions));
 static cl::opt<bool> printAfterAll("print-ir-after-all", cl::desc("print the IR after every pass to stderr"),
-                                     cl::cat(tilecOptions));
+                                   cl::cat(tilecOptions));
 
 static const char *const kOverview = R"(tile compiler driver: print any stage of a kernel
 
@@ -70,7 +69,8 @@ parameter in order (a library kernel's --list line gives the order):
 static std::string paramType(const tile::ParamDesc &p) {
   switch (p.kind) {
   case tile::ArgKind::Ptr: return std::string("Ptr<") + tile::dtypeName(p.dtype) + ">";
-  case tile::ArgKind::Desc: return std::string("TensorDesc<") + tile::dtypeName(p.dtype) + ", " + std::to_string(p.rank) + ">";
+  case tile::ArgKind::Desc:
+    return std::string("TensorDesc<") + tile::dtypeName(p.dtype) + ", " + std::to_string(p.rank) + ">";
   case tile::ArgKind::I32: return "I32";
   case tile::ArgKind::I64: return "I64";
   case tile::ArgKind::F32: return "F32";
@@ -180,8 +180,8 @@ static int printLibraryKernel(llvm::raw_ostream &os) {
   }
   tile::Specialization spec;
   if (!tile::parseSpecialization(specText, spec) || spec.args.size() != kernel->params().size()) {
-    llvm::errs() << "tilec: --spec must describe the " << kernel->params().size() << " parameters of "
-                 << kernelName << " after w<warps>, e.g. w4,p16,p,i16,f,c1024 (tilec --help: the grammar; "
+    llvm::errs() << "tilec: --spec must describe the " << kernel->params().size() << " parameters of " << kernelName
+                 << " after w<warps>, e.g. w4,p16,p,i16,f,c1024 (tilec --help: the grammar; "
                  << "tilec --list: each kernel's parameters)\n";
     return 1;
   }
@@ -220,10 +220,10 @@ static int printFileKernel(llvm::raw_ostream &os) {
     return 0;
   }
   try {
-    tile::compiler::PipelineOptions opts;
+    tile::compiler::GpuCompileOptions opts;
     opts.target = tile::compiler::chooseTarget(sm, ptxVersion, 0);
     opts.keepStages = true;
-    tile::compiler::PipelineResult r = tile::compiler::runPipeline(*module, opts);
+    tile::compiler::GpuCompileResult r = tile::compiler::compileForGpu(*module, opts);
     return printStage(os, r.optimizedIR, r.llvmIR, r.kernel.ptx);
   } catch (const std::exception &e) {
     llvm::errs() << e.what() << "\n";

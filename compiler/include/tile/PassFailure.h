@@ -40,7 +40,9 @@ public:
   PassFailureReport(const PassFailureReport &) = delete;
   PassFailureReport &operator=(const PassFailureReport &) = delete;
 
-  /// Records the name of the pass that fails (add before run()).
+  /// Records the name of the pass that fails and MLIR's crash reproducer of the failure (call
+  /// before run()): a bug's report names the reproducer file (<kernel>.repro-<pid>-<n>.mlir,
+  /// beside the report) that `tile-opt --run-reproducer` replays.
   void instrument(mlir::PassManager &pm);
   /// Throws UnsupportedError or InternalError (see the file comment).
   [[noreturn]] void fail();

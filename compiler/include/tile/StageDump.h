@@ -1,6 +1,6 @@
 //===- StageDump.h - TILE_DUMP_DIR: every stage of every kernel compiled ---===//
 // With TILE_DUMP_DIR=<dir> each compilation writes its stages as <dir>/<kernel>-<hash>.<stage>:
-//   the GPU pipeline (runPipeline): tile.mlir (as traced, with the user's lines: tilec and
+//   the GPU pipeline (compileForGpu): tile.mlir (as traced, with the user's lines: tilec and
 //     tile-opt read it back), opt.mlir, llvm.mlir, ll, ptx; where ptxas is found regs (ptxas -v)
 //     and cubin; where nvdisasm or cuobjdump is found sass;
 //   the CPU executor (tile::cpu::compile): cpu.mlir (lowered), cpu.ll.

@@ -139,7 +139,10 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     auto src = bcast.getSrc().getType().getShape();
     auto dst = bcast.getType().getShape();
     for (size_t d = 0; d < dst.size(); ++d)
-      if (src[d] == 1 && dst[d] != 1) { in.constancy[d] = dst[d]; in.contiguity[d] = 1; }
+      if (src[d] == 1 && dst[d] != 1) {
+        in.constancy[d] = dst[d];
+        in.contiguity[d] = 1;
+      }
     return in;
   }
   if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) return get(cvt.getSrc());
@@ -193,8 +196,8 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     return binary(cmp.getLhs(), cmp.getRhs(), [&](auto &x, auto &y, auto &r, unsigned d) {
       int64_t k = std::gcd(x.constancy[d], y.constancy[d]);
       if (boundaryAtC && y.constancy[d] > 1 && x.contiguity[d] > 1)
-        k = std::max(k, std::gcd(std::gcd(x.contiguity[d], x.divisibility[d]),
-                                 std::gcd(y.divisibility[d], y.constancy[d])));
+        k = std::max(
+            k, std::gcd(std::gcd(x.contiguity[d], x.divisibility[d]), std::gcd(y.divisibility[d], y.constancy[d])));
       r.constancy[d] = k;
     });
   }
@@ -202,7 +205,6 @@ AxisInfo AxisInfoAnalysis::compute(Value v) {
     return binary(op->getOperand(0), op->getOperand(1), [&](auto &x, auto &y, auto &r, unsigned d) {
       r.constancy[d] = std::gcd(x.constancy[d], y.constancy[d]);
     });
-  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op))
-    return get(op->getOperand(0));
+  if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp>(op)) return get(op->getOperand(0));
   return worst;
 }

@@ -6,8 +6,8 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-BlockedLayoutAttr mlir::tile::defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
-                                                   unsigned numWarps, unsigned vec, int fastest) {
+BlockedLayoutAttr mlir::tile::defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps,
+                                                   unsigned vec, int fastest) {
   unsigned rank = shape.size();
   int64_t numel = 1;
   for (int64_t s : shape) numel *= s;
@@ -45,16 +45,15 @@ BlockedLayoutAttr mlir::tile::defaultBlockedLayout(MLIRContext *ctx, ArrayRef<in
   return BlockedLayoutAttr::get(ctx, spt, tpw, wpc, order);
 }
 
-unsigned mlir::tile::memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask,
-                                       unsigned perThread, int dim) {
+unsigned mlir::tile::memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask, unsigned perThread, int dim) {
   auto type = dyn_cast<RankedTensorType>(ptr.getType());
   if (!type) return 1;
   unsigned last = dim >= 0 ? unsigned(dim) : type.getRank() - 1;
   auto pointee = cast<PtrType>(type.getElementType()).getPointeeType();
   unsigned bytes = std::max<unsigned>(1, pointee.getIntOrFloatBitWidth() / 8);
   const AxisInfo &p = axis.get(ptr);
-  int64_t vec = std::min<int64_t>({perThread, p.contiguity[last], p.divisibility[last] / bytes,
-                                   16 / bytes, type.getDimSize(last)});
+  int64_t vec = std::min<int64_t>(
+      {perThread, p.contiguity[last], p.divisibility[last] / bytes, 16 / bytes, type.getDimSize(last)});
   if (mask) vec = std::min<int64_t>(vec, axis.get(mask).constancy[last]);
   return std::max<int64_t>(1, vec);
 }

@@ -92,8 +92,7 @@ extern "C" int32_t tile_cpu_check(int64_t addr, int64_t bytes, int32_t kind, int
     if (near != regions().end() && a >= near->first)
       std::snprintf(buf, sizeof buf, "; it ends %" PRIu64 " bytes past the %zu-byte buffer at 0x%" PRIxPTR,
                     static_cast<uint64_t>(a + n - (near->first + near->second.bytes)), near->second.bytes, near->first);
-    else
-      std::snprintf(buf, sizeof buf, "; no registered buffer holds it");
+    else std::snprintf(buf, sizeof buf, "; no registered buffer holds it");
     what = std::string("out-of-bounds ") + kindName(kind);
     detail = buf;
   } else {
@@ -119,6 +118,7 @@ extern "C" int32_t tile_cpu_check(int64_t addr, int64_t bytes, int32_t kind, int
   std::snprintf(tail, sizeof tail, " of %" PRId64 " bytes at 0x%" PRIx64 " by program (%u, %u, %u), element %" PRId64,
                 bytes, static_cast<uint64_t>(addr), ctx->pid[0], ctx->pid[1], ctx->pid[2], element);
   ctx->failed = true;
-  ctx->message = location + ": error: " + opName + ": " + what + tail + detail + " (kernel '" + ctx->kernel + "', CPU checking mode)";
+  ctx->message = location + ": error: " + opName + ": " + what + tail + detail + " (kernel '" + ctx->kernel +
+                 "', CPU checking mode)";
   return 0;
 }

@@ -2,12 +2,12 @@
 #include "tile/CPU/CpuCompiler.h"
 #include "tile/CPU/CheckRuntime.h"
 #include "tile/PassFailure.h"
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
 #include "tile/StageDump.h"
 #include "tile/Transforms/Passes.h"
 
 #include "HostJit.h"
-#include "Lowering.h"
+#include "LoweringAbi.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -82,8 +82,8 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   // Failures past the passes (target machine, translation, linking) are bugs without a
   // pass to blame: plain InternalError.
   auto fail = [&](const std::string &what) -> std::unique_ptr<CompiledKernel> {
-    throw tile::compiler::InternalError("tile: internal compiler error (CPU executor) " + what + " for kernel '" + name +
-                                       "' (this is a bug)");
+    throw tile::compiler::InternalError("tile: internal compiler error (CPU executor) " + what + " for kernel '" +
+                                        name + "' (this is a bug)");
   };
 
   mlir::PassManager pm(ctx);

@@ -9,7 +9,7 @@
 // operands, such as the loads of a K loop, are fused into that conversion); then for
 // each row m and each chunk of w columns, a loop over k broadcasts a[m, k] and
 // accumulates it times the chunk b[k, n0 .. n0+w) with one vector fma.
-#include "Lowering.h"
+#include "Dot.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -41,36 +41,39 @@ Value roundToTF32(OpBuilder &b, Location loc, Value v) {
 }
 } // namespace
 
-void KernelLowering::emitDot(DotOp op) {
+void mlir::tile::cpu::lowerDot(KernelLowering &lowering, DotOp op) {
+  OpBuilder &b = lowering.builder();
+  Location loc = lowering.loc();
   const bool tf32 = op.getInputPrecision() == InputPrecision::TF32;
   Type f32 = b.getF32Type();
   // A row-major f32 buffer of an operand's factors: its own buffer where it has one and
   // nothing needs converting, otherwise a fresh one filled by one chunk loop.
   auto factors = [&](Value v) -> Value {
-    RankedTensorType t = tensorType(v);
+    RankedTensorType t = lowering.tensorType(v);
     bool convert = !t.getElementType().isF32() || tf32;
     if (!convert)
-      if (auto it = buffers.find(v); it != buffers.end()) return it->second;
-    Value buf = allocBuffer(RankedTensorType::get(t.getShape(), f32));
-    int64_t w = widthFor(t.getShape().back());
-    forEachChunk(t.getShape(), w, [&](ArrayRef<Value> idx) {
-      Value c = chunk(v, idx, w);
+      if (Value buffer = lowering.existingBuffer(v)) return buffer;
+    Value buf = lowering.allocBuffer(RankedTensorType::get(t.getShape(), f32));
+    int64_t w = lowering.widthFor(t.getShape().back());
+    lowering.forEachChunk(t.getShape(), w, [&](ArrayRef<Value> idx) {
+      Value c = lowering.chunk(v, idx, w);
       if (!t.getElementType().isF32()) c = arith::ExtFOp::create(b, loc, VectorType::get({w}, f32), c); // exact
       if (tf32) c = roundToTF32(b, loc, c);
-      storeChunk(buf, f32, c, idx);
+      lowering.storeChunk(buf, f32, c, idx);
     });
     return buf;
   };
   Value a = factors(op.getA()), bf = factors(op.getB());
 
-  RankedTensorType resultType = tensorType(op.getResult());
-  const int64_t k = tensorType(op.getA()).getShape()[1];
-  const int64_t w = widthFor(resultType.getShape()[1]);
+  RankedTensorType resultType = lowering.tensorType(op.getResult());
+  const int64_t k = lowering.tensorType(op.getA()).getShape()[1];
+  const int64_t w = lowering.widthFor(resultType.getShape()[1]);
   auto vt = VectorType::get({w}, f32);
-  Value result = allocBuffer(resultType);
-  forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
+  Value result = lowering.allocBuffer(resultType);
+  lowering.forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
     Value m = idx[0], n0 = idx[1];
-    auto loop = scf::ForOp::create(b, loc, cIndex(0), cIndex(k), cIndex(1), ValueRange{chunk(op.getAcc(), idx, w)});
+    auto loop = scf::ForOp::create(b, loc, lowering.cIndex(0), lowering.cIndex(k), lowering.cIndex(1),
+                                   ValueRange{lowering.chunk(op.getAcc(), idx, w)});
     {
       OpBuilder::InsertionGuard guard(b);
       Block *body = loop.getBody();
@@ -81,7 +84,7 @@ void KernelLowering::emitDot(DotOp op) {
       Value y = vector::LoadOp::create(b, loc, vt, bf, ValueRange{kk, n0});
       scf::YieldOp::create(b, loc, Value(math::FmaOp::create(b, loc, x, y, loop.getRegionIterArgs()[0])));
     }
-    storeChunk(result, f32, loop.getResult(0), idx);
+    lowering.storeChunk(result, f32, loop.getResult(0), idx);
   });
-  buffers[op.getResult()] = result;
+  lowering.setBuffer(op.getResult(), result);
 }

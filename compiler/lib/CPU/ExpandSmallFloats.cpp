@@ -20,8 +20,11 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 #include <cmath>
+
+#define DEBUG_TYPE "tile-cpu-expand-small-floats"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILECPUEXPANDSMALLFLOATS
@@ -33,6 +36,13 @@ using namespace mlir;
 namespace {
 
 bool isSmallFloat(Type t) { return isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(t)); }
+
+/// One line of -debug-only=tile-cpu-expand-small-floats: what `op` became.
+void logRewrite(Operation *op, const char *how) {
+  LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] " << op->getName() << " " << op->getResultTypes() << " at "
+                          << op->getLoc() << ": " << how << "\n");
+  (void)op, (void)how;
+}
 
 /// Bit layout of an IEEE binary format.
 struct FloatFormat {
@@ -86,6 +96,7 @@ struct TruncToSmallFloat : OpRewritePattern<arith::TruncFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::TruncFOp op, PatternRewriter &rw) const override {
     if (!isSmallFloat(op.getType()) || isSmallFloat(op.getIn().getType())) return failure();
+    logRewrite(op, "integer rounding to nearest even");
     const FloatFormat s = FloatFormat::of(op.getIn().getType()), t = FloatFormat::of(op.getType());
     const unsigned n = s.width, shift = s.mantissa - t.mantissa;
     ShapedBuilder sb{rw, op.getLoc(), op.getType()};
@@ -113,8 +124,8 @@ struct TruncToSmallFloat : OpRewritePattern<arith::TruncFOp> {
 
     const uint64_t minNormal = uint64_t(1 - t.bias() + s.bias()) << s.mantissa;
     const int64_t overflowExp = ((int64_t(1) << t.exponent) - 1) - t.bias() + s.bias(); // 2^(emax_t + 1)
-    const uint64_t overflow = overflowExp >= (int64_t(1) << s.exponent) - 1 ? s.expMask()
-                                                                           : uint64_t(overflowExp) << s.mantissa;
+    const uint64_t overflow =
+        overflowExp >= (int64_t(1) << s.exponent) - 1 ? s.expMask() : uint64_t(overflowExp) << s.mantissa;
     Value inf = sb.cInt(n, t.expMask());
     Value nan = sb.bor(sb.cInt(n, t.expMask() | (uint64_t(1) << (t.mantissa - 1))),
                        sb.band(sb.lshr(a, sb.cInt(n, shift)), sb.cInt(n, t.mantMask())));
@@ -133,6 +144,7 @@ struct ExtFromSmallFloat : OpRewritePattern<arith::ExtFOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(arith::ExtFOp op, PatternRewriter &rw) const override {
     if (!isSmallFloat(op.getIn().getType()) || isSmallFloat(op.getType())) return failure();
+    logRewrite(op, "exact integer widening");
     const FloatFormat s = FloatFormat::of(op.getType()), t = FloatFormat::of(op.getIn().getType());
     const unsigned n = s.width, shift = s.mantissa - t.mantissa;
     ShapedBuilder sb{rw, op.getLoc(), op.getType()};
@@ -160,11 +172,11 @@ struct ExtFromSmallFloat : OpRewritePattern<arith::ExtFOp> {
 
 /// sitofp/uitofp to f16/bf16: to f64 exactly (or with a sticky bit, which keeps the one
 /// rounding to the small type correct), then the truncation above.
-template <typename OpTy, bool isSigned>
-struct IntToSmallFloat : OpRewritePattern<OpTy> {
+template <typename OpTy, bool isSigned> struct IntToSmallFloat : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
     if (!isSmallFloat(op.getType())) return failure();
+    logRewrite(op, "to f64 (sticky bit past 53 bits), then truncf");
     Location loc = op.getLoc();
     ShapedBuilder sb{rw, loc, op.getType()};
     Type f64 = sb.withElem(rw.getF64Type());
@@ -182,8 +194,8 @@ struct IntToSmallFloat : OpRewritePattern<OpTy> {
       Value negative = isSigned ? sb.cmp(P::slt, v, zero) : Value();
       Value mag = isSigned ? sb.select(negative, sb.sub(zero, v), v) : v;
       Value big = sb.cmp(P::uge, mag, sb.cInt(64, uint64_t(1) << 53));
-      Value sticky = arith::ExtUIOp::create(rw, loc, sb.intTy(64),
-                                            sb.cmp(P::ne, sb.band(mag, sb.cInt(64, 0x7ff)), zero));
+      Value sticky =
+          arith::ExtUIOp::create(rw, loc, sb.intTy(64), sb.cmp(P::ne, sb.band(mag, sb.cInt(64, 0x7ff)), zero));
       Value reduced = sb.bor(sb.lshr(mag, sb.cInt(64, 11)), sticky);
       Value asF = arith::UIToFPOp::create(rw, loc, f64, sb.select(big, reduced, mag));
       Value scale = sb.select(big, sb.cFloat(rw.getF64Type(), 2048.0), sb.cFloat(rw.getF64Type(), 1.0));
@@ -196,11 +208,11 @@ struct IntToSmallFloat : OpRewritePattern<OpTy> {
 };
 
 /// fptosi/fptoui from f16/bf16: through f32, which holds every value exactly.
-template <typename OpTy>
-struct SmallFloatToInt : OpRewritePattern<OpTy> {
+template <typename OpTy> struct SmallFloatToInt : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
     if (!isSmallFloat(op.getIn().getType())) return failure();
+    logRewrite(op, "through f32");
     ShapedBuilder sb{rw, op.getLoc(), op.getIn().getType()};
     Value f32 = arith::ExtFOp::create(rw, op.getLoc(), sb.withElem(rw.getF32Type()), op.getIn());
     rw.replaceOpWithNewOp<OpTy>(op, op.getType(), f32);
@@ -210,8 +222,7 @@ struct SmallFloatToInt : OpRewritePattern<OpTy> {
 
 /// Masked vector memory intrinsics on f16/bf16 vectors as the same on i16 vectors: x86's
 /// legaliser scalarises bfloat ones through __truncsfbf2 even on AVX-512 hosts.
-template <typename OpTy>
-struct MemoryIntrinsicAsInt16 : OpRewritePattern<OpTy> {
+template <typename OpTy> struct MemoryIntrinsicAsInt16 : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
     auto asInt16 = [&](Type t) -> Type {
@@ -219,11 +230,11 @@ struct MemoryIntrinsicAsInt16 : OpRewritePattern<OpTy> {
     };
     auto small = [](Type t) { return isSmallFloat(t); };
     if (llvm::none_of(op->getOperandTypes(), small) && llvm::none_of(op->getResultTypes(), small)) return failure();
+    logRewrite(op, "the same intrinsic on i16 vectors");
     OperationState state(op.getLoc(), op->getName());
     for (Value v : op->getOperands())
-      state.operands.push_back(isSmallFloat(v.getType())
-                                   ? Value(arith::BitcastOp::create(rw, op.getLoc(), asInt16(v.getType()), v))
-                                   : v);
+      state.operands.push_back(
+          isSmallFloat(v.getType()) ? Value(arith::BitcastOp::create(rw, op.getLoc(), asInt16(v.getType()), v)) : v);
     for (Type t : op->getResultTypes()) state.types.push_back(asInt16(t));
     state.attributes = op->getAttrs();
     Operation *replacement = rw.create(state);
@@ -246,6 +257,8 @@ void passSmallFloatArgumentsAsInt16(func::FuncOp f) {
   SmallVector<Type> inputs(f.getArgumentTypes());
   for (BlockArgument arg : entry.getArguments()) {
     if (!isa<Float16Type, BFloat16Type>(arg.getType())) continue;
+    LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] argument " << arg.getArgNumber() << " of "
+                            << f.getSymName() << ": " << arg.getType() << " passed as i16\n");
     Type small = arg.getType();
     arg.setType(b.getI16Type());
     auto bits = arith::BitcastOp::create(b, f.getLoc(), small, arg);
@@ -261,10 +274,12 @@ struct ExpandSmallFloatsPass : mlir::tile::impl::TileCpuExpandSmallFloatsBase<Ex
     getOperation()->walk(passSmallFloatArgumentsAsInt16);
     // 1. Integer <-> small float conversions first: arith's emulation would route an
     //    i64 -> bf16 through f32 (two roundings).
+    LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] phase 1: integer <-> f16/bf16 conversions\n");
     RewritePatternSet ints(ctx);
     ints.add<IntToSmallFloat<arith::SIToFPOp, true>, IntToSmallFloat<arith::UIToFPOp, false>,
              SmallFloatToInt<arith::FPToSIOp>, SmallFloatToInt<arith::FPToUIOp>>(ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(ints)))) return signalPassFailure();
+    LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] phase 2: f16/bf16 arithmetic in f32\n");
 
     // 2. Arithmetic in f32 (arith's emulation inserts extf/truncf around each op).
     TypeConverter converter;
@@ -275,6 +290,7 @@ struct ExpandSmallFloatsPass : mlir::tile::impl::TileCpuExpandSmallFloatsBase<Ex
     ConversionTarget target(*ctx);
     arith::populateEmulateUnsupportedFloatsLegality(target, converter);
     if (failed(applyPartialConversion(getOperation(), target, std::move(emulate)))) return signalPassFailure();
+    LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] phase 3: extf/truncf as integer code\n");
 
     // 3. extf/truncf as integer code.
     RewritePatternSet expand(ctx);

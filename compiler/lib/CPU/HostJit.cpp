@@ -1,7 +1,8 @@
 //===- HostJit.cpp - LLVM ORC JIT of the CPU executor, for a chosen x86-64 CPU ===//
 #include "HostJit.h"
 
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
+#include "tile/runtime/EnvRegistry.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
@@ -30,8 +31,8 @@ const std::vector<Level> &levels() {
       {"x86-64-v2", {"sse4.2", "popcnt", "ssse3"}},
       {"x86-64-v3", {"sse4.2", "popcnt", "ssse3", "avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe"}},
       {"x86-64-v4",
-       {"sse4.2", "popcnt", "ssse3", "avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe", "avx512f", "avx512bw",
-        "avx512cd", "avx512dq", "avx512vl"}},
+       {"sse4.2", "popcnt", "ssse3", "avx2", "fma", "f16c", "bmi2", "lzcnt", "movbe", "avx512f", "avx512bw", "avx512cd",
+        "avx512dq", "avx512vl"}},
   };
   return all;
 }
@@ -43,11 +44,11 @@ const std::vector<Level> &levels() {
 const llvm::StringSet<> &providedSymbols() {
   static const llvm::StringSet<> set = [] {
     llvm::StringSet<> s{"memcpy", "memmove", "memset"};
-    for (const char *f : {"exp",   "exp2",  "expm1", "log",   "log2",  "log10",     "log1p", "pow",  "sqrt",
-                          "cbrt",  "sin",   "cos",   "tan",   "asin",  "acos",      "atan",  "atan2", "sinh",
-                          "cosh",  "tanh",  "asinh", "acosh", "atanh", "erf",       "erfc",  "fmod", "remainder",
-                          "floor", "ceil",  "trunc", "round", "rint",  "nearbyint", "fma",   "fmin", "fmax",
-                          "ldexp", "frexp", "copysign"}) {
+    for (const char *f :
+         {"exp",   "exp2",  "expm1",     "log",  "log2", "log10", "log1p",     "pow",   "sqrt",    "cbrt",
+          "sin",   "cos",   "tan",       "asin", "acos", "atan",  "atan2",     "sinh",  "cosh",    "tanh",
+          "asinh", "acosh", "atanh",     "erf",  "erfc", "fmod",  "remainder", "floor", "ceil",    "trunc",
+          "round", "rint",  "nearbyint", "fma",  "fmin", "fmax",  "ldexp",     "frexp", "copysign"}) {
       s.insert(f);
       s.insert(std::string(f) + "f");
     }
@@ -63,14 +64,15 @@ const llvm::StringSet<> &providedSymbols() {
 std::string resolveCpuTarget(const std::string &requested) {
   std::string name = requested;
   if (name.empty())
-    if (const char *e = std::getenv("TILE_CPU_TARGET")) name = e;
+    if (const char *e = tile::rt::readEnv("TILE_CPU_TARGET")) name = e;
   if (name.empty() || name == "host") return "host";
   for (const Level &level : levels()) {
     if (name != level.name) continue;
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
     for (const char *f : level.features)
       if (!host.lookup(f))
-        throw ArgumentError("tile: TILE_CPU_TARGET=" + name + " needs the CPU feature '" + f + "', which this CPU lacks");
+        throw ArgumentError("tile: TILE_CPU_TARGET=" + name + " needs the CPU feature '" + f +
+                            "', which this CPU lacks");
     return name;
   }
   throw ArgumentError("tile: TILE_CPU_TARGET must be host, x86-64, x86-64-v2, x86-64-v3 or x86-64-v4, got '" + name +
@@ -81,7 +83,8 @@ llvm::orc::JITTargetMachineBuilder targetMachineBuilder(const std::string &targe
   llvm::orc::JITTargetMachineBuilder builder = [&] {
     if (target != "host") return llvm::orc::JITTargetMachineBuilder(llvm::Triple(llvm::sys::getProcessTriple()));
     auto host = llvm::orc::JITTargetMachineBuilder::detectHost();
-    if (!host) fail("tile: internal compiler error (CPU executor) detecting the host: " + llvm::toString(host.takeError()));
+    if (!host)
+      fail("tile: internal compiler error (CPU executor) detecting the host: " + llvm::toString(host.takeError()));
     return std::move(*host);
   }();
   if (target != "host") builder.setCPU(target); // the level's features come with the CPU name
@@ -150,7 +153,8 @@ JitKernel linkKernel(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm:
   });
 
   if (llvm::Error e = (*jit)->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    fail("tile: internal compiler error (CPU executor) adding kernel '" + kernel + "': " + llvm::toString(std::move(e)));
+    fail("tile: internal compiler error (CPU executor) adding kernel '" + kernel +
+         "': " + llvm::toString(std::move(e)));
   auto address = (*jit)->lookup(entryName);
   if (!address) {
     std::string error = llvm::toString(address.takeError());

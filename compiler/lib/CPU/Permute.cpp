@@ -7,7 +7,7 @@
 //    dimension's stride.
 //  - reshape: the same elements in row-major order, so the result is the materialised
 //    source seen through a view with the result's shape (memref.reinterpret_cast).
-#include "Lowering.h"
+#include "Permute.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
@@ -24,38 +24,41 @@ SmallVector<int64_t> stridesOf(ArrayRef<int64_t> shape) {
 }
 } // namespace
 
-void KernelLowering::emitTrans(TransOp op) {
-  RankedTensorType srcType = tensorType(op.getSrc()), resultType = tensorType(op.getResult());
+void mlir::tile::cpu::lowerTrans(KernelLowering &lowering, TransOp op) {
+  OpBuilder &b = lowering.builder();
+  Location loc = lowering.loc();
+  RankedTensorType srcType = lowering.tensorType(op.getSrc()), resultType = lowering.tensorType(op.getResult());
   ArrayRef<int32_t> order = op.getOrder();
   const int64_t rank = resultType.getRank();
   Type elem = resultType.getElementType();
-  Value result = allocBuffer(resultType);
-  int64_t w = widthFor(resultType.getShape().back());
+  Value result = lowering.allocBuffer(resultType);
+  int64_t w = lowering.widthFor(resultType.getShape().back());
 
   if (order.back() == rank - 1) {
-    forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
+    lowering.forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
       SmallVector<Value> srcIdx(rank);
       for (int64_t i = 0; i < rank; ++i) srcIdx[order[i]] = idx[i];
-      storeChunk(result, elem, chunk(op.getSrc(), srcIdx, w), idx);
+      lowering.storeChunk(result, elem, lowering.chunk(op.getSrc(), srcIdx, w), idx);
     });
-    buffers[op.getResult()] = result;
+    lowering.setBuffer(op.getResult(), result);
     return;
   }
 
-  Value flat = viewAs(bufferOf(op.getSrc()), {srcType.getNumElements()});
+  Value flat = lowering.viewAs(lowering.bufferOf(op.getSrc()), {srcType.getNumElements()});
   SmallVector<int64_t> srcStrides = stridesOf(srcType.getShape());
   const int64_t laneStride = srcStrides[order.back()];
-  Type mem = memElem(elem);
+  Type mem = lowering.memElem(elem);
   auto memVec = VectorType::get({w}, mem);
   SmallVector<int32_t> laneOffsets(w);
   for (int64_t l = 0; l < w; ++l) laneOffsets[l] = static_cast<int32_t>(l * laneStride);
-  forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
-    Value first = cIndex(0);
+  lowering.forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
+    Value first = lowering.cIndex(0);
     for (int64_t i = 0; i < rank; ++i)
-      first = arith::AddIOp::create(b, loc, first, arith::MulIOp::create(b, loc, idx[i], cIndex(srcStrides[order[i]])));
+      first = arith::AddIOp::create(b, loc, first,
+                                    arith::MulIOp::create(b, loc, idx[i], lowering.cIndex(srcStrides[order[i]])));
     Value v;
     if (w == 1) {
-      v = loadChunk(flat, elem, first, 1);
+      v = lowering.loadChunk(flat, elem, first, 1);
     } else {
       auto offsetsType = VectorType::get({w}, b.getI32Type());
       Value offsets =
@@ -63,31 +66,31 @@ void KernelLowering::emitTrans(TransOp op) {
       Value all = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(VectorType::get({w}, b.getI1Type()), true));
       Value zeros = arith::ConstantOp::create(b, loc, DenseElementsAttr::get(memVec, b.getZeroAttr(mem)));
       v = vector::GatherOp::create(b, loc, memVec, flat, ValueRange{first}, offsets, all, zeros);
-      if (mem != valueElem(elem)) // bytes back to i1, as loadChunk does
+      if (mem != lowering.valueElem(elem)) // bytes back to i1, as loadChunk does
         v = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zeros);
     }
-    storeChunk(result, elem, v, idx);
+    lowering.storeChunk(result, elem, v, idx);
   });
-  buffers[op.getResult()] = result;
+  lowering.setBuffer(op.getResult(), result);
 }
 
-void KernelLowering::emitReshape(ReshapeOp op) {
-  RankedTensorType resultType = tensorType(op.getResult());
+void mlir::tile::cpu::lowerReshape(KernelLowering &lowering, ReshapeOp op) {
+  RankedTensorType resultType = lowering.tensorType(op.getResult());
   Type elem = resultType.getElementType();
   bool fresh = false;
-  Value src = bufferOf(op.getSrc(), &fresh);
+  Value src = lowering.bufferOf(op.getSrc(), &fresh);
   if (fresh) {
     // Nothing else writes a fresh buffer, so the result can be a view of it. (A buffer
     // the source already had may be a loop-carried one, overwritten while the result lives.)
-    buffers[op.getResult()] = viewAs(src, resultType.getShape());
+    lowering.setBuffer(op.getResult(), lowering.viewAs(src, resultType.getShape()));
     return;
   }
   // Otherwise a copy, read through a view of the source with the result's shape.
-  Value view = viewAs(src, resultType.getShape());
-  Value result = allocBuffer(resultType);
-  int64_t w = widthFor(resultType.getShape().back());
-  forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
-    storeChunk(result, elem, loadChunk(view, elem, idx, w), idx);
+  Value view = lowering.viewAs(src, resultType.getShape());
+  Value result = lowering.allocBuffer(resultType);
+  int64_t w = lowering.widthFor(resultType.getShape().back());
+  lowering.forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
+    lowering.storeChunk(result, elem, lowering.loadChunk(view, elem, idx, w), idx);
   });
-  buffers[op.getResult()] = result;
+  lowering.setBuffer(op.getResult(), result);
 }

@@ -8,7 +8,8 @@
 //    independent results at a time.
 // max/min propagate NaN (arith.maximumf/minimumf, as on the GPU); argmax/argmin return
 // the smallest index among equal values, and a NaN never wins (as the GPU's combine).
-#include "Lowering.h"
+#include "Reduce.h"
+
 #include "tile/Transforms/ReduceCombine.h"
 
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -33,8 +34,10 @@ Value lanes(OpBuilder &b, Location loc, Value v, int64_t from, int64_t n) {
 }
 } // namespace
 
-void KernelLowering::emitReduce(ReduceOp op) {
-  RankedTensorType srcType = tensorType(op.getSrc());
+void mlir::tile::cpu::lowerReduce(KernelLowering &lowering, ReduceOp op) {
+  OpBuilder &b = lowering.builder();
+  Location loc = lowering.loc();
+  RankedTensorType srcType = lowering.tensorType(op.getSrc());
   ArrayRef<int64_t> shape = srcType.getShape();
   unsigned axisDim = op.getAxis(), rank = shape.size();
   ReduceKind kind = op.getKind();
@@ -45,7 +48,8 @@ void KernelLowering::emitReduce(ReduceOp op) {
     SmallVector<int32_t> iota(w);
     for (int64_t i = 0; i < w; ++i) iota[i] = static_cast<int32_t>(i);
     Value base = vector::BroadcastOp::create(b, loc, vt, arith::IndexCastOp::create(b, loc, i32, first));
-    return arith::AddIOp::create(b, loc, base, arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, ArrayRef<int32_t>(iota))));
+    return arith::AddIOp::create(
+        b, loc, base, arith::ConstantOp::create(b, loc, DenseElementsAttr::get(vt, ArrayRef<int32_t>(iota))));
   };
   // Runs `step(k, partial) -> partial` for k in [from, to) with the partial loop-carried.
   auto loop = [&](int64_t from, int64_t to, int64_t stride, Partial init,
@@ -53,7 +57,7 @@ void KernelLowering::emitReduce(ReduceOp op) {
     if (from >= to) return init;
     SmallVector<Value> inits{init.value};
     if (withIndex) inits.push_back(init.index);
-    auto forOp = scf::ForOp::create(b, loc, cIndex(from), cIndex(to), cIndex(stride), inits);
+    auto forOp = scf::ForOp::create(b, loc, lowering.cIndex(from), lowering.cIndex(to), lowering.cIndex(stride), inits);
     OpBuilder::InsertionGuard guard(b);
     Block *body = forOp.getBody();
     if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>()) body->back().erase();
@@ -67,18 +71,19 @@ void KernelLowering::emitReduce(ReduceOp op) {
   };
 
   Value result = op.getResult();
-  RankedTensorType resultType = tensorType(result);
+  RankedTensorType resultType = lowering.tensorType(result);
   Type resultElem = getElementTypeOrSelf(result.getType());
 
   if (axisDim + 1 == rank) {
-    int64_t n = shape.back(), w = pow2WidthFor(n);
+    int64_t n = shape.back(), w = lowering.pow2WidthFor(n);
     auto reduceRow = [&](ArrayRef<Value> lead) -> Value {
       SmallVector<Value> idx(lead);
-      idx.push_back(cIndex(0));
-      Partial acc{chunk(op.getSrc(), idx, w), withIndex ? indexVector(cIndex(0), w) : Value()};
+      idx.push_back(lowering.cIndex(0));
+      Partial acc{lowering.chunk(op.getSrc(), idx, w), withIndex ? indexVector(lowering.cIndex(0), w) : Value()};
       acc = loop(w, n, w, acc, [&](Value k, Partial cur) {
         idx.back() = k;
-        return combine(b, loc, kind, cur, {chunk(op.getSrc(), idx, w), withIndex ? indexVector(k, w) : Value()});
+        return combine(b, loc, kind, cur,
+                       {lowering.chunk(op.getSrc(), idx, w), withIndex ? indexVector(k, w) : Value()});
       });
       for (int64_t h = w / 2; h >= 1; h /= 2) {
         Partial lo{lanes(b, loc, acc.value, 0, h), withIndex ? lanes(b, loc, acc.index, 0, h) : Value()};
@@ -88,33 +93,34 @@ void KernelLowering::emitReduce(ReduceOp op) {
       return vector::ExtractOp::create(b, loc, withIndex ? acc.index : acc.value, ArrayRef<int64_t>{0});
     };
     if (!resultType) {
-      scalars.map(result, reduceRow({}));
+      lowering.mapScalar(result, reduceRow({}));
       return;
     }
-    Value buf = allocBuffer(resultType);
-    forEachChunk(resultType.getShape(), 1, [&](ArrayRef<Value> idx) {
+    Value buf = lowering.allocBuffer(resultType);
+    lowering.forEachChunk(resultType.getShape(), 1, [&](ArrayRef<Value> idx) {
       Value v = reduceRow(idx);
-      storeChunk(buf, resultElem, vector::BroadcastOp::create(b, loc, VectorType::get({1}, v.getType()), v), idx);
+      lowering.storeChunk(buf, resultElem, vector::BroadcastOp::create(b, loc, VectorType::get({1}, v.getType()), v),
+                          idx);
     });
-    buffers[result] = buf;
+    lowering.setBuffer(result, buf);
     return;
   }
 
   // Along an outer dimension: w independent results per chunk, combined in index order.
-  Value buf = allocBuffer(resultType);
-  int64_t w = widthFor(shape.back());
-  forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
+  Value buf = lowering.allocBuffer(resultType);
+  int64_t w = lowering.widthFor(shape.back());
+  lowering.forEachChunk(resultType.getShape(), w, [&](ArrayRef<Value> idx) {
     SmallVector<Value> srcIdx(idx);
-    srcIdx.insert(srcIdx.begin() + axisDim, cIndex(0));
+    srcIdx.insert(srcIdx.begin() + axisDim, lowering.cIndex(0));
     auto splatIndex = [&](Value k) -> Value {
       return vector::BroadcastOp::create(b, loc, VectorType::get({w}, i32), arith::IndexCastOp::create(b, loc, i32, k));
     };
-    Partial acc{chunk(op.getSrc(), srcIdx, w), withIndex ? splatIndex(cIndex(0)) : Value()};
+    Partial acc{lowering.chunk(op.getSrc(), srcIdx, w), withIndex ? splatIndex(lowering.cIndex(0)) : Value()};
     acc = loop(1, shape[axisDim], 1, acc, [&](Value k, Partial cur) {
       srcIdx[axisDim] = k;
-      return combine(b, loc, kind, cur, {chunk(op.getSrc(), srcIdx, w), withIndex ? splatIndex(k) : Value()});
+      return combine(b, loc, kind, cur, {lowering.chunk(op.getSrc(), srcIdx, w), withIndex ? splatIndex(k) : Value()});
     });
-    storeChunk(buf, resultElem, withIndex ? acc.index : acc.value, idx);
+    lowering.storeChunk(buf, resultElem, withIndex ? acc.index : acc.value, idx);
   });
-  buffers[result] = buf;
+  lowering.setBuffer(result, buf);
 }

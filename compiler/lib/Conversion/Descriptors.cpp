@@ -11,8 +11,12 @@
 #include "tile/TensorDescAbi.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
 
 #include <cstddef>
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -21,7 +25,8 @@ namespace {
 
 /// A field of the descriptor parameter `desc` (a pointer to it) at `byteOffset`.
 Value loadField(OpBuilder &b, Location loc, Value desc, int64_t byteOffset, Type type) {
-  Value at = LLVM::GEPOp::create(b, loc, desc.getType(), b.getI8Type(), desc, ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
+  Value at =
+      LLVM::GEPOp::create(b, loc, desc.getType(), b.getI8Type(), desc, ArrayRef<LLVM::GEPArg>{int32_t(byteOffset)});
   return LLVM::LoadOp::create(b, loc, type, at, /*alignment=*/4);
 }
 
@@ -30,8 +35,8 @@ struct DescriptorBaseLowering : OpConversionPattern<DescriptorBaseOp> {
   LogicalResult matchAndRewrite(DescriptorBaseOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     Type global = LLVM::LLVMPointerType::get(op.getContext(), /*addressSpace=*/1);
-    rewriter.replaceOp(op, loadField(rewriter, op.getLoc(), adaptor.getDesc()[0], offsetof(::tile::TensorDescParam, base),
-                                     global));
+    rewriter.replaceOp(
+        op, loadField(rewriter, op.getLoc(), adaptor.getDesc()[0], offsetof(::tile::TensorDescParam, base), global));
     return success();
   }
 };
@@ -40,7 +45,8 @@ struct DescriptorDimLowering : OpConversionPattern<DescriptorDimOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(DescriptorDimOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    const int64_t field = op.getStride() ? offsetof(::tile::TensorDescParam, strides) : offsetof(::tile::TensorDescParam, shape);
+    const int64_t field =
+        op.getStride() ? offsetof(::tile::TensorDescParam, strides) : offsetof(::tile::TensorDescParam, shape);
     rewriter.replaceOp(op, loadField(rewriter, op.getLoc(), adaptor.getDesc()[0], field + 4 * int64_t(op.getDim()),
                                      rewriter.getI32Type()));
     return success();
@@ -155,6 +161,12 @@ struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
     Value base = adaptor.getDst()[0], bar = adaptor.getBar()[0], desc = adaptor.getDesc()[0];
     Value row0 = adaptor.getCoords()[0][0], col0 = adaptor.getCoords()[1][0];
     IntBuilder ib{rewriter, loc};
+    LLVM_DEBUG({
+      int boxes = 0;
+      forEachTmaBox(dst, [&](int64_t, int64_t, int64_t) { ++boxes; });
+      llvm::dbgs() << "[" DEBUG_TYPE "] tile.async_tma_load at " << loc << ": " << boxes << " TMA box(es) into " << dst
+                   << "\n";
+    });
     forEachTmaBox(dst, [&](int64_t bytes, int64_t row, int64_t col) {
       Value to = LLVM::AddrSpaceCastOp::create(rewriter, loc, cluster, byteOffset(rewriter, loc, base, bytes));
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(

@@ -10,8 +10,12 @@
 #include "TileToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
 
 #include <map>
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -131,7 +135,8 @@ std::optional<SmallVector<unsigned>> fmaOperandRegisters(const ThreadLayout &x, 
         return std::nullopt;
   }
   std::map<std::pair<int32_t, int32_t>, unsigned> byCoord; // (shared, k) -> first register holding it
-  for (unsigned r = 0; r < x.numRegs(); ++r) byCoord.emplace(std::pair{x.regCoord(r, sharedDim), x.regCoord(r, kDim)}, r);
+  for (unsigned r = 0; r < x.numRegs(); ++r)
+    byCoord.emplace(std::pair{x.regCoord(r, sharedDim), x.regCoord(r, kDim)}, r);
   SmallVector<unsigned> regs;
   for (unsigned r = 0; r < c.numRegs(); ++r)
     for (int64_t kk = 0; kk < k; ++kk) {
@@ -146,13 +151,19 @@ struct DotLowering : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult matchAndRewrite(DotOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
-    if (isa<MmaLayoutAttr>(op.getType().getEncoding()))
+    if (isa<MmaLayoutAttr>(op.getType().getEncoding())) {
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.dot at " << op.getLoc() << ": mma.sync, "
+                              << op.getType().getEncoding() << "\n");
       return lowerMma(op, adaptor.getA(), adaptor.getB(), adaptor.getAcc(), rewriter);
+    }
     Location loc = op.getLoc();
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.dot at " << loc << ": FMA on CUDA cores, "
+                            << op.getType().getEncoding() << "\n");
     ThreadLayout a = ThreadLayout::get(op.getA().getType()), b = ThreadLayout::get(op.getB().getType());
     ThreadLayout c = ThreadLayout::get(op.getType());
     const int64_t k = op.getA().getType().getDimSize(1);
-    std::optional<SmallVector<unsigned>> aRegs = fmaOperandRegisters(a, c, 0, k), bRegs = fmaOperandRegisters(b, c, 1, k);
+    std::optional<SmallVector<unsigned>> aRegs = fmaOperandRegisters(a, c, 0, k),
+                                         bRegs = fmaOperandRegisters(b, c, 1, k);
     if (!aRegs || !bRegs)
       return op.emitOpError("lowering: operand layouts do not hold each result register's row of a and column of b "
                             "in the same thread (tile-assign-layouts chooses such layouts for the FMA dot)");
@@ -181,7 +192,8 @@ struct DotLowering : OpConversionPattern<DotOp> {
 /// permuted, so every thread keeps its registers in the same order.
 struct TransLowering : OpConversionPattern<TransOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(TransOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(TransOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     if (ThreadLayout::get(op.getType()).numRegs() != adaptor.getSrc().size())
       return rewriter.notifyMatchFailure(op, "result layout is not the permuted source layout");
     rewriter.replaceOpWithMultiple(op, {adaptor.getSrc()});

@@ -39,7 +39,8 @@ struct ElementwiseOnTensors : ConversionPattern {
     if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
       auto splat = dyn_cast<SplatElementsAttr>(cst.getValue());
       if (!splat) return rewriter.notifyMatchFailure(op, "only splat tensor constants are supported");
-      Value scalar = arith::ConstantOp::create(rewriter, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
+      Value scalar =
+          arith::ConstantOp::create(rewriter, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
       results.assign(n, scalar);
     } else {
       for (unsigned i = 0; i < n; ++i) {

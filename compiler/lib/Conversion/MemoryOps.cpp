@@ -7,6 +7,12 @@
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/Debug.h"
+
+#include <cassert>
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -21,10 +27,12 @@ unsigned regsOf(Type t) {
 unsigned byteWidth(Type t) { return std::max<unsigned>(1, t.getIntOrFloatBitWidth() / 8); }
 
 /// `op`'s `tile.vec` where it fits its `regs` registers of `elem` per thread: a power of two
-/// dividing them, at most 16 bytes (what tile-coalesce chooses; hand-written IR may say
-/// anything, and a group past the last register would read registers that do not exist).
+/// dividing them, at most 16 bytes (what tile-coalesce chooses; the dialect's verifier bounds
+/// it, but only the layout and element type tell whether it fits: a group past the last
+/// register would read registers that do not exist).
 FailureOr<unsigned> accessWidth(Operation *op, unsigned regs, Type elem) {
   const int64_t vec = vecOf(op);
+  assert(regs > 0 && "a tensor holds at least one register per thread");
   if (llvm::isPowerOf2_64(uint64_t(vec)) && regs % vec == 0 && vec * byteWidth(elem) <= 16) return unsigned(vec);
   return op->emitOpError("tile.vec = ") << vec << " does not fit " << regs << " registers of " << elem
                                         << " per thread (a power of two dividing them, at most 16 bytes)";
@@ -47,13 +55,16 @@ void unpack(OpBuilder &b, Location loc, Value v, unsigned vec, SmallVectorImpl<V
 
 struct LoadLowering : OpConversionPattern<LoadOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(LoadOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
     unsigned n = regsOf(op.getType());
     FailureOr<unsigned> width = accessWidth(op, n, elem);
     if (failed(width)) return failure();
     unsigned vec = *width;
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.load at " << loc << ": " << n << " register(s) per thread in "
+                            << n / vec << " access(es) of " << vec << " x " << elem << "\n");
     Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
     unsigned alignment = vec * byteWidth(elem);
     ValueRange ptrs = adaptor.getPtr(), masks = adaptor.getMask(), others = adaptor.getOther();
@@ -69,8 +80,9 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       } else {
         SmallVector<Value> fill;
         for (unsigned i = 0; i < vec; ++i)
-          fill.push_back(others.empty() ? arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem)).getResult()
-                                        : others[g + i]);
+          fill.push_back(others.empty()
+                             ? arith::ConstantOp::create(rewriter, loc, rewriter.getZeroAttr(elem)).getResult()
+                             : others[g + i]);
         Value fallback = pack(rewriter, loc, fill, accessType);
         auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{accessType}, masks[g], /*withElse=*/true);
         OpBuilder thenB = ifOp.getThenBodyBuilder();
@@ -88,13 +100,16 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
 
 struct StoreLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(StoreOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getValue().getType()));
     unsigned n = regsOf(op.getValue().getType());
     FailureOr<unsigned> width = accessWidth(op, n, elem);
     if (failed(width)) return failure();
     unsigned vec = *width;
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.store at " << loc << ": " << n << " register(s) per thread in "
+                            << n / vec << " access(es) of " << vec << " x " << elem << "\n");
     Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
     unsigned alignment = vec * byteWidth(elem);
     ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue(), masks = adaptor.getMask();

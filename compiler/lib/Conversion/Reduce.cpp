@@ -3,15 +3,20 @@
 // then lanes combine in a butterfly (xor 1, 2, 4, ...), then warps combine their
 // partial results in increasing warp index through shared memory. Which registers,
 // lanes and warps run along the axis comes from the source's linear layout (any
-// distributed layout of the form planReduce describes); copies of an element (the
-// layout's free variables) are skipped, so nothing is counted twice.
+// distributed layout of the form planReduce, tile/Analysis/SharedMemory.h, describes); copies
+// of an element (the layout's free variables) are skipped, so nothing is counted twice.
 #include "TileToLLVM.h"
+#include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/ReduceCombine.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
 
 #include <limits>
 #include <map>
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -40,8 +45,8 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned offset) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   IntBuilder ib{b, loc};
   auto shfl = [&](Value x) -> Value {
-    return NVVM::ShflOp::create(b, loc, x.getType(), ib.c(-1), x, ib.c(offset), ib.c(0x1f),
-                                NVVM::ShflKind::bfly, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, x.getType(), ib.c(-1), x, ib.c(offset), ib.c(0x1f), NVVM::ShflKind::bfly,
+                                UnitAttr());
   };
   if (t == i32 || t == f32) return shfl(v);
   unsigned width = t.getIntOrFloatBitWidth();
@@ -51,87 +56,30 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned offset) {
   Type i64 = b.getI64Type();
   Value bits = isa<FloatType>(t) ? Value(arith::BitcastOp::create(b, loc, i64, v)) : v;
   Value lo = shfl(arith::TruncIOp::create(b, loc, i32, bits));
-  Value hi = shfl(arith::TruncIOp::create(b, loc, i32, arith::ShRUIOp::create(b, loc, bits, arith::ConstantIntOp::create(b, loc, 32, 64))));
+  Value hi = shfl(arith::TruncIOp::create(
+      b, loc, i32, arith::ShRUIOp::create(b, loc, bits, arith::ConstantIntOp::create(b, loc, 32, 64))));
   Value joined = arith::OrIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, lo),
                                       arith::ShLIOp::create(b, loc, arith::ExtUIOp::create(b, loc, i64, hi),
                                                             arith::ConstantIntOp::create(b, loc, 32, 64)));
   return isa<FloatType>(t) ? Value(arith::BitcastOp::create(b, loc, t, joined)) : joined;
 }
 
-/// How a reduction along `axis` runs on the source's linear layout. Each basis of the
-/// layout must move along the axis only, or along other dimensions only (or be zero): then
-/// a thread's registers group by their coordinates off the axis (one group per result
-/// element it holds), and the lanes and warps whose bases move along the axis hold the
-/// rest of each group's axis. Blocked, mma and dot-operand layouts and slices of them are
-/// all of that form. Copies (registers, lanes or warps whose bits are free variables)
-/// must be plain replicas (zero bases): they are skipped, not combined.
-struct ReducePlan {
-  std::string unsupported; ///< why the layout cannot be reduced this way; empty when it can
-  SmallVector<int> laneBits, warpBits; ///< bits whose bases move along the axis, increasing
-  unsigned warpsAlongAxis() const { return 1u << warpBits.size(); }
-};
-
-ReducePlan planReduce(const ThreadLayout &src, unsigned axis) {
-  ReducePlan plan;
-  const auto &ll = src.linear;
-  for (const char *name : {"register", "lane", "warp"}) {
-    int32_t free = name == StringRef("register") ? src.freeRegisterBits
-                   : name == StringRef("lane")   ? src.freeLaneBits
-                                                 : src.freeWarpBits;
-    for (int bit = 0; bit < ll.getInDimSizeLog2(name); ++bit) {
-      const auto &basis = ll.getBasis(name, bit);
-      bool onAxis = basis[axis] != 0, offAxis = false;
-      for (unsigned d = 0; d < basis.size(); ++d) offAxis |= d != axis && basis[d] != 0;
-      if (onAxis && offAxis) {
-        plan.unsupported = std::string(name) + " bit " + std::to_string(bit) +
-                           " moves along the reduced axis and another dimension at once";
-        return plan;
-      }
-      if ((free >> bit) & 1) {
-        if (name != StringRef("register") && (onAxis || offAxis)) {
-          plan.unsupported = std::string(name) + " bit " + std::to_string(bit) +
-                             " repeats elements other bits already reach (only zero-basis copies are supported)";
-          return plan;
-        }
-        continue;
-      }
-      if (onAxis && name == StringRef("lane")) plan.laneBits.push_back(bit);
-      if (onAxis && name == StringRef("warp")) plan.warpBits.push_back(bit);
-    }
-  }
-  return plan;
-}
-
-/// The cross-warp scratch of a reduction: one slot per (result element, warp along the
-/// axis) for the values, then, for argmax/argmin, the i32 indices, 4-byte aligned (values
-/// may be 1 or 2 bytes). Empty when one warp holds each result's whole axis.
-struct ReduceScratch {
-  unsigned indexOffset = 0, bytes = 0;
-};
-ReduceScratch reduceScratch(ReduceOp op) {
-  auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-  if (!srcType.getEncoding()) return {};
-  ReducePlan plan = planReduce(ThreadLayout::get(srcType), op.getAxis());
-  if (!plan.unsupported.empty() || plan.warpBits.empty()) return {};
-  auto resType = dyn_cast<RankedTensorType>(op.getType());
-  unsigned slots = (resType ? resType.getNumElements() : 1) * plan.warpsAlongAxis();
-  unsigned values = slots * sharedBytesOf(srcType.getElementType());
-  if (!isArgKind(op.getKind())) return {values, values};
-  unsigned indexOffset = (values + 3) / 4 * 4;
-  return {indexOffset, indexOffset + slots * 4};
-}
-
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
-  ReduceLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
-      : OpConversionPattern(tc, ctx), smem(smem) {}
+  ReduceLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem) : OpConversionPattern(tc, ctx), smem(smem) {}
   SharedMemory &smem;
 
-  LogicalResult matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(ReduceOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     ThreadLayout src = ThreadLayout::get(srcType);
     unsigned axis = op.getAxis();
-    ReducePlan plan = planReduce(src, axis);
+    ReducePlan plan = planReduce(src.linear, axis);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.reduce at " << loc << " along axis " << axis << ": "
+                            << (plan.unsupported.empty() ? "" : "unsupported, " + plan.unsupported + "; ")
+                            << plan.laneBits.size() << " shuffle round(s), " << plan.warpsAlongAxis()
+                            << " warp(s) along the axis" << (plan.warpsAlongAxis() > 1 ? " (through scratch)" : "")
+                            << "\n");
     if (!plan.unsupported.empty())
       return op.emitOpError("lowering: cannot reduce a tensor of layout ")
              << srcType.getEncoding() << " along axis " << axis << ": " << plan.unsupported;
@@ -243,9 +191,11 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       // (The barrier before these writes, where earlier reads need one, is tile-insert-barriers'.)
       for (unsigned key = 0; key < acc.size(); ++key) {
         Value at = ib.add(slot[key], warpAlong);
-        LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, acc[key]->value), sharedElementPtr(rewriter, loc, base, elem, at));
+        LLVM::StoreOp::create(rewriter, loc, toShared(rewriter, loc, acc[key]->value),
+                              sharedElementPtr(rewriter, loc, base, elem, at));
         if (withIndex)
-          LLVM::StoreOp::create(rewriter, loc, acc[key]->index, sharedElementPtr(rewriter, loc, indexBase, rewriter.getI32Type(), at));
+          LLVM::StoreOp::create(rewriter, loc, acc[key]->index,
+                                sharedElementPtr(rewriter, loc, indexBase, rewriter.getI32Type(), at));
       }
       emitProgramBarrier(rewriter, loc, op);
       for (unsigned key = 0; key < acc.size(); ++key) {
@@ -253,7 +203,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         for (unsigned w = 0; w < warps; ++w) {
           Value at = ib.add(slot[key], ib.c(w));
           Partial p{fromShared(rewriter, loc,
-                               LLVM::LoadOp::create(rewriter, loc, sharedStorageType(elem), sharedElementPtr(rewriter, loc, base, elem, at)),
+                               LLVM::LoadOp::create(rewriter, loc, sharedStorageType(elem),
+                                                    sharedElementPtr(rewriter, loc, base, elem, at)),
                                elem),
                     {}};
           if (withIndex)
@@ -277,10 +228,6 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 
 } // namespace
 
-
-unsigned mlir::tile::reduceScratchBytes(ReduceOp op) { return reduceScratch(op).bytes; }
-
-void mlir::tile::populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
-                                        SharedMemory &smem) {
+void mlir::tile::populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem) {
   patterns.add<ReduceLowering>(converter, patterns.getContext(), smem);
 }

@@ -4,6 +4,10 @@
 #include "tile/Layout/SharedLayouts.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -68,7 +72,8 @@ struct MakeRangeLowering : OpConversionPattern<MakeRangeOp> {
 
 struct SplatLowering : OpConversionPattern<SplatOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     SmallVector<Value> regs(regsOf(op.getType()), adaptor.getSrc()[0]);
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
@@ -90,14 +95,13 @@ template <class Op> struct RemapRegisters : OpConversionPattern<Op> {
     for (int d = 0; d < int(dstType.getRank()); ++d) {
       if constexpr (std::is_same_v<Op, ExpandDimsOp>)
         dstToSrc.push_back(d == int(op.getAxis()) ? -1 : d < int(op.getAxis()) ? d : d - 1);
-      else
-        dstToSrc.push_back(srcType.getDimSize(d) == dstType.getDimSize(d) ? d : -1);
+      else dstToSrc.push_back(srcType.getDimSize(d) == dstType.getDimSize(d) ? d : -1);
     }
     SmallVector<unsigned> match = matchRegisters(src, dst, dstToSrc);
     if (match.empty())
       return op.emitOpError("lowering: the source layout ")
-             << srcType.getEncoding() << " does not hold the result's elements on the threads of " << dstType.getEncoding()
-             << " (a layout conversion is missing)";
+             << srcType.getEncoding() << " does not hold the result's elements on the threads of "
+             << dstType.getEncoding() << " (a layout conversion is missing)";
     ValueRange in = adaptor.getSrc();
     SmallVector<Value> regs;
     for (unsigned r : match) regs.push_back(in[r]);
@@ -108,7 +112,8 @@ template <class Op> struct RemapRegisters : OpConversionPattern<Op> {
 
 struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
   using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor, ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(AddPtrOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
     Type pointee = cast<PtrType>(getElementTypeOrSelf(op.getType())).getPointeeType();
     Type ptrType = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
     SmallVector<Value> regs;
@@ -128,11 +133,13 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
 std::pair<::tile::layout::LinearLayout, ::tile::layout::LinearLayout>
 exchangeOffsets(const ThreadLayout &src, const ThreadLayout &dst, RankedTensorType srcType, RankedTensorType dstType,
                 Type elem) {
-  const bool tile2d = srcType.getShape() == dstType.getShape() && srcType.getRank() == 2 && elem.isIntOrFloat() &&
-                      !elem.isInteger(1);
+  const bool tile2d =
+      srcType.getShape() == dstType.getShape() && srcType.getRank() == 2 && elem.isIntOrFloat() && !elem.isInteger(1);
   if (tile2d) {
     const int64_t rows = srcType.getDimSize(0), cols = srcType.getDimSize(1);
     auto sw = ::tile::layout::ldmatrixSwizzle(cols, sharedBytesOf(elem));
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] layout exchange of " << srcType << " -> " << dstType << ": "
+                            << (sw.maxPhase > 1 ? "swizzled tile" : "row-major (no swizzle fits the rows)") << "\n");
     if (sw.maxPhase > 1) {
       auto shared = ::tile::layout::swizzledShared(rows, cols, sw.vec, sw.perPhase, sw.maxPhase);
       return {::tile::layout::registersToOffsets(src.linear, shared),
@@ -170,8 +177,8 @@ template <class Op> struct ExchangeLowering : OpConversionPattern<Op> {
                                 ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
     Type elem = this->getTypeConverter()->convertType(srcType.getElementType());
-    rewriter.replaceOpWithMultiple(op, {exchangeThroughShared(rewriter, op, smem, srcType, adaptor.getSrc(),
-                                                              op.getType(), elem)});
+    rewriter.replaceOpWithMultiple(
+        op, {exchangeThroughShared(rewriter, op, smem, srcType, adaptor.getSrc(), op.getType(), elem)});
     return success();
   }
 };
@@ -181,7 +188,7 @@ template <class Op> struct ExchangeLowering : OpConversionPattern<Op> {
 void mlir::tile::populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
                                          SharedMemory &smem) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering, SplatLowering,
-               RemapRegisters<ExpandDimsOp>, RemapRegisters<BroadcastOp>, AddPtrLowering>(converter, ctx);
+  patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering, SplatLowering, RemapRegisters<ExpandDimsOp>,
+               RemapRegisters<BroadcastOp>, AddPtrLowering>(converter, ctx);
   patterns.add<ExchangeLowering<ConvertLayoutOp>, ExchangeLowering<ReshapeOp>>(converter, ctx, smem);
 }

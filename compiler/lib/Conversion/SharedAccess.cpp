@@ -54,7 +54,8 @@ unsigned mlir::tile::offsetVectorWidth(const ll::LinearLayout &offsets, Type ele
   const int regBits = offsets.getInDimSizeLog2("register");
   const unsigned maxWidth = std::max(1u, 16 / sharedBytesOf(elem));
   unsigned bits = 0;
-  while ((2u << bits) <= maxWidth && int(bits) < regBits && offsets.getBasis("register", bits)[0] == (1 << bits)) ++bits;
+  while ((2u << bits) <= maxWidth && int(bits) < regBits && offsets.getBasis("register", bits)[0] == (1 << bits))
+    ++bits;
   const int32_t lowMask = (1 << bits) - 1;
   for (const auto &[name, list] : offsets.getBases())
     for (size_t i = 0; i < list.size(); ++i)
@@ -85,7 +86,8 @@ void mlir::tile::storeRegisters(OpBuilder &b, Location loc, Value base, const Th
       continue;
     }
     Value v = LLVM::UndefOp::create(b, loc, VectorType::get({vs}, storage));
-    for (unsigned i = 0; i < vs; ++i) v = LLVM::InsertElementOp::create(b, loc, v, toShared(b, loc, regs[r + i]), c32(i));
+    for (unsigned i = 0; i < vs; ++i)
+      v = LLVM::InsertElementOp::create(b, loc, v, toShared(b, loc, regs[r + i]), c32(i));
     LLVM::StoreOp::create(b, loc, v, ptr, vs * bytes);
   }
 }
@@ -109,19 +111,4 @@ SmallVector<Value> mlir::tile::loadRegisters(OpBuilder &b, Location loc, Value b
       regs.push_back(fromShared(b, loc, LLVM::ExtractElementOp::create(b, loc, v, c32(i)), elem));
   }
   return regs;
-}
-
-static unsigned elementBytes(Type t) {
-  Type elem = getElementTypeOrSelf(t);
-  if (isa<PtrType>(elem)) return 8;
-  return std::max<unsigned>(1, elem.getIntOrFloatBitWidth() / 8);
-}
-
-unsigned mlir::tile::scratchBytes(Operation *op) {
-  if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
-    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
-    return src.getNumElements() * elementBytes(src);
-  }
-  if (auto reduce = dyn_cast<ReduceOp>(op)) return reduceScratchBytes(reduce);
-  return 0;
 }

@@ -50,11 +50,6 @@ void storeRegisters(OpBuilder &b, Location loc, Value base, const ThreadLayout &
 SmallVector<Value> loadRegisters(OpBuilder &b, Location loc, Value base, const ThreadLayout &layout,
                                  const ::tile::layout::LinearLayout &offsets, Type elem, int32_t xorConstant = 0);
 
-/// Scratch shared memory `op` needs while it runs (0: none): layout conversions and
-/// reshapes exchange the whole tensor, reductions across warps one slot per warp.
-/// tile-allocate-shared reserves it; the lowering reads the offset from the op.
-unsigned scratchBytes(Operation *op);
-
 } // namespace mlir::tile
 
 #endif

@@ -8,6 +8,10 @@
 #include "tile/Layout/SharedLayouts.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -61,8 +65,8 @@ struct MemDescIndexLowering : OpConversionPattern<MemDescIndexOp> {
     IntBuilder ib{rewriter, loc};
     Value byteOffset = ib.mul(adaptor.getIndex()[0], ib.c(bufferBytes(op.getType())));
     Value base = adaptor.getSrc()[0];
-    rewriter.replaceOp(op, LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base,
-                                               ValueRange{byteOffset}));
+    rewriter.replaceOp(
+        op, LLVM::GEPOp::create(rewriter, loc, base.getType(), rewriter.getI8Type(), base, ValueRange{byteOffset}));
     return success();
   }
 };
@@ -91,7 +95,7 @@ struct MemDescTransLowering : OpConversionPattern<MemDescTransOp> {
 /// buffer and operand b from a column-major one (K contiguous; b from a row-major buffer
 /// reads element by element).
 struct LdmatrixPlan {
-  int num = 0;              ///< matrices per instruction (1, 2 or 4)
+  int num = 0; ///< matrices per instruction (1, 2 or 4)
   bool trans = false;
   int elemsPerWord = 2;     ///< 2 for 16-bit elements, 1 for 32-bit
   ll::LinearLayout address; ///< (lane, warp, instr) -> element offset
@@ -142,8 +146,8 @@ std::optional<LdmatrixPlan> planLdmatrix(const ThreadLayout &regs, MemDescType b
     lane.push_back(b < numBits ? basis("register", pairBits + b) : ll::LinearLayout::Basis{0, 0});
   for (int b = pairBits + numBits; b < regBits; ++b) instr.push_back(basis("register", b));
   for (int b = 0; b < l.getInDimSizeLog2("warp"); ++b) warp.push_back(basis("warp", b));
-  ll::LinearLayout coords = widenToBuffer(
-      ll::LinearLayout({{"lane", lane}, {"warp", warp}, {"register", instr}}, l.getOutDims()), buffer);
+  ll::LinearLayout coords =
+      widenToBuffer(ll::LinearLayout({{"lane", lane}, {"warp", warp}, {"register", instr}}, l.getOutDims()), buffer);
   plan.address = ll::registersToOffsets(coords, sharedTileLayout(buffer));
   // Every address must start a block row (16 aligned bytes): each basis moves by whole
   // rows or 16-byte chunks.
@@ -166,6 +170,9 @@ struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
     const int32_t window = windowOffset(buffer, op.getOffsets() ? *op.getOffsets() : ArrayRef<int64_t>());
     std::optional<LdmatrixPlan> plan;
     if (isa<DotOperandLayoutAttr>(op.getType().getEncoding()) && window % 8 == 0) plan = planLdmatrix(regs, buffer);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.local_load at " << loc << ": "
+                            << (plan ? "ldmatrix" : "one shared load per register group") << " from " << buffer
+                            << "\n");
     if (!plan) {
       rewriter.replaceOpWithMultiple(
           op, {loadRegisters(rewriter, loc, base, regs, registerOffsets(regs, buffer), elem, window)});
@@ -182,8 +189,7 @@ struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
     for (unsigned i = 0; i < instructions; ++i) {
       Value ptr = sharedElementPtr(rewriter, loc, base, elem, address.index(rewriter, loc, i));
       Value res = NVVM::LdMatrixOp::create(
-          rewriter, loc, resultType, ptr, plan->num,
-          plan->trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+          rewriter, loc, resultType, ptr, plan->num, plan->trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
           NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8), NVVM::LdStMatrixEltType::B16);
       for (int j = 0; j < plan->num; ++j) {
         Value word = plan->num == 1 ? res : Value(LLVM::ExtractValueOp::create(rewriter, loc, res, j));
@@ -193,7 +199,8 @@ struct LocalLoadLowering : OpConversionPattern<LocalLoadOp> {
         }
         Value pair = LLVM::BitcastOp::create(rewriter, loc, pairType, word);
         for (int e = 0; e < 2; ++e)
-          out.push_back(LLVM::ExtractElementOp::create(rewriter, loc, pair, LLVM::ConstantOp::create(rewriter, loc, i32, e)));
+          out.push_back(
+              LLVM::ExtractElementOp::create(rewriter, loc, pair, LLVM::ConstantOp::create(rewriter, loc, i32, e)));
       }
     }
     rewriter.replaceOpWithMultiple(op, {out});
@@ -214,6 +221,9 @@ struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
     ll::LinearLayout offsets = registerOffsets(regs, buffer);
     const unsigned vec = std::min(vecOf(op), offsetVectorWidth(offsets, elem));
     const unsigned bytes = vec * sharedBytesOf(elem);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.async_copy at " << loc << ": cp.async of " << bytes
+                            << " bytes (tile.vec " << vecOf(op)
+                            << ", contiguous in the buffer: " << offsetVectorWidth(offsets, elem) << ")\n");
     if (bytes != 4 && bytes != 8 && bytes != 16)
       return op.emitOpError("copies ") << bytes << " contiguous bytes per thread; cp.async needs 4, 8 or 16";
     IntBuilder ib{rewriter, loc};
@@ -230,7 +240,8 @@ struct AsyncCopyLowering : OpConversionPattern<AsyncCopyOp> {
     for (unsigned r = 0; r < regs.numRegs(); r += vec) {
       if (regs.isRegisterReplica(r)) continue;
       Value dst = sharedElementPtr(rewriter, loc, base, elem, index.index(rewriter, loc, r));
-      Value srcSize = masks.empty() ? Value() : Value(arith::SelectOp::create(rewriter, loc, masks[r], ib.c(bytes), ib.c(0)));
+      Value srcSize =
+          masks.empty() ? Value() : Value(arith::SelectOp::create(rewriter, loc, masks[r], ib.c(bytes), ib.c(0)));
       NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[r], rewriter.getI32IntegerAttr(bytes),
                               NVVM::LoadCacheModifierKindAttr::get(rewriter.getContext(), modifier), srcSize);
     }
@@ -245,7 +256,8 @@ template <class Op> struct Replace : OpConversionPattern<Op> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if constexpr (std::is_same_v<Op, AsyncCommitGroupOp>) NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
-    else if constexpr (std::is_same_v<Op, AsyncWaitOp>) NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
+    else if constexpr (std::is_same_v<Op, AsyncWaitOp>)
+      NVVM::CpAsyncWaitGroupOp::create(rewriter, loc, op.getPending());
     else emitProgramBarrier(rewriter, loc, op);
     rewriter.eraseOp(op);
     return success();

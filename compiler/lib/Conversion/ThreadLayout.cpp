@@ -29,7 +29,9 @@ int32_t ThreadLayout::regCoord(unsigned r, unsigned d) const { return registerPa
 Value IntBuilder::c(int64_t v) const { return arith::ConstantIntOp::create(b, loc, v, 32); }
 Value IntBuilder::add(Value x, Value y) const { return arith::AddIOp::create(b, loc, x, y); }
 Value IntBuilder::mul(Value x, Value y) const { return arith::MulIOp::create(b, loc, x, y); }
-Value IntBuilder::udiv(Value x, int64_t d) const { return d == 1 ? x : arith::DivUIOp::create(b, loc, x, c(d)).getResult(); }
+Value IntBuilder::udiv(Value x, int64_t d) const {
+  return d == 1 ? x : arith::DivUIOp::create(b, loc, x, c(d)).getResult();
+}
 Value IntBuilder::urem(Value x, int64_t d) const { return arith::RemUIOp::create(b, loc, x, c(d)); }
 Value IntBuilder::ult(Value x, int64_t bound) const {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, x, c(bound));

@@ -3,6 +3,7 @@
 #define TILE_CONVERSION_TILETOLLVM_H
 
 #include "ThreadLayout.h"
+#include "tile/Analysis/SharedMemory.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -46,24 +47,17 @@ Value toShared(OpBuilder &b, Location loc, Value v);
 Value fromShared(OpBuilder &b, Location loc, Value v, Type elemType);
 /// f32 `v` rounded to tf32 (cvt.rna: to nearest, ties away from zero; sm_80+), as an f32.
 Value roundToTf32(OpBuilder &b, Location loc, Value v);
-/// Bytes one element occupies in shared memory.
-unsigned sharedBytesOf(Type elemType);
 
-/// Consecutive registers one access of `op` moves (its `tile.vec`, from tile-coalesce; 1 if absent).
-inline unsigned vecOf(Operation *op) {
-  if (auto a = op->getAttrOfType<IntegerAttr>("tile.vec")) return std::max<int64_t>(1, a.getInt());
-  return 1;
-}
+/// Consecutive registers one access of `op` moves (its kVecAttr, from tile-coalesce; 1 if absent).
+inline unsigned vecOf(Operation *op) { return vectorWidth(op).value_or(1); }
 
 /// The operands of a 1:N-converted op at one register, or the single value of a scalar.
 inline Value regOf(ValueRange values, unsigned r) { return values.size() == 1 ? values[0] : values[r]; }
 
 void populateElementwisePatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
-void populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
-                             SharedMemory &smem);
+void populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 void populateMemoryOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
-void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns,
-                            SharedMemory &smem);
+void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 /// tile.dot on CUDA cores and tile.trans (a permutation of the layout).
 void populateDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 void populateWarpGroupDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
@@ -86,10 +80,6 @@ void emitIf(ConversionPatternRewriter &rewriter, Location loc, llvm::function_re
 /// A barrier of every thread that runs `op`: bar.sync 0, or among a warp-specialised
 /// kernel's consumers a named barrier over them alone.
 void emitProgramBarrier(OpBuilder &b, Location loc, Operation *op);
-
-/// Bytes of scratch a reduction needs for combining warps (0 when one warp holds each
-/// result's whole axis).
-unsigned reduceScratchBytes(ReduceOp op);
 
 } // namespace mlir::tile
 

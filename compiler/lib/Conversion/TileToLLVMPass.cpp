@@ -24,6 +24,10 @@
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Transforms/DialectConversion.h"
 
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "convert-tile-to-llvm"
+
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
 #include "tile/Transforms/Passes.h.inc"
@@ -51,8 +55,7 @@ Value SharedMemory::at(OpBuilder &b, Location loc, unsigned offset, unsigned byt
   required = std::max(required, offset + bytes);
   Value base = LLVM::AddressOfOp::create(b, loc, global);
   if (!offset) return base;
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                             ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base, ArrayRef<LLVM::GEPArg>{int32_t(offset)});
 }
 
 Value SharedMemory::scratch(OpBuilder &b, Location loc, Operation *op, unsigned bytes) {
@@ -62,10 +65,6 @@ Value SharedMemory::scratch(OpBuilder &b, Location loc, Operation *op, unsigned 
 
 Type mlir::tile::sharedStorageType(Type elemType) {
   return elemType.isInteger(1) ? IntegerType::get(elemType.getContext(), 8) : elemType;
-}
-unsigned mlir::tile::sharedBytesOf(Type elemType) {
-  if (isa<LLVM::LLVMPointerType>(elemType)) return 8;
-  return std::max<unsigned>(1, elemType.getIntOrFloatBitWidth() / 8);
 }
 Value mlir::tile::toShared(OpBuilder &b, Location loc, Value v) {
   if (v.getType().isInteger(1)) return arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
@@ -85,13 +84,12 @@ constexpr llvm::StringLiteral kSharedGlobalName = "__tile_smem";
 
 struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVM> {
   /// Kernels with a tile.warp_specialize: the warps they launch (consumers and producer).
-  std::map<std::string, int64_t> launchWarps;
+  std::map<std::string, int64_t> specializedLaunchWarps;
 
   void runOnOperation() override {
     if (failed(requireLayouts(getOperation(), getArgument())) || failed(requireRegisterBudget(getOperation())))
       return signalPassFailure();
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     if (failed(scalarize(module)) || failed(lowerControlFlow(module)) || failed(lowerToLLVM(module)))
       return signalPassFailure();
     markKernels(module);
@@ -133,7 +131,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
                                          /*alignment=*/1024, /*addrSpace=*/3);
     SharedMemory smem(global);
     passDescriptorsByValue(module);
-    launchWarps = markWarpPartitions(module);
+    specializedLaunchWarps = markWarpPartitions(module);
 
     TileTypeConverter converter(ctx);
     ConversionTarget target(*ctx);
@@ -176,7 +174,8 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
       for (unsigned i = 0; i < func.getNumArguments(); ++i) {
         if (!isa<TensorDescType>(func.getArgument(i).getType())) continue;
         func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(), TypeAttr::get(param));
-        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(), IntegerAttr::get(i64, alignof(::tile::TensorDescParam)));
+        func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                        IntegerAttr::get(i64, alignof(::tile::TensorDescParam)));
         func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(), UnitAttr::get(ctx));
         func.removeArgAttr(i, kDivisibilityAttr);
       }
@@ -230,20 +229,24 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
       if (!func->hasAttr(kKernelAttr)) return;
       func->removeAttr(kKernelAttr);
       func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(), UnitAttr::get(func.getContext()));
-      if (auto warps = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr)) {
+      if (std::optional<unsigned> kernelWarps = kernelNumWarps(func)) {
         // A warp-specialised kernel launches its producer warpgroup beside the layouts' warps.
-        if (auto it = launchWarps.find(func.getSymName().str()); it != launchWarps.end())
-          warps = IntegerAttr::get(warps.getType(), it->second);
-        int32_t threads = 32 * warps.getInt();
+        unsigned warps = *kernelWarps;
+        if (auto it = specializedLaunchWarps.find(func.getSymName().str()); it != specializedLaunchWarps.end())
+          warps = unsigned(it->second);
+        LLVM_DEBUG(llvm::dbgs() << "kernel @" << func.getSymName() << ": layouts over " << *kernelWarps
+                                << " warps, the launch runs " << warps << "\n");
+        int32_t threads = int32_t(32 * warps);
         func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                       DenseI32ArrayAttr::get(func.getContext(), {threads, 1, 1}));
-        module->setAttr(kNumWarpsAttr, warps);
+        setLaunchWarps(module, warps);
         func->removeAttr(kNumWarpsAttr);
       }
       // ptxas honours setmaxnreg only where it knows the registers a thread starts with: one
       // program per SM at the launch's threads (research/tensor-cores, pitfall 4).
       if (func.walk([](NVVM::SetMaxRegisterOp) { return WalkResult::interrupt(); }).wasInterrupted())
-        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(), IntegerAttr::get(IntegerType::get(func.getContext(), 32), 1));
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      IntegerAttr::get(IntegerType::get(func.getContext(), 32), 1));
     });
   }
 };

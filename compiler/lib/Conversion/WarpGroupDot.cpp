@@ -19,6 +19,12 @@
 #include "TileToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
+
+#include <cassert>
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -33,8 +39,9 @@ Value descriptor(OpBuilder &b, Location loc, Value base, Value byteOffset, int64
   Type i32 = b.getI32Type(), i64 = b.getI64Type();
   Value addr = LLVM::PtrToIntOp::create(b, loc, i32, base);
   addr = LLVM::AddOp::create(b, loc, addr, byteOffset);
-  Value field = LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, addr, LLVM::ConstantOp::create(b, loc, i32, 4)),
-                                    LLVM::ConstantOp::create(b, loc, i32, 0x3FFF));
+  Value field =
+      LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, addr, LLVM::ConstantOp::create(b, loc, i32, 4)),
+                          LLVM::ConstantOp::create(b, loc, i32, 0x3FFF));
   const uint64_t fixed = (uint64_t(leadingBytes >> 4) & 0x3FFF) << 16 | (uint64_t(strideBytes >> 4) & 0x3FFF) << 32 |
                          uint64_t(swizzleMode(swizzleBytes)) << 62;
   return LLVM::OrOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, field),
@@ -60,7 +67,8 @@ struct OperandTiles {
   Value offset(IntBuilder &ib, Value mn0, int64_t k0, int64_t extent) const {
     const int64_t groupCols = swizzle / elemBytes;
     if (kMajor)
-      return ib.add(ib.mul(mn0, ib.c(swizzle)), ib.c((k0 / groupCols) * extent * swizzle + (k0 % groupCols) * elemBytes));
+      return ib.add(ib.mul(mn0, ib.c(swizzle)),
+                    ib.c((k0 / groupCols) * extent * swizzle + (k0 % groupCols) * elemBytes));
     return ib.add(ib.mul(mn0, ib.c(k * elemBytes)), ib.c(k0 * swizzle));
   }
   int64_t leadingBytes() const { return kMajor ? 16 /* unused */ : k * swizzle; }
@@ -103,6 +111,11 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
     const bool tf32 = aType.getElementType().isF32();
     const int64_t kStep = tf32 ? 8 : 16; // 32 bytes of K per instruction
     const int64_t groups = mma.getWarpsPerCTA()[0] / 4, mReps = m / (64 * groups), kSteps = k / kStep;
+    assert(groups > 0 && m % (64 * groups) == 0 && k % kStep == 0 &&
+           "WarpGroupDotOp::verify: whole warpgroups, 64-row slabs per group, whole K steps");
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.warpgroup_dot at " << loc << ": " << groups << " warpgroup(s), "
+                            << mReps << " x m64n" << n << "k" << kStep << " per group, " << kSteps << " K step(s)"
+                            << (tf32 ? " (tf32)" : "") << "\n");
     const OperandTiles tilesA = OperandTiles::of(aType, false), tilesB = OperandTiles::of(bType, true);
     IntBuilder ib{rewriter, loc};
 
@@ -118,23 +131,23 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
     if (int64_t(acc.size()) != perSlab * mReps)
       return op.emitOpError("lowering: ") << acc.size() << " accumulator registers, expected " << perSlab * mReps;
 
-    auto ptx = tf32 ? NVVM::WGMMATypes::tf32
-               : aType.getElementType().isF16() ? NVVM::WGMMATypes::f16 : NVVM::WGMMATypes::bf16;
+    auto ptx = tf32                             ? NVVM::WGMMATypes::tf32
+               : aType.getElementType().isF16() ? NVVM::WGMMATypes::f16
+                                                : NVVM::WGMMATypes::bf16;
     auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, int(n), int(kStep));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t r = 0; r < mReps; ++r) {
       // Registers of slab r: the accumulator layout numbers them (fragment, N, M), and one
       // slab's fragments along N are exactly the instruction's result registers in order.
       Value d = LLVM::UndefOp::create(rewriter, loc, accType);
-      for (int64_t i = 0; i < perSlab; ++i)
-        d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[r * perSlab + i], i);
+      for (int64_t i = 0; i < perSlab; ++i) d = LLVM::InsertValueOp::create(rewriter, loc, d, acc[r * perSlab + i], i);
       Value slabRow = ib.mul(ib.add(group, ib.c(groups * r)), ib.c(64));
       for (int64_t s = 0; s < kSteps; ++s) {
         // Tile starts are multiples of 8 rows and 32 bytes of K: no swizzle XOR applies to them.
-        Value descA = descriptor(rewriter, loc, aBase, tilesA.offset(ib, slabRow, kStep * s, m),
-                                 tilesA.leadingBytes(), tilesA.strideBytes(), tilesA.swizzle);
-        Value descB = descriptor(rewriter, loc, bBase, tilesB.offset(ib, ib.c(0), kStep * s, n),
-                                 tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle);
+        Value descA = descriptor(rewriter, loc, aBase, tilesA.offset(ib, slabRow, kStep * s, m), tilesA.leadingBytes(),
+                                 tilesA.strideBytes(), tilesA.swizzle);
+        Value descB = descriptor(rewriter, loc, bBase, tilesB.offset(ib, ib.c(0), kStep * s, n), tilesB.leadingBytes(),
+                                 tilesB.strideBytes(), tilesB.swizzle);
         d = NVVM::WgmmaMmaAsyncOp::create(rewriter, loc, accType, d, descA, descB, shape, ptx, ptx,
                                           NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
                                           NVVM::WGMMAScaleIn::one, tilesA.layout(false), tilesB.layout(true),
@@ -176,5 +189,6 @@ struct FenceAsyncSharedLowering : OpConversionPattern<FenceAsyncSharedOp> {
 } // namespace
 
 void mlir::tile::populateWarpGroupDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<WarpGroupDotLowering, WarpGroupDotWaitLowering, FenceAsyncSharedLowering>(converter, patterns.getContext());
+  patterns.add<WarpGroupDotLowering, WarpGroupDotWaitLowering, FenceAsyncSharedLowering>(converter,
+                                                                                         patterns.getContext());
 }

@@ -9,6 +9,10 @@
 #include "TileToLLVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/Debug.h"
+
+// The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
+#define DEBUG_TYPE "convert-tile-to-llvm"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -91,21 +95,24 @@ std::map<std::string, int64_t> mlir::tile::markWarpPartitions(ModuleOp module) {
     mark(op.getConsumers(), kPartitionThreadsAttr);
     mark(op.getProducer(), kPartitionLeaderAttr);
     if (auto func = op->getParentOfType<func::FuncOp>())
-      launchWarps[func.getSymName().str()] = std::max<int64_t>(launchWarps[func.getSymName().str()], op.getConsumerWarps() + 4);
+      launchWarps[func.getSymName().str()] =
+          std::max<int64_t>(launchWarps[func.getSymName().str()], op.getConsumerWarps() + 4);
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.warp_specialize at " << op.getLoc() << ": "
+                            << op.getConsumerWarps() << " consumer warp(s) + a producer warpgroup\n");
   });
   return launchWarps;
 }
 
 Value mlir::tile::emitIsLeader(OpBuilder &b, Location loc, Operation *op) {
   auto leader = op->getAttrOfType<IntegerAttr>(kPartitionLeaderAttr);
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc), i32(b, loc, leader ? leader.getInt() : 0));
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, threadId(b, loc),
+                              i32(b, loc, leader ? leader.getInt() : 0));
 }
 
 void mlir::tile::emitProgramBarrier(OpBuilder &b, Location loc, Operation *op) {
   if (auto threads = op->getAttrOfType<IntegerAttr>(kPartitionThreadsAttr))
     NVVM::BarrierOp::create(b, loc, Type(), i32(b, loc, 1), i32(b, loc, threads.getInt()), nullptr, Value());
-  else
-    NVVM::Barrier0Op::create(b, loc);
+  else NVVM::Barrier0Op::create(b, loc);
 }
 
 void mlir::tile::emitIf(ConversionPatternRewriter &rewriter, Location loc, llvm::function_ref<Value()> condition,

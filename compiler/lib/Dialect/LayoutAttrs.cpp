@@ -26,8 +26,8 @@ std::vector<unsigned> toVector(ArrayRef<unsigned> a) { return {a.begin(), a.end(
 LogicalResult verifyFits(DistributedLayoutInterface layout, ArrayRef<int64_t> shape,
                          function_ref<InFlightDiagnostic()> emitError) {
   if (shape.size() != layout.getRank())
-    return emitError() << "layout " << Attribute(layout) << " is for tensors of rank " << layout.getRank()
-                       << ", not " << shape.size();
+    return emitError() << "layout " << Attribute(layout) << " is for tensors of rank " << layout.getRank() << ", not "
+                       << shape.size();
   for (int64_t d : shape)
     if (!isPowerOf2(d) || d > (int64_t(1) << 30))
       return emitError() << "a tensor with a distributed layout needs power-of-two dimensions, got " << d;
@@ -141,8 +141,8 @@ ll::LinearLayout DotOperandLayoutAttr::toLinearLayout(ArrayRef<int64_t> shape, T
   int wm = getParent().getWarpsPerCTA()[0], wn = getParent().getWarpsPerCTA()[1];
   int bits = int(elementType.getIntOrFloatBitWidth());
   int64_t instrK = bits == 16 ? 16 : 8; // m16n8k16 for 16-bit elements, m16n8k8 for tf32
-  std::array<int64_t, 2> cover = getOpIdx() == 0 ? std::array<int64_t, 2>{16 * wm, instrK}
-                                                 : std::array<int64_t, 2>{instrK, 8 * wn};
+  std::array<int64_t, 2> cover =
+      getOpIdx() == 0 ? std::array<int64_t, 2>{16 * wm, instrK} : std::array<int64_t, 2>{instrK, 8 * wn};
   return coverThenWrap(shape, cover, [&](int64_t rows, int64_t cols) {
     return ll::mmaV2Operand(int(getOpIdx()), wm, wn, rows, cols, bits);
   });

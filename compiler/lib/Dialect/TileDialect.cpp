@@ -4,7 +4,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
-#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
@@ -67,41 +66,8 @@ void TileDialect::initialize() {
       >();
 }
 
-LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribute attr) {
-  // A function: func.func as traced, llvm.func after the lowering keeps the attributes.
-  auto isFunc = [&] { return isa<FunctionOpInterface>(op); };
-  // num_warps and num_stages: on the kernel, and on the module once lowered (the launch reads it there).
-  auto isFuncOrModule = [&] { return isFunc() || isa<ModuleOp>(op); };
-  auto intIn = [&](int64_t lo, int64_t hi, bool powerOfTwo) -> std::optional<int64_t> {
-    auto v = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!v || v.getInt() < lo || v.getInt() > hi || (powerOfTwo && !llvm::isPowerOf2_64(uint64_t(v.getInt()))))
-      return std::nullopt;
-    return v.getInt();
-  };
-  StringRef name = attr.getName().getValue();
-  if (name == kKernelAttr) {
-    if (!isFunc()) return op->emitError() << "'" << name << "' marks a func.func";
-    // Every pass walks a kernel's body; a declaration has none to compile.
-    if (cast<FunctionOpInterface>(op).isExternal())
-      return op->emitError() << "'" << name << "' marks a function with a body, not a declaration";
-  } else if (name == kNumWarpsAttr) {
-    // The module's is the launch's: a warp-specialised kernel adds a producer warpgroup.
-    if (isa<ModuleOp>(op) ? !intIn(1, 32, false) : !isFunc() || !intIn(1, 32, true))
-      return op->emitError() << "'" << name << "' must be a power of two from 1 to 32 on a func.func, got "
-                             << attr.getValue();
-  } else if (name == kWarpSpecializeAttr) {
-    if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
-      return op->emitError() << "'" << name << "' is a unit attribute of an scf.for";
-  } else if (name == kNumStagesAttr) {
-    if (!isFuncOrModule() || !intIn(1, 8, false))
-      return op->emitError() << "'" << name << "' must be 1..8 on a func.func, got " << attr.getValue();
-  }
-  return success();
-}
-
 LogicalResult PtrType::verify(function_ref<InFlightDiagnostic()> emitError, Type pointee) {
-  if (!pointee.isIntOrFloat())
-    return emitError() << "pointee must be a scalar integer or float type, got " << pointee;
+  if (!pointee.isIntOrFloat()) return emitError() << "pointee must be a scalar integer or float type, got " << pointee;
   return success();
 }
 
@@ -121,10 +87,9 @@ LogicalResult MmaLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError
   return success();
 }
 
-LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                                        ArrayRef<unsigned> sizePerThread,
-                                        ArrayRef<unsigned> threadsPerWarp,
-                                        ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
+LogicalResult BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError, ArrayRef<unsigned> sizePerThread,
+                                        ArrayRef<unsigned> threadsPerWarp, ArrayRef<unsigned> warpsPerCTA,
+                                        ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
   if (rank == 0 || threadsPerWarp.size() != rank || warpsPerCTA.size() != rank || order.size() != rank)
     return emitError() << "blocked layout needs equal, non-zero ranks for all fields";

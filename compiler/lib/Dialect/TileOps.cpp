@@ -4,6 +4,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -31,8 +32,7 @@ LogicalResult MakeRangeOp::verify() {
 
 OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
   if (auto c = dyn_cast_or_null<TypedAttr>(adaptor.getSrc()))
-    if (isa<IntegerType, FloatType>(c.getType()))
-      return DenseElementsAttr::get(cast<ShapedType>(getType()), c);
+    if (isa<IntegerType, FloatType>(c.getType())) return DenseElementsAttr::get(cast<ShapedType>(getType()), c);
   return {};
 }
 
@@ -77,8 +77,8 @@ static LogicalResult verifyMemOp(Operation *op, Type ptrType, Type valueType, Va
   if (shapeOf(ptrType) != shapeOf(valueType) || isa<RankedTensorType>(ptrType) != isa<RankedTensorType>(valueType))
     return op->emitOpError("value shape must match the pointer shape");
   if (getElementTypeOrSelf(valueType) != ptrElem.getPointeeType())
-    return op->emitOpError("value element type ") << getElementTypeOrSelf(valueType)
-           << " differs from pointee type " << ptrElem.getPointeeType();
+    return op->emitOpError("value element type ")
+           << getElementTypeOrSelf(valueType) << " differs from pointee type " << ptrElem.getPointeeType();
   if (mask && (shapeOf(mask.getType()) != shapeOf(ptrType) ||
                isa<RankedTensorType>(mask.getType()) != isa<RankedTensorType>(ptrType)))
     return op->emitOpError("mask shape must match the pointer shape");
@@ -120,7 +120,50 @@ LogicalResult DescriptorDimOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// mbarriers
+//===----------------------------------------------------------------------===//
+
+/// mbarrier counts (expected arrivals, transaction bytes) are 20-bit.
+static constexpr int64_t kMaxBarrierCount = (int64_t(1) << 20) - 1;
+
+/// Whether `t` is mbarriers in shared memory: 8-byte (i64) slots of an unswizzled tile, one
+/// per stage (`ring`: !tile.memdesc<Sx1x1xi64>) or one (!tile.memdesc<1x1xi64>).
+static LogicalResult verifyBarrierType(Operation *op, MemDescType t, bool ring, StringRef operand) {
+  ArrayRef<int64_t> shape = t.getShape();
+  const bool shapeOk = ring ? shape.size() == 3 && shape[1] == 1 && shape[2] == 1 : shape == ArrayRef<int64_t>{1, 1};
+  if (!shapeOk || !t.getElementType().isInteger(64) || !isa<SwizzledSharedLayoutAttr>(t.getEncoding()))
+    return op->emitOpError() << operand << " must be "
+                             << (ring ? "a ring of mbarriers, !tile.memdesc<Sx1x1xi64, #tile.swizzled_shared<...>>"
+                                      : "one mbarrier, !tile.memdesc<1x1xi64, #tile.swizzled_shared<...>>")
+                             << ", got " << t;
+  return success();
+}
+
+LogicalResult InitBarriersOp::verify() {
+  if (failed(verifyBarrierType(*this, getBars().getType(), /*ring=*/true, "'bars'"))) return failure();
+  if (getCount() > kMaxBarrierCount)
+    return emitOpError("count must be at most ") << kMaxBarrierCount << " (20 bits), got " << getCount();
+  return success();
+}
+
+LogicalResult InvalidateBarriersOp::verify() {
+  return verifyBarrierType(*this, getBars().getType(), /*ring=*/true, "'bars'");
+}
+
+LogicalResult BarrierExpectOp::verify() {
+  if (failed(verifyBarrierType(*this, getBar().getType(), /*ring=*/false, "'bar'"))) return failure();
+  if (getBytes() > kMaxBarrierCount)
+    return emitOpError("bytes must be at most ") << kMaxBarrierCount << " (20 bits), got " << getBytes();
+  return success();
+}
+
+LogicalResult BarrierWaitOp::verify() { return verifyBarrierType(*this, getBar().getType(), false, "'bar'"); }
+
+LogicalResult BarrierArriveOp::verify() { return verifyBarrierType(*this, getBar().getType(), false, "'bar'"); }
+
 LogicalResult AsyncTmaLoadOp::verify() {
+  if (failed(verifyBarrierType(*this, getBar().getType(), /*ring=*/false, "'bar'"))) return failure();
   if (getCoords().size() != getDesc().getType().getRank()) return emitOpError("needs one coordinate per dimension");
   if (getDst().getType().getElementType() != getDesc().getType().getElementType())
     return emitOpError("the buffer holds the descriptor's element type");
@@ -139,7 +182,7 @@ LogicalResult WarpSpecializeOp::verify() {
       return emitOpError("register counts are 0 (unchanged) or multiples of 8 from 24 to 256, got ") << regs;
   WalkResult tensors = getProducer().walk([](Operation *op) {
     return llvm::any_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); }) ? WalkResult::interrupt()
-                                                                                             : WalkResult::advance();
+                                                                                               : WalkResult::advance();
   });
   if (tensors.wasInterrupted()) return emitOpError("the producer region computes no tensors (one warp runs it)");
   return success();
@@ -184,19 +227,41 @@ LogicalResult ReduceOp::verify() {
 
 OpFoldResult ConvertLayoutOp::fold(FoldAdaptor) {
   if (getSrc().getType() == getType()) return getSrc();
+  // convert(convert(x : L -> M) : M -> L) is x.
+  if (auto inner = getSrc().getDefiningOp<ConvertLayoutOp>(); inner && inner.getSrc().getType() == getType())
+    return inner.getSrc();
   return {};
+}
+
+namespace {
+/// convert(convert(x)) converts x once; the inner conversion goes when nothing else uses it.
+struct FoldConvertChain : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp cvt, PatternRewriter &rewriter) const override {
+    auto inner = cvt.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!inner) return failure();
+    rewriter.modifyOpInPlace(cvt, [&] { cvt.getSrcMutable().assign(inner.getSrc()); });
+    if (inner->use_empty()) rewriter.eraseOp(inner);
+    return success();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &patterns, MLIRContext *context) {
+  patterns.add<FoldConvertChain>(context);
 }
 
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
-    return emitOpError("operands must be 2-D, got ranks ") << a.getRank() << ", " << b.getRank() << ", " << acc.getRank();
+    return emitOpError("operands must be 2-D, got ranks ")
+           << a.getRank() << ", " << b.getRank() << ", " << acc.getRank();
   if (a.getDimSize(1) != b.getDimSize(0))
-    return emitOpError("inner dimensions differ: a is ") << a.getDimSize(0) << "x" << a.getDimSize(1) << ", b is "
-                                                         << b.getDimSize(0) << "x" << b.getDimSize(1);
+    return emitOpError("inner dimensions differ: a is ")
+           << a.getDimSize(0) << "x" << a.getDimSize(1) << ", b is " << b.getDimSize(0) << "x" << b.getDimSize(1);
   if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != b.getDimSize(1))
-    return emitOpError("accumulator must be ") << a.getDimSize(0) << "x" << b.getDimSize(1) << ", got "
-                                               << acc.getDimSize(0) << "x" << acc.getDimSize(1);
+    return emitOpError("accumulator must be ")
+           << a.getDimSize(0) << "x" << b.getDimSize(1) << ", got " << acc.getDimSize(0) << "x" << acc.getDimSize(1);
   Type elem = a.getElementType();
   if (elem != b.getElementType()) return emitOpError("a and b must have one element type");
   if (!isa<Float16Type, BFloat16Type, Float32Type>(elem)) return emitOpError("inputs must be f16, bf16 or f32");
@@ -211,7 +276,8 @@ LogicalResult WarpGroupDotOp::verify() {
   auto acc = getAcc().getType();
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
     return emitOpError("operands must be one 2-D buffer each and a 2-D accumulator");
-  if (a.getShape()[1] != b.getShape()[0] || acc.getDimSize(0) != a.getShape()[0] || acc.getDimSize(1) != b.getShape()[1])
+  if (a.getShape()[1] != b.getShape()[0] || acc.getDimSize(0) != a.getShape()[0] ||
+      acc.getDimSize(1) != b.getShape()[1])
     return emitOpError("shapes must be [M, K] * [K, N] -> [M, N], got ")
            << a.getShape()[0] << "x" << a.getShape()[1] << " * " << b.getShape()[0] << "x" << b.getShape()[1] << " -> "
            << acc.getDimSize(0) << "x" << acc.getDimSize(1);
@@ -219,7 +285,8 @@ LogicalResult WarpGroupDotOp::verify() {
   if (elem != b.getElementType() || !isa<Float16Type, BFloat16Type, Float32Type>(elem))
     return emitOpError("operands must both be f16, both bf16 or both f32 (tf32)");
   if (!acc.getElementType().isF32()) return emitOpError("accumulator must be f32");
-  auto nvmmaA = dyn_cast<NvmmaSharedLayoutAttr>(a.getEncoding()), nvmmaB = dyn_cast<NvmmaSharedLayoutAttr>(b.getEncoding());
+  auto nvmmaA = dyn_cast<NvmmaSharedLayoutAttr>(a.getEncoding()),
+       nvmmaB = dyn_cast<NvmmaSharedLayoutAttr>(b.getEncoding());
   if (!nvmmaA || !nvmmaB) return emitOpError("operands must be #tile.nvmma_shared buffers");
   // wgmma transposes (reads MN-major) 16-bit operands only.
   if (elem.isF32() && (nvmmaA.getTransposed() || !nvmmaB.getTransposed()))
@@ -231,8 +298,8 @@ LogicalResult WarpGroupDotOp::verify() {
   const int64_t slab = 16 * mma.getWarpsPerCTA()[0];
   const int64_t kStep = elem.isF32() ? 8 : 16;
   if (m % slab || n % 8 || n > 256 || k % kStep)
-    return emitOpError("needs M a multiple of ") << slab << ", N a multiple of 8 up to 256 and K of " << kStep
-                                                  << ", got " << m << "x" << n << "x" << k;
+    return emitOpError("needs M a multiple of ")
+           << slab << ", N a multiple of 8 up to 256 and K of " << kStep << ", got " << m << "x" << n << "x" << k;
   return success();
 }
 
@@ -253,8 +320,8 @@ LogicalResult TransOp::verify() {
 
 LogicalResult ReshapeOp::verify() {
   if (getSrc().getType().getNumElements() != getType().getNumElements())
-    return emitOpError("element count changes from ") << getSrc().getType().getNumElements() << " to "
-                                                      << getType().getNumElements();
+    return emitOpError("element count changes from ")
+           << getSrc().getType().getNumElements() << " to " << getType().getNumElements();
   return success();
 }
 
@@ -286,9 +353,9 @@ LogicalResult LocalLoadOp::verify() {
     return emitOpError("a window needs the buffer's rank and element type and one offset per dimension");
   for (size_t d = 0; d < window.size(); ++d)
     if (offsets[d] < 0 || offsets[d] % window[d] || offsets[d] + window[d] > src.getShape()[d])
-      return emitOpError("window offset ") << offsets[d] << " along dimension " << d
-                                           << " must be a multiple of the window extent " << window[d]
-                                           << " inside the buffer's " << src.getShape()[d];
+      return emitOpError("window offset ")
+             << offsets[d] << " along dimension " << d << " must be a multiple of the window extent " << window[d]
+             << " inside the buffer's " << src.getShape()[d];
   return success();
 }
 

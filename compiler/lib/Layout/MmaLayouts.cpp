@@ -72,7 +72,7 @@ LinearLayout mmaV2Operand(int opIdx, int warpsM, int warpsN, int64_t rows, int64
     repeat(regs, rows / (16 * warpsM), 16 * warpsM, 0);
     repeat(warps, warpsM, 16, 0);
     for (int i = 0; i < log2Exact(warpsN, "warpsN"); ++i) warps.push_back({0, 0}); // copies along N
-  } else { // b [K, N]
+  } else {                                                                         // b [K, N]
     checkCover(rows, instrK, "K");
     checkCover(cols, 8 * warpsN, "N");
     if (elemBits == 16) {

@@ -1,6 +1,7 @@
 //===- PTXEmitter.cpp - LLVM IR, libdevice, optimisation, PTX -------------===//
 #include "tile/Target/PTX.h"
-#include "tile/Pipeline.h"
+#include "tile/Compiler.h"
+#include "tile/runtime/EnvRegistry.h"
 
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -51,8 +52,7 @@ static const llvm::Target &nvptxTarget() {
 
 const std::vector<int> &tile::compiler::llvmPtxVersions() {
   static const std::vector<int> versions = [] {
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(
-        nvptxTarget().createMCSubtargetInfo(llvm::Triple(kTriple), "sm_90", ""));
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(nvptxTarget().createMCSubtargetInfo(llvm::Triple(kTriple), "sm_90", ""));
     std::vector<int> v;
     for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures()) {
       llvm::StringRef key = kv.Key;
@@ -71,7 +71,7 @@ int tile::compiler::llvmMaxPtxVersion() {
 }
 
 std::string tile::compiler::libdevicePath() {
-  if (const char *p = std::getenv("TILE_LIBDEVICE")) return p;
+  if (const char *p = tile::rt::readEnv("TILE_LIBDEVICE")) return p;
   std::string home = std::getenv("CUDA_HOME") ? std::getenv("CUDA_HOME") : "/usr/local/cuda";
   return home + "/nvvm/libdevice/libdevice.10.bc";
 }

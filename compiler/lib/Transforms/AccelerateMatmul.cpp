@@ -19,7 +19,12 @@
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
 
+#include "llvm/Support/Debug.h"
+
+#include <cassert>
 #include <optional>
+
+#define DEBUG_TYPE "tile-accelerate-matmul"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEACCELERATEMATMUL
@@ -110,6 +115,7 @@ bool isCarriedAccumulator(DotOp dot) {
 void carryInLayout(DotOp dot, Attribute layout) {
   auto arg = cast<BlockArgument>(dot.getAcc());
   auto loop = cast<scf::ForOp>(arg.getOwner()->getParentOp());
+  assert(arg.getArgNumber() > 0 && "the induction variable is no accumulator (isCarriedAccumulator)");
   unsigned index = arg.getArgNumber() - 1;
   Value result = loop.getResult(index);
   Type before = result.getType();
@@ -142,6 +148,7 @@ void fitLoadToShape(Value operand, unsigned warps, const DenseMap<unsigned, unsi
   for (OpOperand &o : load->getOpOperands())
     if (isa<RankedTensorType>(o.get().getType())) o.set(convertTo(b, o.get(), fitted));
   load.getResult().setType(withLayout(type, fitted));
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] operand load refitted to its shape: " << fitted << "\n");
 }
 
 /// The accumulator of `dot` in `mma`: a carried one for the whole loop, else converted
@@ -191,8 +198,8 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
                                       MemDescTransOp::transposedType(cast<MemDescType>(buffer.getType())), buffer);
     buffers.push_back(buffer);
   }
-  auto wgmma = WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), buffers[0], buffers[1],
-                                      dot.getAcc());
+  auto wgmma =
+      WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), buffers[0], buffers[1], dot.getAcc());
   // All at once: A and B may be one value, or A's producers may feed B's.
   Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp(), transposeOf(dot.getB())};
   dot.getResult().replaceAllUsesWith(wgmma.getResult());
@@ -202,9 +209,20 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
 }
 
 void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
-  if (std::optional<MmaLayoutAttr> v3 = wgmmaLayoutFor(dot, warps)) return accelerateWithWgmma(dot, *v3, warps, widths);
+  if (std::optional<MmaLayoutAttr> v3 = wgmmaLayoutFor(dot, warps)) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": wgmma (tile.warpgroup_dot), " << *v3
+                            << (isCarriedAccumulator(dot) ? ", accumulator carried by its loop" : "") << "\n");
+    return accelerateWithWgmma(dot, *v3, warps, widths);
+  }
   std::optional<MmaLayoutAttr> mma = mmaLayoutFor(dot, warps);
-  if (!mma) return;
+  if (!mma) {
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": stays on CUDA cores (sm_"
+                            << targetComputeCapability(dot) << ", " << dot.getA().getType() << " x "
+                            << dot.getB().getType() << ", " << warps << " warps: no whole mma tiles per warp)\n");
+    return;
+  }
+  LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": mma.sync, " << *mma
+                          << (isCarriedAccumulator(dot) ? ", accumulator carried by its loop" : "") << "\n");
   MLIRContext *ctx = dot.getContext();
   OpBuilder b(dot);
   Type blockedResult = dot.getType();
@@ -230,7 +248,10 @@ struct AccelerateMatmul : mlir::tile::impl::TileAccelerateMatmulBase<AccelerateM
       func.walk([&](DotOp d) { dots.push_back(d); });
       if (dots.empty()) return;
       const unsigned warps = kernelWarps(func);
+      assert(warps > 0 && "the verifier bounds tile.num_warps to 1..32");
       const DenseMap<unsigned, unsigned> widths = accessVectorWidths(func);
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] @" << func.getSymName() << ": " << dots.size() << " dot(s), "
+                              << warps << " warps\n");
       for (DotOp d : dots) accelerate(d, warps, widths);
     });
   }

@@ -3,9 +3,15 @@
 // last use (through memdesc_index and memdesc_trans views), stretched over any loop that
 // uses it from outside, and an op's scratch lives at the op. Buffers are placed largest
 // first at the lowest offset that overlaps no buffer whose lifetime overlaps theirs.
-#include "../Conversion/SharedAccess.h"
+#include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
+
+#include "llvm/Support/Debug.h"
+
+#include <cassert>
+
+#define DEBUG_TYPE "tile-allocate-shared"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
@@ -44,7 +50,8 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
     module.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
         MemDescType t = alloc.getType();
-        Buffer b{op, false, unsigned(t.getNumElements() * sharedBytesOf(t.getElementType())), 1024, number[op], number[op]};
+        Buffer b{op,   false,      unsigned(t.getNumElements() * sharedBytesOf(t.getElementType())),
+                 1024, number[op], number[op]};
         extendToUses(alloc.getResult(), b, number, lastInside);
         buffers.push_back(b);
       } else if (unsigned bytes = scratchBytes(op)) {
@@ -52,7 +59,8 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
       }
     });
 
-    std::stable_sort(buffers.begin(), buffers.end(), [](const Buffer &a, const Buffer &b) { return a.bytes > b.bytes; });
+    std::stable_sort(buffers.begin(), buffers.end(),
+                     [](const Buffer &a, const Buffer &b) { return a.bytes > b.bytes; });
     int64_t total = 0;
     for (size_t i = 0; i < buffers.size(); ++i) {
       Buffer &b = buffers[i];
@@ -69,11 +77,17 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
           }
         }
       }
+      assert(offset % b.alignment == 0 && "a buffer placed off its alignment");
       b.offset = offset;
       total = std::max(total, offset + int64_t(b.bytes));
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << (b.scratch ? "scratch of " : "buffer ") << b.op->getName()
+                              << " at " << b.op->getLoc() << ": " << b.bytes << " bytes live over ops [" << b.first
+                              << ", " << b.last << "] -> offset " << offset << "\n");
       auto i32 = IntegerType::get(&getContext(), 32);
       b.op->setAttr(b.scratch ? kScratchOffsetAttr : kSharedOffsetAttr, IntegerAttr::get(i32, offset));
     }
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << buffers.size() << " buffer(s), " << total
+                            << " bytes of shared memory per block\n");
     if (total) module->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(&getContext(), 32), total));
   }
 

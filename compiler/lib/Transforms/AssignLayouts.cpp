@@ -10,12 +10,16 @@
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
 
+#include "llvm/Support/Debug.h"
+
 #include <numeric>
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
 #include "tile/Transforms/Passes.h.inc"
 } // namespace mlir::tile
+
+#define DEBUG_TYPE "tile-assign-layouts"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -41,7 +45,9 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
   LogicalResult processKernel(func::FuncOp func) {
     if (failed(requireTracedSignature(func))) return failure();
     warps = warpsOf(func);
-    func->setAttr(kNumWarpsAttr, IntegerAttr::get(IntegerType::get(func.getContext(), 32), warps));
+    setKernelNumWarps(func, warps);
+    LLVM_DEBUG(llvm::dbgs() << "kernel @" << func.getSymName() << ": layouts over " << warps << " warps"
+                            << (numWarps > 0 ? " (the pass option)\n" : " (the kernel's tile.num_warps, else 4)\n"));
     chooseDefaults(func, warps);
     LogicalResult result = success();
     func.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -58,7 +64,8 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
       auto rt = dyn_cast<RankedTensorType>(t);
       if (!rt) return;
       auto &best = largest[rt.getRank()];
-      if (best.empty() || rt.getNumElements() > std::accumulate(best.begin(), best.end(), int64_t(1), std::multiplies<>()))
+      if (best.empty() ||
+          rt.getNumElements() > std::accumulate(best.begin(), best.end(), int64_t(1), std::multiplies<>()))
         best.assign(rt.getShape().begin(), rt.getShape().end());
     };
     func.walk([&](Operation *op) {
@@ -88,8 +95,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
           parent->getResult(operand.getOperandNumber()).setType(operand.get().getType());
           continue;
         }
-        if (auto rt = dyn_cast<RankedTensorType>(want))
-          operand.set(convertTo(b, operand.get(), rt.getEncoding()));
+        if (auto rt = dyn_cast<RankedTensorType>(want)) operand.set(convertTo(b, operand.get(), rt.getEncoding()));
       }
       return success();
     }
@@ -139,8 +145,7 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     if (!res) return success(); // 1-D → scalar: every thread holds the result
     // A slice's slice is not a layout we have: reduce a sliced operand from the default.
     BlockedLayoutAttr parent = blockedOperand(b, reduce.getSrcMutable());
-    reduce.getResult().setType(
-        withLayout(res, SliceLayoutAttr::get(reduce.getContext(), reduce.getAxis(), parent)));
+    reduce.getResult().setType(withLayout(res, SliceLayoutAttr::get(reduce.getContext(), reduce.getAxis(), parent)));
     return success();
   }
 
@@ -198,7 +203,6 @@ struct AssignLayouts : mlir::tile::impl::TileAssignLayoutsBase<AssignLayouts> {
     expand.getResult().setType(withLayout(resType, target));
     return success();
   }
-
 };
 
 } // namespace

@@ -11,11 +11,14 @@
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILECOALESCE
 #include "tile/Transforms/Passes.h.inc"
 } // namespace mlir::tile
+
+#define DEBUG_TYPE "tile-coalesce"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -99,7 +102,6 @@ struct Coalesce : mlir::tile::impl::TileCoalesceBase<Coalesce> {
     });
     // Widths from the final layouts (the analysis sees through the conversions just made).
     AxisInfoAnalysis axis(getOperation());
-    auto i32 = IntegerType::get(&getContext(), 32);
     getOperation().walk([&](Operation *op) {
       Value ptr, mask;
       if (auto l = dyn_cast<LoadOp>(op)) ptr = l.getPtr(), mask = l.getMask();
@@ -111,7 +113,9 @@ struct Coalesce : mlir::tile::impl::TileCoalesceBase<Coalesce> {
       if (!isa<AtomicAddOp>(op))
         vec = memoryVectorWidth(axis, ptr, mask, contiguousPerThread(layoutOf(ptr.getType())),
                                 fastestDim(layoutOf(ptr.getType())));
-      op->setAttr("tile.vec", IntegerAttr::get(i32, vec));
+      LLVM_DEBUG(llvm::dbgs() << "vector width " << vec << (isa<AtomicAddOp>(op) ? " (atomics stay scalar)" : "")
+                              << ": " << op->getName() << " at " << op->getLoc() << "\n");
+      setVectorWidth(op, vec);
     });
   }
 };

@@ -13,11 +13,14 @@
 // A warp-specialised loop (tile.warp_specialize) orders its rings by mbarriers alone: its
 // producer region, which one warp runs, may never need a barrier (an error if it would); the
 // consumers region continues from the state before the op (its barriers are the consumers').
-#include "../Conversion/SharedAccess.h"
+#include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tile-insert-barriers"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEINSERTBARRIERS
@@ -101,8 +104,12 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       failed = true;
     } else if (insert) {
       OpBuilder b(op);
-      if (llvm::any_of(state.writes, [](const Range &r) { return r.asyncRead; }))
-        FenceAsyncSharedOp::create(b, op->getLoc());
+      const bool fence = llvm::any_of(state.writes, [](const Range &r) { return r.asyncRead; });
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] barrier"
+                              << (fence ? " (after a proxy fence: wgmma reads a write)" : "") << " before "
+                              << op->getName() << " at " << op->getLoc() << ": it conflicts with " << state.reads.size()
+                              << " read(s), " << state.writes.size() << " write(s) since the last barrier\n");
+      if (fence) FenceAsyncSharedOp::create(b, op->getLoc());
       BarrierOp::create(b, op->getLoc());
     }
     state.reads.clear();

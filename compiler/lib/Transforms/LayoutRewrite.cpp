@@ -22,10 +22,7 @@ Value mlir::tile::convertTo(OpBuilder &b, Value v, Attribute layout) {
   return ConvertLayoutOp::create(b, v.getLoc(), withLayout(v.getType(), layout), v);
 }
 
-unsigned mlir::tile::kernelWarps(func::FuncOp func) {
-  if (auto a = func->getAttrOfType<IntegerAttr>(kNumWarpsAttr)) return unsigned(a.getInt());
-  return 4;
-}
+unsigned mlir::tile::kernelWarps(func::FuncOp func) { return kernelNumWarps(func).value_or(4); }
 
 DenseMap<unsigned, unsigned> mlir::tile::accessVectorWidths(func::FuncOp func) {
   AxisInfoAnalysis axis(func);
@@ -64,9 +61,8 @@ bool isCheap(Value v, DenseMap<Value, bool> &known, int depth = 0) {
            (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1))
     cheap = false;
   else
-    cheap = llvm::all_of(op->getOperands(), [&](Value o) {
-      return !isa<RankedTensorType>(o.getType()) || isCheap(o, known, depth + 1);
-    });
+    cheap = llvm::all_of(op->getOperands(),
+                         [&](Value o) { return !isa<RankedTensorType>(o.getType()) || isCheap(o, known, depth + 1); });
   known[v] = cheap;
   return cheap;
 }

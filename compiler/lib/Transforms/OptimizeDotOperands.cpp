@@ -4,6 +4,9 @@
 #include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tile-optimize-dot-operands"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEOPTIMIZEDOTOPERANDS
@@ -32,8 +35,11 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
       const int contiguous = contiguousDimInShared(c);
       auto swizzle = ::tile::layout::ldmatrixSwizzle(type.getDimSize(contiguous), elemBytes);
       SmallVector<unsigned> order = contiguous == 1 ? SmallVector<unsigned>{1, 0} : SmallVector<unsigned>{0, 1};
-      auto shared = SwizzledSharedLayoutAttr::get(&getContext(), swizzle.vec, swizzle.perPhase, swizzle.maxPhase, order);
+      auto shared =
+          SwizzledSharedLayoutAttr::get(&getContext(), swizzle.vec, swizzle.perPhase, swizzle.maxPhase, order);
       auto buffer = MemDescType::get(&getContext(), type.getShape(), type.getElementType(), shared);
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << c.getLoc() << ": operand " << type << " staged through "
+                              << buffer << " (contiguous dim " << contiguous << ")\n");
       OpBuilder b(c);
       Value m = LocalAllocOp::create(b, c.getLoc(), buffer, c.getSrc());
       Value loaded = LocalLoadOp::create(b, c.getLoc(), type, m);
@@ -68,6 +74,8 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
     const int64_t kSlice = aType.getElementType().isF32() ? 8 : 16;
     const int64_t m = aType.getDimSize(0), k = aType.getDimSize(1), n = bType.getDimSize(1);
     if (k <= kSlice) return;
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": dot split along K into " << k / kSlice
+                            << " slices of " << kSlice << "\n");
     OpBuilder builder(dot);
     Location loc = dot.getLoc();
     auto sliceA = RankedTensorType::get({m, kSlice}, aType.getElementType(), aType.getEncoding());

@@ -15,8 +15,7 @@ Operation *mlir::tile::firstDefining(ModuleOp module, function_ref<bool(Type)> b
     if (auto fn = dyn_cast<FunctionOpInterface>(op))
       hit |= llvm::any_of(fn.getArgumentTypes(), bad) || llvm::any_of(fn.getResultTypes(), bad);
     for (Region &region : op->getRegions())
-      for (Block &block : region)
-        hit |= llvm::any_of(block.getArgumentTypes(), bad);
+      for (Block &block : region) hit |= llvm::any_of(block.getArgumentTypes(), bad);
     if (!hit) return WalkResult::advance();
     found = op;
     return WalkResult::interrupt();

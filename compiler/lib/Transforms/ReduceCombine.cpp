@@ -1,24 +1,30 @@
 //===- ReduceCombine.cpp --------------------------------------------------===//
 #include "tile/Transforms/ReduceCombine.h"
 
+#include <cassert>
+
 using namespace mlir;
 using namespace mlir::tile;
 
-ReducePartial mlir::tile::combineReduce(OpBuilder &b, Location loc, ReduceKind kind, ReducePartial x,
-                                        ReducePartial y) {
+ReducePartial mlir::tile::combineReduce(OpBuilder &b, Location loc, ReduceKind kind, ReducePartial x, ReducePartial y) {
+  assert(x.value.getType() == y.value.getType() && "combining partials of different types");
   bool isFloat = isa<FloatType>(getElementTypeOrSelf(x.value.getType()));
   switch (kind) {
   case ReduceKind::Sum:
     return {isFloat ? Value(arith::AddFOp::create(b, loc, x.value, y.value))
-                    : Value(arith::AddIOp::create(b, loc, x.value, y.value)), {}};
+                    : Value(arith::AddIOp::create(b, loc, x.value, y.value)),
+            {}};
   case ReduceKind::Max:
     return {isFloat ? Value(arith::MaximumFOp::create(b, loc, x.value, y.value))
-                    : Value(arith::MaxSIOp::create(b, loc, x.value, y.value)), {}};
+                    : Value(arith::MaxSIOp::create(b, loc, x.value, y.value)),
+            {}};
   case ReduceKind::Min:
     return {isFloat ? Value(arith::MinimumFOp::create(b, loc, x.value, y.value))
-                    : Value(arith::MinSIOp::create(b, loc, x.value, y.value)), {}};
+                    : Value(arith::MinSIOp::create(b, loc, x.value, y.value)),
+            {}};
   case ReduceKind::ArgMax:
   case ReduceKind::ArgMin: {
+    assert(x.index && y.index && "an arg reduction's partials carry their index");
     bool isMax = kind == ReduceKind::ArgMax;
     Value better, equal;
     if (isFloat) {

@@ -5,7 +5,8 @@
 //   - rematerialisation: a conversion of a cheap value (index arithmetic, an address
 //     tensor: ranges, splats, constants, arith, addptr, broadcast, expand_dims) becomes
 //     the value recomputed in the wanted layout;
-//   - chains: convert(convert(x)) converts x once, and a conversion to x's own layout is x;
+//   - chains: convert(convert(x)) converts x once, and a conversion to x's own layout is x
+//     (tile.convert_layout's folder and canonicalisation pattern, applied here);
 //   - propagation: a chain of elementwise ops converted out of a layout L and back runs in
 //     L (no conversion left); an elementwise op with several operands converted from L
 //     runs in L and its result is converted once instead.
@@ -14,11 +15,15 @@
 #include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEREMOVELAYOUTCONVERSIONS
 #include "tile/Transforms/Passes.h.inc"
 } // namespace mlir::tile
+
+#define DEBUG_TYPE "tile-remove-layout-conversions"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -45,6 +50,8 @@ bool rematerializeCheap(func::FuncOp func) {
   bool changed = false;
   for (ConvertLayoutOp cvt : converts) {
     if (!rebuildableIn(cvt.getSrc(), cvt.getType().getEncoding())) continue;
+    LLVM_DEBUG(llvm::dbgs() << "rematerialise the cheap operand of the conversion at " << cvt.getLoc() << " in "
+                            << cvt.getType().getEncoding() << "\n");
     OpBuilder b(cvt);
     Value replacement = rematerialize(b, cvt.getSrc(), cvt.getType());
     Operation *src = cvt.getSrc().getDefiningOp();
@@ -56,23 +63,18 @@ bool rematerializeCheap(func::FuncOp func) {
   return changed;
 }
 
-/// convert(convert(x)) → convert(x); convert(x) to x's own layout → x.
-bool foldChains(func::FuncOp func) {
-  SmallVector<ConvertLayoutOp> converts;
+/// convert(convert(x)) → convert(x); convert(x) to x's own layout → x: tile.convert_layout's
+/// folder and canonicalisation patterns, applied to the conversions only (the rest of the IR
+/// is the canonicalizer's, which runs after this pass).
+bool foldChains(func::FuncOp func, const FrozenRewritePatternSet &chainPatterns) {
+  SmallVector<Operation *> converts;
   func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+  if (converts.empty()) return false;
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps).enableConstantCSE(false);
   bool changed = false;
-  for (ConvertLayoutOp cvt : converts) {
-    if (auto inner = cvt.getSrc().getDefiningOp<ConvertLayoutOp>()) {
-      cvt.getSrcMutable().assign(inner.getSrc());
-      eraseIfDead(inner);
-      changed = true;
-    }
-    if (cvt.getSrc().getType() == cvt.getType()) {
-      cvt.replaceAllUsesWith(cvt.getSrc());
-      cvt.erase();
-      changed = true;
-    }
-  }
+  (void)applyOpPatternsGreedily(converts, chainPatterns, config, &changed);
+  LLVM_DEBUG(if (changed) llvm::dbgs() << "folded conversion chains in @" << func.getSymName() << "\n");
   return changed;
 }
 
@@ -107,9 +109,8 @@ bool canRunIn(Value v, Attribute layout, int depth = 0) {
   if (rebuildableIn(v, layout)) return true;
   Operation *op = v.getDefiningOp();
   if (!op || depth > 8 || !v.hasOneUse() || !isElementwise(op)) return false;
-  return llvm::all_of(op->getOperands(), [&](Value o) {
-    return !isa<RankedTensorType>(o.getType()) || canRunIn(o, layout, depth + 1);
-  });
+  return llvm::all_of(op->getOperands(),
+                      [&](Value o) { return !isa<RankedTensorType>(o.getType()) || canRunIn(o, layout, depth + 1); });
 }
 
 /// `v` computed in `layout` (canRunIn(v, layout) holds).
@@ -139,6 +140,8 @@ bool hoistConversions(func::FuncOp func) {
     if (!isa<BlockedLayoutAttr, SliceLayoutAttr>(layout) || !producer || !isElementwise(producer) ||
         !canRunIn(cvt.getSrc(), layout))
       continue;
+    LLVM_DEBUG(llvm::dbgs() << "hoist the conversion at " << cvt.getLoc() << ": its elementwise chain runs in "
+                            << layout << "\n");
     OpBuilder b(cvt);
     Value replacement = runIn(b, cvt.getSrc(), layout);
     cvt.replaceAllUsesWith(replacement);
@@ -160,12 +163,15 @@ bool mergeConversions(func::FuncOp func) {
   for (Operation *op : ops) {
     Attribute source = mergingLayout(op);
     if (!source) continue;
+    LLVM_DEBUG(llvm::dbgs() << "run " << op->getName() << " at " << op->getLoc() << " in " << source
+                            << ", where its converted operands come from; convert its result once\n");
     OpBuilder b(op);
     for (OpOperand &o : op->getOpOperands()) {
       if (!isa<RankedTensorType>(o.get().getType())) continue;
       Operation *old = o.get().getDefiningOp();
       if (auto cvt = dyn_cast_or_null<ConvertLayoutOp>(old)) o.set(cvt.getSrc());
-      else if (layoutOf(o.get().getType()) != source) o.set(rematerialize(b, o.get(), withLayout(o.get().getType(), source)));
+      else if (layoutOf(o.get().getType()) != source)
+        o.set(rematerialize(b, o.get(), withLayout(o.get().getType(), source)));
       else continue;
       eraseIfDead(old);
     }
@@ -183,6 +189,9 @@ bool mergeConversions(func::FuncOp func) {
 struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBase<RemoveLayoutConversions> {
   void runOnOperation() override {
     if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
+    RewritePatternSet patterns(&getContext());
+    ConvertLayoutOp::getCanonicalizationPatterns(patterns, &getContext());
+    const FrozenRewritePatternSet chainPatterns(std::move(patterns));
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
       // Each step can expose work for the others (a propagated conversion meets another
@@ -190,10 +199,12 @@ struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBa
       // the fixed point of kernels seen so far.
       for (int round = 0; round < 4; ++round) {
         bool changed = rematerializeCheap(func);
-        changed |= foldChains(func);
+        changed |= foldChains(func, chainPatterns);
         changed |= hoistConversions(func);
         changed |= mergeConversions(func);
-        changed |= foldChains(func);
+        changed |= foldChains(func, chainPatterns);
+        LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName() << " round " << round
+                                << (changed ? ": changed\n" : ": fixed point\n"));
         if (!changed) break;
       }
     });

@@ -2,7 +2,12 @@
 #include "TmaRecord.h"
 
 #include "tile/Layout/SharedLayouts.h"
-#include "tile/runtime/CompiledKernel.h"
+
+#include "llvm/Support/Debug.h"
+
+// The passes that record maps (tile-pipeline, tile-tma-stores) explain them under their own
+// -debug-only names; this file's decisions under its own.
+#define DEBUG_TYPE "tile-tma-record"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -10,12 +15,11 @@ using namespace mlir::tile;
 namespace {
 /// The map's element type; f32 that the copy rounds to tf32 (to nearest, on its way) where the
 /// buffer feeds a tf32 wgmma, whose tensor cores would otherwise truncate.
-::tile::rt::TensorMapType tensorMapType(Type elem, bool roundTf32) {
-  using ::tile::rt::TensorMapType;
-  if (elem.isF32()) return roundTf32 ? TensorMapType::TF32 : TensorMapType::F32;
-  if (elem.isF16()) return TensorMapType::F16;
-  if (elem.isBF16()) return TensorMapType::BF16;
-  return elem.getIntOrFloatBitWidth() == 8 ? TensorMapType::U8 : TensorMapType::I32;
+TmaElementType tmaElementType(Type elem, bool roundTf32) {
+  if (elem.isF32()) return roundTf32 ? TmaElementType::TF32 : TmaElementType::F32;
+  if (elem.isF16()) return TmaElementType::F16;
+  if (elem.isBF16()) return TmaElementType::BF16;
+  return elem.getIntOrFloatBitWidth() == 8 ? TmaElementType::U8 : TmaElementType::I32;
 }
 } // namespace
 
@@ -27,18 +31,22 @@ SmallVector<int32_t, 2> mlir::tile::tmaBox(MemDescType buffer) {
 }
 
 bool mlir::tile::recordTma(ModuleOp module, BlockArgument arg, MemDescType buffer, bool roundTf32) {
-  SmallVector<int32_t, 2> box = tmaBox(buffer);
-  SmallVector<int32_t> entry{int32_t(arg.getArgNumber()), int32_t(tensorMapType(buffer.getElementType(), roundTf32)),
-                             int32_t(cast<NvmmaSharedLayoutAttr>(buffer.getEncoding()).getSwizzle()), 2, box[0],
-                             box[1]};
-  SmallVector<Attribute> params;
-  if (auto old = module->getAttrOfType<ArrayAttr>(kTmaParamsAttr)) params.assign(old.begin(), old.end());
-  for (Attribute a : params) {
-    auto have = cast<DenseI32ArrayAttr>(a).asArrayRef();
-    if (have[0] == entry[0]) return have == ArrayRef<int32_t>(entry);
+  auto map =
+      TmaMapAttr::get(module.getContext(), arg.getArgNumber(), tmaElementType(buffer.getElementType(), roundTf32),
+                      cast<NvmmaSharedLayoutAttr>(buffer.getEncoding()).getSwizzle(), tmaBox(buffer));
+  SmallVector<TmaMapAttr> maps = tmaMaps(module);
+  for (TmaMapAttr have : maps)
+    if (have.getArg() == map.getArg()) {
+      LLVM_DEBUG(llvm::dbgs() << "argument " << map.getArg() << " already has TMA map " << have
+                              << (have == map ? "\n" : ", not the wanted one: the caller keeps its loads or stores\n"));
+      return have == map;
+    }
+  if (maps.size() == kMaxTmaMaps) {
+    LLVM_DEBUG(llvm::dbgs() << "TMA map " << map << ": the launch has " << kMaxTmaMaps << " already\n");
+    return false;
   }
-  if (params.size() == size_t(::tile::rt::kMaxTmaParams)) return false;
-  params.push_back(DenseI32ArrayAttr::get(module.getContext(), entry));
-  module->setAttr(kTmaParamsAttr, ArrayAttr::get(module.getContext(), params));
+  LLVM_DEBUG(llvm::dbgs() << "recorded TMA map " << map << "\n");
+  maps.push_back(map);
+  setTmaMaps(module, maps);
   return true;
 }

@@ -1,8 +1,8 @@
 //===- TmaRecord.h - the TMA maps a kernel's launch must encode -----------===//
 // tile-pipeline (TMA loads) and tile-tma-stores record on the module, per descriptor
 // parameter copied by the tensor memory accelerator, the map the launch encodes for it:
-// element type, swizzle and box (kTmaParamsAttr; Pipeline.cpp in compiler/lib turns the
-// attribute into LaunchMetadata::tma).
+// element type, swizzle and box (a #tile.tma_map in the module's kTmaMapsAttr; lib/Compiler.cpp
+// turns each into an rt::TmaParam of LaunchMetadata::tma).
 #ifndef TILE_TRANSFORMS_TMARECORD_H
 #define TILE_TRANSFORMS_TMARECORD_H
 

@@ -21,11 +21,14 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/ControlFlowSinkUtils.h"
+#include "llvm/Support/Debug.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILETMASTORES
 #include "tile/Transforms/Passes.h.inc"
 } // namespace mlir::tile
+
+#define DEBUG_TYPE "tile-tma-stores"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -104,7 +107,10 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   void runOnOperation() override {
     if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
     ModuleOp module = getOperation();
-    if (!targetHasWgmma(module)) return; // TMA is sm_90's; its kernels here are sm_90a's
+    if (!targetHasWgmma(module)) { // TMA is sm_90's; its kernels here are sm_90a's
+      LLVM_DEBUG(llvm::dbgs() << "target is not sm_90a: no TMA stores\n");
+      return;
+    }
     SmallVector<StoreOp> stores;
     module.walk([&](StoreOp s) {
       if (s.getDesc()) stores.push_back(s);
@@ -166,11 +172,22 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   /// only the masked store's operands moves into its branch.
   static void rewrite(ModuleOp module, StoreOp store) {
     auto arg = dyn_cast<BlockArgument>(store.getDesc());
-    if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp())) return;
+    if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp())) {
+      LLVM_DEBUG(llvm::dbgs() << "store at " << store.getLoc() << ": its descriptor is not a kernel argument\n");
+      return;
+    }
     auto type = cast<RankedTensorType>(store.getValue().getType());
     MemDescType buffer = stagingBuffer(type);
-    if (!buffer || !extentsOf16Bytes(arg, type.getElementType()) || !recordTma(module, arg, buffer, false))
+    if (!buffer || !extentsOf16Bytes(arg, type.getElementType()) || !recordTma(module, arg, buffer, false)) {
+      LLVM_DEBUG(llvm::dbgs() << "store at " << store.getLoc() << " stays masked: "
+                              << (!buffer ? "no nvmma staging buffer fits the block"
+                                  : !extentsOf16Bytes(arg, type.getElementType())
+                                      ? "extents not known 16-byte multiples"
+                                      : "the argument has another TMA map")
+                              << "\n");
       return convertLate(store);
+    }
+    LLVM_DEBUG(llvm::dbgs() << "store at " << store.getLoc() << ": staged in " << buffer << ", TMA store\n");
     Location loc = store.getLoc();
     OpBuilder b(store);
     auto branch = scf::IfOp::create(b, loc, startsInside(b, loc, store), /*withElseRegion=*/true);
@@ -187,9 +204,10 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
       convertAtChainEnd(b, store, source);
     }
     DominanceInfo dominance;
-    controlFlowSink(RegionRange{&branch.getElseRegion()}, dominance,
-                    [](Operation *op, Region *) { return isMemoryEffectFree(op) && op->getNumRegions() == 0; },
-                    [](Operation *op, Region *region) { op->moveBefore(&region->front().front()); });
+    controlFlowSink(
+        RegionRange{&branch.getElseRegion()}, dominance,
+        [](Operation *op, Region *) { return isMemoryEffectFree(op) && op->getNumRegions() == 0; },
+        [](Operation *op, Region *region) { op->moveBefore(&region->front().front()); });
   }
 };
 

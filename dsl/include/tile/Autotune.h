@@ -66,7 +66,8 @@ inline TuneKeyFn keyOnPow2(std::vector<size_t> indices) {
 template <class F> class Autotuned {
   using Params = typename detail::LambdaArgs<F>::Tuple;
   static constexpr size_t N = std::tuple_size_v<Params>;
-  template <size_t I> static constexpr bool isConst = detail::ParamTraits<std::tuple_element_t<I, Params>>::kind == ArgKind::Const;
+  template <size_t I>
+  static constexpr bool isConst = detail::ParamTraits<std::tuple_element_t<I, Params>>::kind == ArgKind::Const;
 
 public:
   /// constNames: a name for each Const parameter of the kernel, in parameter order (what
@@ -81,14 +82,14 @@ public:
       if (kernel_.params()[i].kind == ArgKind::Const) constParams.push_back(i);
     if (constNames.size() != constParams.size())
       throw ArgumentError("tile::Autotuned(" + kernel_.name() + "): " + std::to_string(constNames.size()) +
-                                  " names for " + std::to_string(constParams.size()) + " Const parameters");
+                          " names for " + std::to_string(constParams.size()) + " Const parameters");
     constName_.assign(N, "");
     for (size_t j = 0; j < constParams.size(); ++j) constName_[constParams[j]] = constNames[j];
     for (const TuneConfig &c : configs_)
       for (const auto &[name, value] : c.consts)
         if (std::find(constNames.begin(), constNames.end(), name) == constNames.end())
-          throw ArgumentError("tile::Autotuned(" + kernel_.name() + "): config " + c.str() +
-                                      " sets '" + name + "', which names no Const parameter");
+          throw ArgumentError("tile::Autotuned(" + kernel_.name() + "): config " + c.str() + " sets '" + name +
+                              "', which names no Const parameter");
   }
 
   template <class G, class... A> void launch(G grid, const A &...args) { launch(grid, LaunchOptions{}, args...); }
@@ -143,7 +144,8 @@ private:
     }
   }
   template <size_t... I, class... A>
-  void launchWith(const TuneConfig &c, Grid g, const LaunchOptions &o, std::index_sequence<I...>, const A &...args) const {
+  void launchWith(const TuneConfig &c, Grid g, const LaunchOptions &o, std::index_sequence<I...>,
+                  const A &...args) const {
     kernel_.launch(g, o, unwrap(tunedArg<I>(c, args))...);
   }
   static int64_t unwrap(int64_t v) { return v; }
@@ -154,7 +156,8 @@ private:
     auto one = [&v](const auto &a) {
       using R = std::remove_cvref_t<decltype(a)>;
       if constexpr (std::is_integral_v<R> || std::is_enum_v<R>) v.push_back(static_cast<int64_t>(a));
-      else if constexpr (std::is_pointer_v<R> || requires { a.ptr(); }) v.push_back(static_cast<int64_t>(detail::deviceAddress(a)));
+      else if constexpr (std::is_pointer_v<R> || requires { a.ptr(); })
+        v.push_back(static_cast<int64_t>(detail::deviceAddress(a)));
       else v.push_back(0);
     };
     (one(args), ...);

@@ -6,6 +6,8 @@
 #ifndef TILE_SPEC_H
 #define TILE_SPEC_H
 
+#include "tile/runtime/Hash.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -83,7 +85,9 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
     auto number = [&](int64_t &v) {
       if (rest.empty()) return false;
       size_t used = 0;
-      try { v = std::stoll(rest, &used); } catch (...) { return false; }
+      try {
+        v = std::stoll(rest, &used);
+      } catch (...) { return false; }
       return used == rest.size();
     };
     if (first) {
@@ -103,12 +107,21 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
     }
     ArgSpec a;
     switch (k) {
-    case 'c': a.kind = ArgKind::Const; if (!number(a.constValue)) return false; break;
-    case 'f': case 'h': case 'b': case 't':
+    case 'c':
+      a.kind = ArgKind::Const;
+      if (!number(a.constValue)) return false;
+      break;
+    case 'f':
+    case 'h':
+    case 'b':
+    case 't':
       a.kind = k == 'f' ? ArgKind::F32 : k == 'h' ? ArgKind::F16 : k == 'b' ? ArgKind::BF16 : ArgKind::I1;
       if (!rest.empty()) return false;
       break;
-    case 'p': case 'i': case 'l': case 'd':
+    case 'p':
+    case 'i':
+    case 'l':
+    case 'd':
       a.kind = k == 'p' ? ArgKind::Ptr : k == 'i' ? ArgKind::I32 : k == 'd' ? ArgKind::Desc : ArgKind::I64;
       if (rest == "16") a.div16 = true;
       else if (rest == "=1" && k != 'p' && k != 'd') a.one = true;
@@ -126,13 +139,8 @@ inline bool parseSpecialization(const std::string &text, Specialization &out) {
 
 /// Hash for in-memory lookups on the launch path (cheap: no strings).
 inline uint64_t hashSpecialization(const Specialization &spec, uint64_t seed) {
-  uint64_t h = seed ^ 0xcbf29ce484222325ull;
-  auto mix = [&h](uint64_t v) {
-    for (int i = 0; i < 8; ++i) {
-      h ^= (v >> (8 * i)) & 0xff;
-      h *= 0x100000001b3ull;
-    }
-  };
+  uint64_t h = seed ^ rt::kFnvOffsetBasis;
+  auto mix = [&h](uint64_t v) { h = rt::fnv1a64Mix(h, v); };
   mix(static_cast<uint64_t>(spec.numWarps));
   mix(static_cast<uint64_t>(spec.numStages));
   for (const ArgSpec &a : spec.args) {

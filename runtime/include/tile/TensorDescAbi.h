@@ -23,10 +23,10 @@ namespace tile {
 inline constexpr int kMaxDescRank = 4;
 
 struct alignas(64) TensorDescParam {
-  unsigned char map[128];             ///< a CUtensorMap, or zeros
-  uint64_t base;                      ///< address of element (0, ..., 0)
-  int32_t shape[kMaxDescRank];        ///< outermost first; unused dimensions 1
-  int32_t strides[kMaxDescRank];      ///< elements, outermost first; the innermost used one is 1
+  unsigned char map[128];        ///< a CUtensorMap, or zeros
+  uint64_t base;                 ///< address of element (0, ..., 0)
+  int32_t shape[kMaxDescRank];   ///< outermost first; unused dimensions 1
+  int32_t strides[kMaxDescRank]; ///< elements, outermost first; the innermost used one is 1
 };
 static_assert(offsetof(TensorDescParam, base) == 128 && offsetof(TensorDescParam, shape) == 136 &&
                   offsetof(TensorDescParam, strides) == 136 + 4 * kMaxDescRank && sizeof(TensorDescParam) == 192,

@@ -2,7 +2,7 @@
 // RUN: tile-opt %s -split-input-file --tile-lower-to-cpu=check=true | FileCheck %s --check-prefix=CHECKED
 
 // tile.dot, tile.trans and tile.reshape on the CPU executor (compiler/lib/CPU/Dot.cpp,
-// Permute.cpp). The unit tests (test/unit/cpu_dot_test.cpp) check the numbers; these
+// Permute.cpp). The unit tests (test/unit/cpu_dot_tests.cpp) check the numbers; these
 // check the shape of the code.
 
 // f16 operands: widened to f32 once, fused with their loads, into row-major stack

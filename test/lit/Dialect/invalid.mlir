@@ -588,3 +588,79 @@ func.func @warp_specialize_producer_tensor(%x: f32) {
   } {consumer_warps = 4 : i32}
   return
 }
+
+// -----
+
+// mbarriers: a ring is !tile.memdesc<Sx1x1xi64>, one barrier !tile.memdesc<1x1xi64>, in an
+// unswizzled shared tile; counts fit the barrier's 20-bit counters.
+func.func @init_one_barrier(%bar: !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.init_barriers' op 'bars' must be a ring of mbarriers, !tile.memdesc<Sx1x1xi64, #tile.swizzled_shared<...>>, got '!tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>'}}
+  tile.init_barriers %bar : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @init_count_too_large(%bars: !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.init_barriers' op count must be at most 1048575 (20 bits), got 1048576}}
+  tile.init_barriers %bars {count = 1048576 : i32} : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @init_zero_count(%bars: !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.init_barriers' op attribute 'count' failed to satisfy constraint: 32-bit signless integer attribute whose value is positive}}
+  tile.init_barriers %bars {count = 0 : i32} : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @invalidate_i32_ring(%bars: !tile.memdesc<4x1x1xi32, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.invalidate_barriers' op 'bars' must be a ring of mbarriers}}
+  tile.invalidate_barriers %bars : !tile.memdesc<4x1x1xi32, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @expect_on_a_ring(%bars: !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>, %pred: i1) {
+  // expected-error @+1 {{'tile.barrier_expect' op 'bar' must be one mbarrier, !tile.memdesc<1x1xi64, #tile.swizzled_shared<...>>}}
+  tile.barrier_expect %bars, %pred {bytes = 4096 : i32} : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @expect_too_many_bytes(%bar: !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>, %pred: i1) {
+  // expected-error @+1 {{'tile.barrier_expect' op bytes must be at most 1048575 (20 bits), got 2097152}}
+  tile.barrier_expect %bar, %pred {bytes = 2097152 : i32} : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @wait_on_i32(%bar: !tile.memdesc<1x1xi32, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>, %phase: i32) {
+  // expected-error @+1 {{'tile.barrier_wait' op 'bar' must be one mbarrier}}
+  tile.barrier_wait %bar, %phase : !tile.memdesc<1x1xi32, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}
+
+// -----
+
+func.func @arrive_on_nvmma(%bar: !tile.memdesc<8x16xi64, #tile.nvmma_shared<swizzle = 128>>, %pred: i1) {
+  // expected-error @+1 {{'tile.barrier_arrive' op 'bar' must be one mbarrier}}
+  tile.barrier_arrive %bar, %pred : !tile.memdesc<8x16xi64, #tile.nvmma_shared<swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @tma_load_on_a_ring(%d: !tile.tensordesc<f16, 2>, %o: i32, %pred: i1,
+                              %buf: !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>,
+                              %bars: !tile.memdesc<2x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>) {
+  // expected-error @+1 {{'tile.async_tma_load' op 'bar' must be one mbarrier}}
+  tile.async_tma_load %d[%o, %o] -> %buf, %bars, %pred : !tile.tensordesc<f16, 2>, !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.memdesc<2x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+  return
+}

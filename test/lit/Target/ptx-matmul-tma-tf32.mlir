@@ -1,7 +1,7 @@
 // TF32 on Hopper's wgmma (MatmulTma<float, float, MatmulB::Transposed>): both operands
 // K-major, B arriving as bᵀ [N, K] through its descriptor, the wgmma reading it through a
 // transposed view of the ring it lands in. The copies are TMA's with tf32-rounding maps (type
-// 5 = TensorMapType::TF32 in the module's tile.tma_params; C's map is plain f32, type 4), so no
+// tf32 in the module's tile.tma_maps; C's map is plain f32), so no
 // thread rounds anything: no cvt.rna, and wgmma m64n256k8 .tf32 without transpose operands. The
 // C block leaves through shared memory by a TMA store, written straight from the accumulators'
 // layout (no conversion), fenced for the async proxy, and thread 0 waits for the copy to
@@ -10,7 +10,7 @@
 // RUN: tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0,c0 --stage=ptx | FileCheck %s
 // RUN: %if ptxas %{ tilec --kernel=matmul_tma_tf32_bt --spec=w8,s4,d16,d16,d16,p16,i16,i16,i16,c128,c256,c32,c8,c0,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
-// OPT: tile.tma_params = [array<i32: 0, 5, 128, 2, 128, 32>, array<i32: 1, 5, 128, 2, 256, 32>, array<i32: 2, 4, 128, 2, 128, 32>]
+// OPT: tile.tma_maps = [#tile.tma_map<arg = 0, type = tf32, swizzle = 128, box = [128, 32]>, #tile.tma_map<arg = 1, type = tf32, swizzle = 128, box = [256, 32]>, #tile.tma_map<arg = 2, type = f32, swizzle = 128, box = [128, 32]>]
 // OPT: tile.async_tma_load %arg1{{.*}} <256x32xf32, #tile.nvmma_shared<swizzle = 128>>
 // OPT: %[[T:.*]] = tile.memdesc_trans %{{.*}} : <256x32xf32, #tile.nvmma_shared<swizzle = 128>> -> <32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>
 // OPT: tile.warpgroup_dot %{{.*}}, %[[T]], %{{.*}} {pendings = 1 : i32}

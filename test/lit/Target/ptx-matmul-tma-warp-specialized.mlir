@@ -1,5 +1,5 @@
 // The library's descriptor matmul with its K loop warp-specialised (MatmulTma's WARP_SPECIALIZE,
-// LoopOptions::warpSpecialize) on sm_90a. tile-pipeline splits the kernel (tile.warp_specialize):
+// LoopOptions::warpSpecialize) on sm_90a. tile-warp-specialize splits the kernel (tile.warp_specialize):
 // the 8 consumer warps keep the layouts and run the loop without copies; a producer warpgroup
 // (warps 8-11: the launch runs 384 threads) gives registers back (setmaxnreg.dec 40, the
 // consumers take 232: ptxas honours them with .minnctapersm 1), and its first warp issues every

@@ -260,3 +260,63 @@ module attributes {tile.target = "sm_80"} {
     return %r : tensor<64x32xf16, #blocked>
   }
 }
+
+// -----
+
+// sm_90a: descriptor blocks read only by a warpgroup dot are TMA copies on one mbarrier per
+// slot (a ring of the kernel's 4 stages, copies two iterations ahead: the dot keeps one wgmma
+// group in flight). The prologue arms slots 0 and 1 with both blocks' bytes; each iteration
+// waits for its slot's phase, refills slot (j + 2) % 4 (predicated off past the end) and reads
+// slot j % 4; after the loop the last group is waited for, then the mbarriers go. The loads
+// are the body's first ops (their box offsets come from outside the loop), so the schedule's
+// insertion point at the body's start is one of the loads it erases.
+// CHECK-LABEL: func.func @tma_in_loop
+// CHECK:      %[[RA:.*]] = tile.local_alloc : () -> !tile.memdesc<4x64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+// CHECK-NEXT: %[[RB:.*]] = tile.local_alloc : () -> !tile.memdesc<4x32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: %[[BARS:.*]] = tile.local_alloc : () -> !tile.memdesc<4x1x1xi64
+// CHECK-NEXT: tile.init_barriers %[[BARS]]
+// CHECK-NEXT: tile.barrier
+// CHECK:      tile.barrier_expect %{{.*}}, %{{.*}} {bytes = 8192 : i32}
+// CHECK-COUNT-2: tile.async_tma_load
+// CHECK:      tile.barrier_expect %{{.*}}, %{{.*}} {bytes = 8192 : i32}
+// CHECK-COUNT-2: tile.async_tma_load
+// CHECK:      scf.for
+// CHECK:        %[[W:.*]] = tile.memdesc_index %[[BARS]]
+// CHECK-NEXT:   tile.barrier_wait %[[W]]
+// CHECK:        %[[REFILL:.*]] = tile.memdesc_index %[[BARS]]
+// CHECK-NEXT:   tile.barrier_expect %[[REFILL]], %{{.*}} {bytes = 8192 : i32}
+// CHECK:        tile.async_tma_load %arg0[%{{.*}}, %{{.*}}] -> %{{.*}}, %[[REFILL]]
+// CHECK:        tile.async_tma_load %arg1[%{{.*}}, %{{.*}}] -> %{{.*}}, %[[REFILL]]
+// CHECK:        %[[A:.*]] = tile.memdesc_index %[[RA]]
+// CHECK-NEXT:   %[[B:.*]] = tile.memdesc_index %[[RB]]
+// CHECK-NEXT:   tile.warpgroup_dot %[[A]], %[[B]], %{{.*}} {pendings = 1 : i32}
+// CHECK-NOT:    tile.load
+// CHECK:      tile.warpgroup_dot_wait {{.*}} {pendings = 0 : i32}
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.invalidate_barriers %[[BARS]]
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+module attributes {tile.target = "sm_90a"} {
+  func.func @tma_in_loop(%a: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %b: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                         %pa: tensor<64x32x!tile.ptr<f16>, #blocked>, %pb: tensor<32x64x!tile.ptr<f16>, #blocked>,
+                         %pc: tensor<64x64x!tile.ptr<f32>, #mma>, %row: i32, %k: i32) attributes {tile.kernel, tile.num_stages = 4 : i32, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %trueb = arith.constant dense<true> : tensor<32x64xi1, #blocked>
+    %za = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zb = arith.constant dense<0.000000e+00> : tensor<32x64xf16, #blocked>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %r = arith.muli %row, %c32 : i32
+    %acc = scf.for %kk = %c0 to %k step %c32 iter_args(%acc1 = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
+      %x = tile.load %pa, %true, %za box %a[%r, %kk] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %y = tile.load %pb, %trueb, %zb box %b[%kk, %c0] of !tile.tensordesc<f16, 2> : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi1, #blocked>, tensor<32x64xf16, #blocked> -> tensor<32x64xf16, #blocked>
+      %ma = tile.local_alloc %x : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %mb = tile.local_alloc %y : (tensor<32x64xf16, #blocked>) -> !tile.memdesc<32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+      %d = tile.warpgroup_dot %ma, %mb, %acc1 : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    }
+    tile.store %pc, %acc : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+}

@@ -1,11 +1,12 @@
 // Every pass runs alone on traced (layout-free) IR: the ones that take it work, the others
 // fail with one diagnostic naming what they need and the step that provides it, at the first
-// tensor without a layout (issue 25: tile-coalesce and convert-tile-to-llvm used to crash).
+// tensor without a layout (tile-coalesce and convert-tile-to-llvm used to crash).
 // RUN: not tile-opt %s --tile-coalesce 2>&1 | FileCheck %s --check-prefix=COALESCE
 // RUN: not tile-opt %s --tile-accelerate-matmul 2>&1 | FileCheck %s --check-prefix=ACCELERATE
 // RUN: not tile-opt %s --tile-remove-layout-conversions 2>&1 | FileCheck %s --check-prefix=REMOVE
 // RUN: not tile-opt %s --tile-optimize-dot-operands 2>&1 | FileCheck %s --check-prefix=DOTOPS
 // RUN: not tile-opt %s --tile-pipeline 2>&1 | FileCheck %s --check-prefix=PIPELINE
+// RUN: not tile-opt %s --tile-warp-specialize 2>&1 | FileCheck %s --check-prefix=WARPSPEC
 // RUN: not tile-opt %s --tile-tma-stores 2>&1 | FileCheck %s --check-prefix=TMA
 // RUN: not tile-opt %s --tile-allocate-shared 2>&1 | FileCheck %s --check-prefix=ALLOCATE
 // RUN: not tile-opt %s --tile-insert-barriers 2>&1 | FileCheck %s --check-prefix=BARRIERS
@@ -14,7 +15,7 @@
 // The passes for traced IR take it, and the GPU passes after tile-assign-layouts.
 // RUN: tile-opt %s --tile-assign-layouts | FileCheck %s --check-prefix=LAYOUTS
 // RUN: tile-opt %s --tile-assign-layouts --tile-coalesce --tile-accelerate-matmul --tile-remove-layout-conversions \
-// RUN:   --tile-optimize-dot-operands --tile-pipeline --tile-tma-stores --tile-allocate-shared --tile-insert-barriers \
+// RUN:   --tile-optimize-dot-operands --tile-warp-specialize --tile-pipeline --tile-tma-stores --tile-allocate-shared --tile-insert-barriers \
 // RUN:   --convert-tile-to-llvm | FileCheck %s --check-prefix=LOWERED
 // RUN: tile-opt %s --tile-lower-to-cpu | FileCheck %s --check-prefix=CPU
 // RUN: tile-opt %s --tile-cpu-expand-small-floats | FileCheck %s --check-prefix=SMALLFLOATS
@@ -24,15 +25,16 @@
 //
 // An empty module goes through every pass.
 // RUN: echo 'module {}' | tile-opt --tile-assign-layouts --tile-coalesce --tile-accelerate-matmul \
-// RUN:   --tile-remove-layout-conversions --tile-optimize-dot-operands --tile-pipeline --tile-tma-stores \
+// RUN:   --tile-remove-layout-conversions --tile-optimize-dot-operands --tile-warp-specialize --tile-pipeline --tile-tma-stores \
 // RUN:   --tile-allocate-shared --tile-insert-barriers --convert-tile-to-llvm | FileCheck %s --check-prefix=EMPTY
 // RUN: echo 'module {}' | tile-opt --tile-lower-to-cpu --tile-cpu-expand-small-floats | FileCheck %s --check-prefix=EMPTY
 
-// COALESCE:   preconditions.mlir:[[@LINE+22]]:11: error: tile-coalesce needs layouts: run --tile-assign-layouts first
-// ACCELERATE: preconditions.mlir:[[@LINE+21]]:11: error: tile-accelerate-matmul needs layouts: run --tile-assign-layouts first
-// REMOVE:     preconditions.mlir:[[@LINE+20]]:11: error: tile-remove-layout-conversions needs layouts: run --tile-assign-layouts first
-// DOTOPS:     preconditions.mlir:[[@LINE+19]]:11: error: tile-optimize-dot-operands needs layouts: run --tile-assign-layouts first
-// PIPELINE:   preconditions.mlir:[[@LINE+18]]:11: error: tile-pipeline needs layouts: run --tile-assign-layouts first
+// COALESCE:   preconditions.mlir:[[@LINE+23]]:11: error: tile-coalesce needs layouts: run --tile-assign-layouts first
+// ACCELERATE: preconditions.mlir:[[@LINE+22]]:11: error: tile-accelerate-matmul needs layouts: run --tile-assign-layouts first
+// REMOVE:     preconditions.mlir:[[@LINE+21]]:11: error: tile-remove-layout-conversions needs layouts: run --tile-assign-layouts first
+// DOTOPS:     preconditions.mlir:[[@LINE+20]]:11: error: tile-optimize-dot-operands needs layouts: run --tile-assign-layouts first
+// PIPELINE:   preconditions.mlir:[[@LINE+19]]:11: error: tile-pipeline needs layouts: run --tile-assign-layouts first
+// WARPSPEC:   preconditions.mlir:[[@LINE+18]]:11: error: tile-warp-specialize needs layouts: run --tile-assign-layouts first
 // TMA:        preconditions.mlir:[[@LINE+17]]:11: error: tile-tma-stores needs layouts: run --tile-assign-layouts first
 // ALLOCATE:   preconditions.mlir:[[@LINE+16]]:11: error: tile-allocate-shared needs layouts: run --tile-assign-layouts first
 // BARRIERS:   preconditions.mlir:[[@LINE+15]]:11: error: tile-insert-barriers needs layouts: run --tile-assign-layouts first

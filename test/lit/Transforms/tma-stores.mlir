@@ -5,10 +5,10 @@
 // staging buffer and a TMA store of it, the value written from the layout its chain starts
 // in (the accumulator's: the conversion to the store's layout dropped, the cast after it
 // recomputed there); elsewhere the masked store, converting the cast value (f16, not f32),
-// its address computation moved into its branch. The descriptor's map (f16 = type 2,
-// 128-byte swizzle, 64 x 64 box) goes on the module.
+// its address computation moved into its branch. The descriptor's map (f16, 128-byte
+// swizzle, 64 x 64 box) goes on the module.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: tile.tma_params = [array<i32: 0, 2, 128, 2, 64, 64>]
+// CHECK-SAME: tile.tma_maps = [#tile.tma_map<arg = 0, type = f16, swizzle = 128, box = [64, 64]>]
 // CHECK-LABEL: func.func @store_block
 // CHECK: %[[M:.*]] = tile.descriptor_dim %arg0 {dim = 0 : i32, stride = false}
 // CHECK: arith.cmpi slt, %arg4, %[[M]]

@@ -11,8 +11,8 @@ namespace mlir::tile {
 /// `vec` consecutive elements per thread along the fastest dimension (`fastest`; -1: the
 /// last), the others slowest-last. Threads fill the fastest dimension first, then warps;
 /// smaller shapes replicate.
-BlockedLayoutAttr defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps,
-                                       unsigned vec, int fastest = -1);
+BlockedLayoutAttr defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape, unsigned numWarps, unsigned vec,
+                                       int fastest = -1);
 
 /// How many consecutive elements one thread may access with one instruction at `ptr`
 /// (a tensor of pointers) under `perThread` elements per thread along the fastest

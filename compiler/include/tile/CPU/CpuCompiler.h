@@ -15,10 +15,10 @@
 namespace tile::cpu {
 
 struct CompileOptions {
-  bool check = false;   ///< checking mode: every active memory access calls tile_cpu_check first
-  int chunk = 16;       ///< elements per vector chunk (a power of two)
-  int optLevel = 3;     ///< LLVM -O level of the JIT
-  bool keepIR = false;  ///< keep the lowered MLIR and the optimised LLVM IR in the result
+  bool check = false;  ///< checking mode: every active memory access calls tile_cpu_check first
+  int chunk = 16;      ///< elements per vector chunk (a power of two)
+  int optLevel = 3;    ///< LLVM -O level of the JIT
+  bool keepIR = false; ///< keep the lowered MLIR and the optimised LLVM IR in the result
   /// CPU to generate code for: host | x86-64 | x86-64-v2 | x86-64-v3 | x86-64-v4;
   /// empty = $TILE_CPU_TARGET, else host.
   std::string target;

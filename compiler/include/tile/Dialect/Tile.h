@@ -41,10 +41,14 @@ struct SharedMemoryResource : public SideEffects::Resource::Base<SharedMemoryRes
 namespace mlir::tile {
 /// Attribute names shared by the front end, passes and lowering.
 inline constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
-/// On a kernel: the warps its tensors' layouts spread over (a power of two). On the module,
-/// once lowered: the warps the launch runs (more with a warp-specialised loop's producer).
+/// On a kernel: the warps its tensors' layouts spread over (a power of two, 1 to 32; set by
+/// the front end or tile-assign-layouts). Not what the launch runs: see kLaunchWarpsAttr.
 inline constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
-/// On an scf.for (unit): run the loop warp-specialised where tile-pipeline can (a TMA-fed
+/// On the module once lowered (convert-tile-to-llvm): the warps a launch runs, 1 to 32. The
+/// kernel's tile.num_warps, plus a warp-specialised loop's producer warpgroup (4 warps); the
+/// compiler driver copies it to rt::LaunchMetadata::numWarps.
+inline constexpr llvm::StringLiteral kLaunchWarpsAttr = "tile.launch_warps";
+/// On an scf.for (unit): run the loop warp-specialised where tile-warp-specialize can (a TMA-fed
 /// wgmma K loop on sm_90a: a producer warp issues the copies); elsewhere a hint it ignores.
 inline constexpr llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
 /// On a kernel: buffers per software-pipelined load (tile-pipeline); absent: 3.
@@ -58,7 +62,8 @@ inline int targetComputeCapability(Operation *op) {
   if (!module) module = dyn_cast<ModuleOp>(op);
   auto attr = module ? module->getAttrOfType<StringAttr>(kTargetAttr) : StringAttr();
   int sm = 0;
-  if (attr && attr.getValue().starts_with("sm_")) (void)attr.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
+  if (attr && attr.getValue().starts_with("sm_"))
+    (void)attr.getValue().drop_front(3).take_while(llvm::isDigit).getAsInteger(10, sm);
   return sm;
 }
 /// Whether kTargetAttr is Hopper's arch-specific target (sm_90a): wgmma may be emitted.
@@ -68,10 +73,21 @@ inline bool targetHasWgmma(Operation *op) {
   auto attr = module ? module->getAttrOfType<StringAttr>(kTargetAttr) : StringAttr();
   return attr && attr.getValue() == "sm_90a";
 }
-/// On the module: the descriptor parameters copied through TMA, one DenseI32ArrayAttr each:
-/// [argument, element bytes, is float, is bf16, swizzle bytes, rank, box...] (tile-pipeline;
-/// runPipeline turns them into rt::LaunchMetadata::tma).
-inline constexpr llvm::StringLiteral kTmaParamsAttr = "tile.tma_params";
+/// On the module: the TMA maps the launch must encode, an array of #tile.tma_map (one per
+/// descriptor argument, distinct arguments, at most kMaxTmaMaps), recorded by tile-pipeline and
+/// tile-tma-stores (Transforms/TmaRecord.cpp); the compiler driver turns them into
+/// rt::LaunchMetadata::tma. Read and written through tmaMaps / setTmaMaps.
+inline constexpr llvm::StringLiteral kTmaMapsAttr = "tile.tma_maps";
+/// The most TMA maps one launch encodes (rt::kMaxTmaParams; lib/Compiler.cpp checks they agree).
+inline constexpr unsigned kMaxTmaMaps = 4;
+/// On a tile.load, tile.store, tile.atomic_add or tile.async_copy (i32, set by tile-coalesce and
+/// copied by tile-pipeline): how many consecutive elements a thread moves per instruction along
+/// its layout's fastest dimension, a power of two from 1 to 16 (at most 16 bytes per access,
+/// 16 i8s); absent: 1. The lowering also checks it divides the thread's registers and spans at
+/// most 16 bytes of the element type. Read and written through vectorWidth / setVectorWidth.
+inline constexpr llvm::StringLiteral kVecAttr = "tile.vec";
+/// The largest kVecAttr (16 one-byte elements: a 16-byte access).
+inline constexpr unsigned kMaxVectorWidth = 16;
 /// On a kernel argument: the value (pointer address or integer) is a multiple of this.
 inline constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 /// On the op defining a pointer tensor (the DSL's `lanes_along`): the dimension consecutive
@@ -94,6 +110,21 @@ inline constexpr llvm::StringLiteral kScratchOffsetAttr = "tile.scratch_offset";
 
 /// The element type of a scalar or tensor type.
 inline Type elementTypeOf(Type t) { return getElementTypeOrSelf(t); }
+
+// Accessors of the attributes passes hand each other (DiscardableAttrs.cpp; the dialect's
+// verifyOperationAttribute checks their values where they are parsed or set).
+/// `op`'s kVecAttr, or nullopt when absent (the lowering then moves one element at a time).
+std::optional<unsigned> vectorWidth(Operation *op);
+void setVectorWidth(Operation *op, unsigned width);
+/// A kernel function's kNumWarpsAttr, or nullopt when absent.
+std::optional<unsigned> kernelNumWarps(Operation *func);
+void setKernelNumWarps(Operation *func, unsigned warps);
+/// The lowered module's kLaunchWarpsAttr, or nullopt when absent.
+std::optional<unsigned> launchWarps(ModuleOp module);
+void setLaunchWarps(ModuleOp module, unsigned warps);
+/// The module's kTmaMapsAttr, in the order recorded (empty when absent).
+SmallVector<TmaMapAttr> tmaMaps(ModuleOp module);
+void setTmaMaps(ModuleOp module, ArrayRef<TmaMapAttr> maps);
 } // namespace mlir::tile
 
 #endif

@@ -169,4 +169,37 @@ def Tile_NvmmaSharedLayout : AttrDef<Tile_Dialect, "NvmmaSharedLayout"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TmaElementType : I32EnumAttr<"TmaElementType", "element type of a TMA map (rt::TensorMapType)", [
+    I32EnumAttrCase<"U8", 0, "u8">, I32EnumAttrCase<"I32", 1, "i32">, I32EnumAttrCase<"F16", 2, "f16">,
+    I32EnumAttrCase<"BF16", 3, "bf16">, I32EnumAttrCase<"F32", 4, "f32">, I32EnumAttrCase<"TF32", 5, "tf32">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_TmaMap : AttrDef<Tile_Dialect, "TmaMap"> {
+  let mnemonic = "tma_map";
+  let summary = "the TMA map a launch encodes for one tensor-descriptor parameter";
+  let description = [{
+    Recorded on the module (`tile.tma_maps`, one per descriptor copied by the tensor memory
+    accelerator) by tile-pipeline and tile-tma-stores (Transforms/TmaRecord.cpp); the compiler
+    driver (lib/Compiler.cpp) turns each into an rt::TmaParam of the launch metadata, and the
+    launch encodes the map into the parameter's first 128 bytes.
+    `arg`: the kernel argument's index. `type`: the map's element type, rt::TensorMapType's
+    values in order (`tf32`: f32 that the copy rounds to tf32). `swizzle`: the bytes of the
+    shared-memory swizzle (0, 32, 64 or 128). `box`: what one copy moves, outermost first (its
+    rank is the map's); the innermost extent spans at most the swizzle.
+    `#tile.tma_map<arg = 0, type = f16, swizzle = 128, box = [64, 64]>`
+  }];
+  let parameters = (ins "unsigned":$arg, EnumParameter<Tile_TmaElementType>:$type, "unsigned":$swizzle,
+                        ArrayRefParameter<"int32_t">:$box);
+  let assemblyFormat = [{
+    `<` `arg` `=` $arg `,` `type` `=` $type `,` `swizzle` `=` $swizzle `,` `box` `=` `[` $box `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one element of the map's type.
+    unsigned getElementBytes() const;
+  }];
+}
+
 #endif

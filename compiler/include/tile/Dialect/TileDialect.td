@@ -18,7 +18,9 @@ def Tile_Dialect : Dialect {
   }];
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
-  // tile.kernel, tile.num_warps, tile.num_stages on functions: checked where they are set.
+  // The attributes passes hand each other (tile.kernel, tile.num_warps, tile.vec,
+  // tile.launch_warps, tile.tma_maps, ...): checked where they are parsed or set
+  // (lib/Dialect/DiscardableAttrs.cpp).
   let hasOperationAttrVerify = 1;
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
                            "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect"];

@@ -90,15 +90,47 @@ def TilePipeline : Pass<"tile-pipeline", "mlir::ModuleOp"> {
     i + num-stages - 1 (masked off past the end, which zero-fills). Loads whose
     `other` is not zero, or whose accesses are narrower than 4 bytes, stay as they are.
     On sm_90a descriptor blocks read only by warpgroup dots are TMA copies on an mbarrier
-    per slot instead (across tiles for the K loop of a persistent tile loop), and a loop
-    marked `tile.warp_specialize` whose copies are all TMA is split into a
-    `tile.warp_specialize` op: a producer warp issues the copies, waiting on an `empty`
-    mbarrier ring that the consumer warps (the kernel's num_warps) arrive on once their
-    wgmmas have read a slot (Pipeline.cpp's file comment).
+    per slot instead (across tiles for the K loop of a persistent tile loop). The phases:
+    compiler/lib/Transforms/Pipeliner/ (Pipeliner.h). Loops that tile-warp-specialize
+    split before have no loads left to pipeline.
   }];
   let options = [
     Option<"numStages", "num-stages", "int", /*default=*/"0",
            "buffers per pipelined load; 0 = the kernel's tile.num_stages attribute (else 3); 1 = off">
+  ];
+}
+
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
+  let summary = "Split a TMA-fed wgmma K loop into a producer warp and consumer warps (sm_90a)";
+  let description = [{
+    Runs just before tile-pipeline. A loop marked `tile.warp_specialize` that tile-pipeline
+    would pipeline with TMA copies only and warpgroup dots kept in flight, at the kernel's
+    top level after only register work (or the K loop of such a persistent tile loop), is
+    split into a `tile.warp_specialize` op. Its producer region (an extra warpgroup) runs the
+    loop's trips issuing only the copies: iteration g waits on slot g % S of an `empty`
+    mbarrier ring, then arms the `full` ring and starts the TMA copies. Its consumers region
+    (the kernel's num_warps, layouts unchanged) holds the loop and the rest of the kernel: each
+    iteration waits on the `full` ring, reads the slot, and once the previous iteration's
+    wgmmas retired every warp arrives on that slot's `empty` mbarrier.
+    ```mlir
+    scf.for %k = ... { %a = tile.load ... box %d[...]; %m = tile.local_alloc %a ...;
+                       tile.warpgroup_dot %m, ... } {tile.warp_specialize}
+    // becomes
+    tile.warp_specialize producer {
+      scf.for %k = ... { tile.barrier_wait %empty[g % S] ...; tile.barrier_expect ...;
+                         tile.async_tma_load %d[...] ... }
+    } consumers {
+      scf.for %k = ... { tile.barrier_wait %full[g % S] ...; tile.warpgroup_dot ...;
+                         tile.barrier_arrive %empty[(g - 1) % S] ... }
+      ...
+    }
+    ```
+    Any other loop, marked or not, is left as it is (tile-pipeline pipelines it); so is
+    everything below sm_80. Pipeliner/WarpSpecialize.cpp's file comment has the details.
+  }];
+  let options = [
+    Option<"numStages", "num-stages", "int", /*default=*/"0",
+           "ring slots; as tile-pipeline's option (0 = the kernel's tile.num_stages, else the pipeliner's default; 1 = off)">
   ];
 }
 

@@ -13,47 +13,9 @@
 //   STATS = 1 forward reads the producer's partial statistics instead of two passes.
 #pragma once
 
-#include "tile/kernels/Declare.h"
+#include "tile/kernels/Nchw.h"
 
 namespace tile::kernels {
-
-constexpr int kBatchNormBlock = 1024, kBatchNormWarps = 8; // 4 elements per thread: no spills (ptxas sm_90)
-
-/// Per-channel partial statistics of an NCHW tensor, written by its producer: a channel's
-/// n·h·w elements, in image order, fall into ceil(n·h·w / rows) tiles of `rows` elements (the
-/// last ragged; a tile may end one image and start the next), `tiles` in all; data holds
-/// [tiles, c] sums, then [tiles, c] sums of squared deviations from each tile's own mean.
-struct ChannelStats {
-  Address data;
-  int64_t tiles, rows;
-};
-
-namespace detail {
-/// Elements in the first t tiles of ChannelStats over `count` (n·h·w) elements per channel (t a
-/// scalar or a tensor).
-inline Value statsRowsBefore(Value t, Value count, Value rows) { return minimum(t * rows, count); }
-/// Elements in tile t of ChannelStats (at least 1: a weight for empty tiles, whose sums are 0).
-inline Value statsRowsOf(Value t, Value count, Value rows) {
-  return cast(maximum(statsRowsBefore(t + 1, count, rows) - statsRowsBefore(t, count, rows), 1), DType::f32);
-}
-/// Blocks of `rows` of a channel's count (n·h·w) elements, the last ragged: the tiles of
-/// ChannelStats, and the pixel tiles of the convolutions (Conv.h).
-inline int64_t pixelBlocks(int64_t count, int64_t rows) { return ceilDiv(count, rows); }
-
-/// Element i of channel c's (N, H, W) elements, i = n * hw + p, in an NCHW tensor.
-inline Value channelOffsets(Value i, Value c, Value channels, Value hw) {
-  return (i / hw) * (channels * hw) + c * hw + i % hw;
-}
-
-inline void checkNchw(const char *kernel, int64_t n, int64_t c, int64_t hw) {
-  checkRange(kernel, "n", n, 1, kMaxI32);
-  checkRange(kernel, "c", c, 0, kMaxI32);
-  checkRange(kernel, "h * w", hw, 1, kMaxI32);
-  if (n * c > kMaxI32 || n * c * hw > kMaxI32 - kBatchNormBlock)
-    fail(kernel, "n x c x (h * w) = " + num(n) + " x " + num(c) + " x " + num(hw) +
-                     " exceeds the kernel's int32 indexing");
-}
-} // namespace detail
 
 /// y = (x - mean[c]) * rstd[c] * gamma[c] + beta[c] (then relu, then 2x2 max pooling as
 /// flagged), with mean[c] and rstd[c] = 1 / sqrt(biased var + eps) written for the
@@ -61,8 +23,8 @@ inline void checkNchw(const char *kernel, int64_t n, int64_t c, int64_t hw) {
 struct BatchNorm2dForward {
   static constexpr const char *name = "batchnorm2d_fwd";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> y, Ptr<int8_t> argmax, Ptr<float> gamma, Ptr<float> beta,
-                                  Ptr<float> mean, Ptr<float> rstd, Ptr<float> stats, I32 n, I32 channels, I32 h,
-                                  I32 w, I32 statTiles, I32 statRows, F32 eps, Const<int> BLOCK, Const<int> RELU,
+                                  Ptr<float> mean, Ptr<float> rstd, Ptr<float> stats, I32 n, I32 channels, I32 h, I32 w,
+                                  I32 statTiles, I32 statRows, F32 eps, Const<int> BLOCK, Const<int> RELU,
                                   Const<int> POOL, Const<int> STATS) {
     Value c = program_id(0);
     Value hw = h * w, count = n * hw;
@@ -141,9 +103,9 @@ struct BatchNorm2dForward {
       });
     }
   };
-  static constexpr std::array params{"x",    "y",     "argmax",    "gamma",     "beta", "mean",  "rstd",
-                                     "stats", "n",    "channels",  "h",         "w",    "stat_tiles", "stat_rows",
-                                     "eps",   "BLOCK", "RELU",     "POOL",      "STATS"};
+  static constexpr std::array params{"x",     "y",     "argmax",   "gamma", "beta", "mean",       "rstd",
+                                     "stats", "n",     "channels", "h",     "w",    "stat_tiles", "stat_rows",
+                                     "eps",   "BLOCK", "RELU",     "POOL",  "STATS"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     for (int stats = 0; stats < 2; ++stats)
@@ -160,9 +122,9 @@ struct BatchNorm2dForward {
     run(l, x, y, nullptr, gamma, beta, mean, rstd, n, c, h, w, eps, relu, false, stats, stream);
   }
   /// As launch(), then 2x2 max pooling: y and argmax (int8) [n, c, h/2, w/2].
-  static void launchPooled(Launcher &l, Address x, Address y, Address argmax, Address gamma, Address beta,
-                           Address mean, Address rstd, int64_t n, int64_t c, int64_t h, int64_t w, float eps,
-                           bool relu, const ChannelStats *stats = nullptr, CUstream stream = nullptr) {
+  static void launchPooled(Launcher &l, Address x, Address y, Address argmax, Address gamma, Address beta, Address mean,
+                           Address rstd, int64_t n, int64_t c, int64_t h, int64_t w, float eps, bool relu,
+                           const ChannelStats *stats = nullptr, CUstream stream = nullptr) {
     run(l, x, y, argmax, gamma, beta, mean, rstd, n, c, h, w, eps, relu, true, stats, stream);
   }
 
@@ -188,6 +150,35 @@ private:
 };
 TILE_LIBRARY_KERNEL(BatchNorm2dForward);
 
+namespace detail {
+/// x̂ = (x - mean)·rstd and the gradient reaching the normalisation (dy, routed from the
+/// pooled gradient to each window's argmax if POOL, masked by relu's if RELU) at elements
+/// i of channel c (offsets `offs`, channelOffsets(i, c, channels, hw)): the per-element
+/// arithmetic of every batchnorm backward (BatchNorm2dBackward, BatchNormSplit.h's).
+struct BnGradients {
+  Value offs, xhat, gy, mask;
+};
+inline BnGradients bnGradients(Value i, Value offs, Value mask, Value c, Value channels, Value h, Value w, Value hw,
+                               Value x, Value dy, Value argmax, Value mu, Value r, Value scale, Value shift, int RELU,
+                               int POOL) {
+  Value xc = load(x + offs, mask, 0.0f) - mu;
+  Value gy;
+  if (POOL) {
+    Value oh = h / 2, ow = w / 2;
+    Value p = i % hw;
+    Value ih = p / w, iw = p % w;
+    Value covered = mask & (ih / 2 < oh) & (iw / 2 < ow);
+    Value o = ((i / hw) * channels + c) * (oh * ow) + (ih / 2) * ow + iw / 2;
+    Value at = cast(load(argmax + o, covered, 0), DType::i32) == (ih % 2) * 2 + iw % 2;
+    gy = where(covered & at, load(dy + o, covered, 0.0f), 0.0f);
+  } else {
+    gy = load(dy + offs, mask, 0.0f);
+  }
+  if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
+  return {offs, xc * r, gy, mask};
+}
+} // namespace detail
+
 /// From g (the gradient of bn(x): dy, times the relu mask recomputed if RELU, after
 /// routing the pooled gradient to each window's argmax if POOL) and x̂ = (x - mean)·rstd:
 ///   dbeta[c] = Σ g,  dgamma[c] = Σ g·x̂,
@@ -196,9 +187,9 @@ TILE_LIBRARY_KERNEL(BatchNorm2dForward);
 struct BatchNorm2dBackward {
   static constexpr const char *name = "batchnorm2d_bwd";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> dy, Ptr<int8_t> argmax, Ptr<float> gamma, Ptr<float> beta,
-                                  Ptr<float> mean, Ptr<float> rstd, Ptr<float> dx, Ptr<float> dgamma,
-                                  Ptr<float> dbeta, Ptr<float> dxSum, I32 n, I32 channels, I32 h, I32 w,
-                                  Const<int> BLOCK, Const<int> RELU, Const<int> POOL, Const<int> DXSUM) {
+                                  Ptr<float> mean, Ptr<float> rstd, Ptr<float> dx, Ptr<float> dgamma, Ptr<float> dbeta,
+                                  Ptr<float> dxSum, I32 n, I32 channels, I32 h, I32 w, Const<int> BLOCK,
+                                  Const<int> RELU, Const<int> POOL, Const<int> DXSUM) {
     Value c = program_id(0);
     Value hw = h * w, count = n * hw;
     Value countF = cast(count, DType::f32);
@@ -208,25 +199,11 @@ struct BatchNorm2dBackward {
     auto grads = [&](Value i0) {
       Value i = i0 + arange(0, BLOCK);
       Value offs = detail::channelOffsets(i, c, channels, hw), mask = i < count;
-      Value xc = load(x + offs, mask, 0.0f) - mu;
-      Value gy;
-      if (POOL) {
-        Value oh = h / 2, ow = w / 2;
-        Value p = i % hw;
-        Value ih = p / w, iw = p % w;
-        Value covered = mask & (ih / 2 < oh) & (iw / 2 < ow);
-        Value o = ((i / hw) * channels + c) * (oh * ow) + (ih / 2) * ow + iw / 2;
-        Value at = cast(load(argmax + o, covered, 0), DType::i32) == (ih % 2) * 2 + iw % 2;
-        gy = where(covered & at, load(dy + o, covered, 0.0f), 0.0f);
-      } else {
-        gy = load(dy + offs, mask, 0.0f);
-      }
-      if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
-      return std::tuple{offs, mask, xc * r, gy};
+      return detail::bnGradients(i, offs, mask, c, channels, h, w, hw, x, dy, argmax, mu, r, scale, shift, RELU, POOL);
     };
     std::vector<Value> sums = for_range(0, count, BLOCK, {zeros({BLOCK}, DType::f32), zeros({BLOCK}, DType::f32)},
                                         [&](Value i0, std::vector<Value> acc) {
-                                          auto [offs, mask, xhat, gy] = grads(i0);
+                                          auto [offs, xhat, gy, mask] = grads(i0);
                                           return std::vector<Value>{acc[0] + gy, acc[1] + where(mask, gy * xhat, 0.0f)};
                                         });
     Value sumG = sum(sums[0]), sumGX = sum(sums[1]);
@@ -234,16 +211,16 @@ struct BatchNorm2dBackward {
     store(dgamma + c, sumGX);
     Value meanG = sumG / countF, meanGX = sumGX / countF;
     Value dxTotal = for_range(0, count, BLOCK, zeros({BLOCK}, DType::f32), [&](Value i0, Value acc) {
-      auto [offs, mask, xhat, gy] = grads(i0);
+      auto [offs, xhat, gy, mask] = grads(i0);
       Value d = scale * (gy - meanG - xhat * meanGX);
       store(dx + offs, d, mask);
       return DXSUM ? acc + where(mask, d, 0.0f) : acc;
     });
     if (DXSUM) store(dxSum + c, sum(dxTotal));
   };
-  static constexpr std::array params{"x",     "dy",    "argmax", "gamma", "beta", "mean",     "rstd",
-                                     "dx",    "dgamma", "dbeta", "dx_sum", "n",   "channels", "h",
-                                     "w",     "BLOCK", "RELU",   "POOL",  "DXSUM"};
+  static constexpr std::array params{"x",  "dy",     "argmax", "gamma",  "beta", "mean",     "rstd",
+                                     "dx", "dgamma", "dbeta",  "dx_sum", "n",    "channels", "h",
+                                     "w",  "BLOCK",  "RELU",   "POOL",   "DXSUM"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     for (int dxSum = 0; dxSum < 2; ++dxSum)
@@ -263,9 +240,8 @@ struct BatchNorm2dBackward {
   /// The backward of launchPooled: dy and argmax [n, c, h/2, w/2] (the pooled output's
   /// gradient and the forward's argmax), dx [n, c, h, w].
   static void launchPooled(Launcher &l, Address x, Address dy, Address argmax, Address gamma, Address beta,
-                           Address mean, Address rstd, Address dx, Address dgamma, Address dbeta, int64_t n,
-                           int64_t c, int64_t h, int64_t w, bool relu, Address dxSum = nullptr,
-                           CUstream stream = nullptr) {
+                           Address mean, Address rstd, Address dx, Address dgamma, Address dbeta, int64_t n, int64_t c,
+                           int64_t h, int64_t w, bool relu, Address dxSum = nullptr, CUstream stream = nullptr) {
     run(l, x, dy, argmax, gamma, beta, mean, rstd, dx, dgamma, dbeta, dxSum, n, c, h, w, relu, true, stream);
   }
 

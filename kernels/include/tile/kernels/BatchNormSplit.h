@@ -16,7 +16,8 @@
 // The arithmetic per element is BatchNorm.h's; only the order of the sums differs.
 #pragma once
 
-#include "tile/kernels/Conv.h" // ChannelStats, SumPartials, detail::channelOffsets
+#include "tile/kernels/BatchNorm.h" // detail::bnGradients, ChannelStats (Nchw.h)
+#include "tile/kernels/Partials.h"  // SumPartials
 
 #include <algorithm>
 
@@ -111,8 +112,8 @@ struct BatchNorm2dStatsPartial {
     store(part + s * channels + c, chunkSum);
     store(part + (splits + s) * channels + c, sum(squares));
   };
-  static constexpr std::array params{"stats", "part", "count", "channels", "stat_tiles", "stat_rows", "tiles_per",
-                                     "BLOCK"};
+  static constexpr std::array params{"stats",      "part",      "count",     "channels",
+                                     "stat_tiles", "stat_rows", "tiles_per", "BLOCK"};
   static std::vector<Variant> variants() { return {{{BatchNormSplit::kBlock}, BatchNormSplit::kWarps}}; }
 };
 TILE_LIBRARY_KERNEL(BatchNorm2dStatsPartial);
@@ -125,8 +126,7 @@ struct BatchNorm2dForwardSplit {
   static constexpr auto body = [](Ptr<float> x, Ptr<float> y, Ptr<int8_t> argmax, Ptr<float> gamma, Ptr<float> beta,
                                   Ptr<float> mean, Ptr<float> rstd, Ptr<float> part, I32 n, I32 channels, I32 h, I32 w,
                                   I32 statSplits, I32 statTiles, I32 statRows, I32 tilesPer, I32 per, F32 eps,
-                                  Const<int> BLOCK,
-                                  Const<int> SPLITS, Const<int> RELU, Const<int> POOL) {
+                                  Const<int> BLOCK, Const<int> SPLITS, Const<int> RELU, Const<int> POOL) {
     Value c = program_id(0), s = program_id(1);
     Value hw = h * w, count = n * hw;
     Value countF = cast(count, DType::f32);
@@ -188,9 +188,9 @@ struct BatchNorm2dForwardSplit {
       });
     }
   };
-  static constexpr std::array params{"x",           "y",              "argmax", "gamma", "beta",  "mean",
-                                     "rstd",        "part",           "n",      "channels", "h",  "w",
-                                     "stat_splits", "stat_tiles", "stat_rows", "tiles_per", "per", "eps",
+  static constexpr std::array params{"x",           "y",          "argmax",    "gamma",     "beta", "mean",
+                                     "rstd",        "part",       "n",         "channels",  "h",    "w",
+                                     "stat_splits", "stat_tiles", "stat_rows", "tiles_per", "per",  "eps",
                                      "BLOCK",       "SPLITS",     "RELU",      "POOL"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
@@ -209,33 +209,6 @@ struct BatchNorm2dForwardSplit {
 TILE_LIBRARY_KERNEL(BatchNorm2dForwardSplit);
 
 namespace detail {
-/// x̂ = (x - mean)·rstd and the gradient reaching the normalisation (dy, routed from the
-/// pooled gradient to each window's argmax if POOL, masked by relu's if RELU) at elements
-/// i of channel c: BatchNorm2dBackward's per-element arithmetic.
-struct BnGradients {
-  Value offs, xhat, gy, mask;
-};
-inline BnGradients bnGradients(Value i, Value mask, Value c, Value channels, Value h, Value w, Value x, Value dy,
-                               Value argmax, Value mu, Value r, Value scale, Value shift, int RELU, int POOL) {
-  Value hw = h * w;
-  Value offs = channelOffsets(i, c, channels, hw);
-  Value xc = load(x + offs, mask, 0.0f) - mu;
-  Value gy;
-  if (POOL) {
-    Value oh = h / 2, ow = w / 2;
-    Value p = i % hw;
-    Value ih = p / w, iw = p % w;
-    Value covered = mask & (ih / 2 < oh) & (iw / 2 < ow);
-    Value o = ((i / hw) * channels + c) * (oh * ow) + (ih / 2) * ow + iw / 2;
-    Value at = cast(load(argmax + o, covered, 0), DType::i32) == (ih % 2) * 2 + iw % 2;
-    gy = where(covered & at, load(dy + o, covered, 0.0f), 0.0f);
-  } else {
-    gy = load(dy + offs, mask, 0.0f);
-  }
-  if (RELU) gy = where(xc * scale + shift > 0.0f, gy, 0.0f);
-  return {offs, xc * r, gy, mask};
-}
-
 /// The same for the four inputs of pooling windows j ([W, 1]) of channel c (h and w even: every
 /// input in exactly one window), as two [W, 2] pairs: the window's top row, then its bottom
 /// row. Index arithmetic once per window instead of per element, the argmax and pooled
@@ -293,17 +266,17 @@ struct BatchNorm2dBackwardReduce {
       auto [lo, hi] = detail::chunkRange(s, per, count);
       sums = for_range(lo, hi, BLOCK, {zeros({BLOCK}, DType::f32), zeros({BLOCK}, DType::f32)},
                        [&](Value i0, std::vector<Value> acc) {
-                         Value i = i0 + arange(0, BLOCK), mask = i < hi;
-                         auto g = detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift,
-                                                      RELU, POOL);
+                         Value i = i0 + arange(0, BLOCK), mask = i < hi, hw = h * w;
+                         auto g = detail::bnGradients(i, detail::channelOffsets(i, c, channels, hw), mask, c, channels,
+                                                      h, w, hw, x, dy, argmax, mu, r, scale, shift, RELU, POOL);
                          return std::vector<Value>{acc[0] + g.gy, acc[1] + where(mask, g.gy * g.xhat, 0.0f)};
                        });
     }
     store(part + s * channels + c, sum(sums[0]));
     store(part + (splits + s) * channels + c, sum(sums[1]));
   };
-  static constexpr std::array params{"x", "dy", "argmax",   "gamma", "beta", "mean", "rstd",  "part",
-                                     "n", "channels", "h", "w",     "per",  "BLOCK", "RELU", "POOL"};
+  static constexpr std::array params{"x", "dy",       "argmax", "gamma", "beta", "mean",  "rstd", "part",
+                                     "n", "channels", "h",      "w",     "per",  "BLOCK", "RELU", "POOL"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     for (int pool = 0; pool <= kBnPoolWindows; ++pool)
@@ -319,10 +292,9 @@ TILE_LIBRARY_KERNEL(BatchNorm2dBackwardReduce);
 struct BatchNorm2dBackwardSplit {
   static constexpr const char *name = "batchnorm2d_bwd_split";
   static constexpr auto body = [](Ptr<float> x, Ptr<float> dy, Ptr<int8_t> argmax, Ptr<float> gamma, Ptr<float> beta,
-                                  Ptr<float> mean, Ptr<float> rstd, Ptr<float> dx, Ptr<float> dgamma,
-                                  Ptr<float> dbeta, Ptr<float> part, I32 n, I32 channels, I32 h, I32 w, I32 per,
-                                  Const<int> BLOCK, Const<int> SPLITS, Const<int> RELU, Const<int> POOL,
-                                  Const<int> DXSUM) {
+                                  Ptr<float> mean, Ptr<float> rstd, Ptr<float> dx, Ptr<float> dgamma, Ptr<float> dbeta,
+                                  Ptr<float> part, I32 n, I32 channels, I32 h, I32 w, I32 per, Const<int> BLOCK,
+                                  Const<int> SPLITS, Const<int> RELU, Const<int> POOL, Const<int> DXSUM) {
     Value c = program_id(0), s = program_id(1);
     Value count = n * h * w, items = POOL == kBnPoolWindows ? n * (h / 2) * (w / 2) : count;
     Value splits = (items + per - 1) / per;
@@ -356,22 +328,24 @@ struct BatchNorm2dBackwardSplit {
     } else {
       auto [lo, hi] = detail::chunkRange(s, per, count);
       dxTotal = for_range(lo, hi, BLOCK, zeros({BLOCK}, DType::f32), [&](Value i0, Value acc) {
-        Value i = i0 + arange(0, BLOCK), mask = i < hi;
-        return dxOf(detail::bnGradients(i, mask, c, channels, h, w, x, dy, argmax, mu, r, scale, shift, RELU, POOL),
+        Value i = i0 + arange(0, BLOCK), mask = i < hi, hw = h * w;
+        return dxOf(detail::bnGradients(i, detail::channelOffsets(i, c, channels, hw), mask, c, channels, h, w, hw, x,
+                                        dy, argmax, mu, r, scale, shift, RELU, POOL),
                     acc);
       });
     }
     if (DXSUM) store(part + (2 * splits + s) * channels + c, sum(dxTotal));
   };
-  static constexpr std::array params{"x",     "dy",   "argmax", "gamma", "beta", "mean",  "rstd",
-                                     "dx",    "dgamma", "dbeta", "part", "n",    "channels", "h",
-                                     "w",     "per",  "BLOCK",  "SPLITS", "RELU", "POOL",  "DXSUM"};
+  static constexpr std::array params{"x",  "dy",     "argmax", "gamma",  "beta", "mean",     "rstd",
+                                     "dx", "dgamma", "dbeta",  "part",   "n",    "channels", "h",
+                                     "w",  "per",    "BLOCK",  "SPLITS", "RELU", "POOL",     "DXSUM"};
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     for (int dxSum = 0; dxSum < 2; ++dxSum)
       for (int pool = 0; pool <= kBnPoolWindows; ++pool)
         for (int relu = 0; relu < 2; ++relu)
-          v.push_back({{BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu, pool, dxSum}, BatchNormSplit::kWarps});
+          v.push_back(
+              {{BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu, pool, dxSum}, BatchNormSplit::kWarps});
     return v;
   }
 
@@ -397,19 +371,19 @@ inline void checkBnSplit(const char *kernel, int64_t n, int64_t c, int64_t h, in
   checkNchw(kernel, n, c, h * w);
   if (pool && (h < 2 || w < 2)) fail(kernel, "pooling needs h, w >= 2 (got " + num(h) + ", " + num(w) + ")");
   if (have < need)
-    fail(kernel, "the workspace holds " + num(have) + " floats; " + num(need) +
-                     " needed (BatchNormSplit::workspaceElements)");
+    fail(kernel,
+         "the workspace holds " + num(have) + " floats; " + num(need) + " needed (BatchNormSplit::workspaceElements)");
 }
 } // namespace detail
 
 inline void BatchNorm2dForwardSplit::launch(Launcher &l, Address x, Address y, Address argmax, Address gamma,
                                             Address beta, Address mean, Address rstd, const ChannelStats &stats,
-                                            Address workspace, int64_t workspaceFloats, int64_t n, int64_t c,
-                                            int64_t h, int64_t w, float eps, bool relu, bool pool, CUstream stream) {
+                                            Address workspace, int64_t workspaceFloats, int64_t n, int64_t c, int64_t h,
+                                            int64_t w, float eps, bool relu, bool pool, CUstream stream) {
   const int64_t count = n * h * w;
   if (stats.rows < 1 || stats.tiles != detail::pixelBlocks(n * h * w, stats.rows) || 2 * stats.tiles * c > kMaxI32)
-    fail(name, "the partial statistics (" + num(stats.tiles) + " tiles of " + num(stats.rows) +
-                   " rows) do not cover " + num(n) + " images of h x w = " + num(h * w));
+    fail(name, "the partial statistics (" + num(stats.tiles) + " tiles of " + num(stats.rows) + " rows) do not cover " +
+                   num(n) + " images of h x w = " + num(h * w));
   auto [tilesPer, statSplits] = BatchNormSplit::statsSplitting(stats.tiles, c);
   detail::checkBnSplit(name, n, c, h, w, pool, 2 * statSplits * c, workspaceFloats);
   if (!(eps > 0.0f)) fail(name, "eps must be > 0");
@@ -418,12 +392,13 @@ inline void BatchNorm2dForwardSplit::launch(Launcher &l, Address x, Address y, A
                                         int32_t(count), int32_t(c), int32_t(stats.tiles), int32_t(stats.rows),
                                         int32_t(tilesPer), BatchNormSplit::kBlock);
   auto [per, splits] = BatchNormSplit::splitting(pool ? n * (h / 2) * (w / 2) : count, c);
-  launchKernel<BatchNorm2dForwardSplit>(l, {c, splits}, BatchNormSplit::kWarps, stream, x, y, argmax, gamma, beta,
-                                        mean, rstd, workspace, int32_t(n), int32_t(c), int32_t(h), int32_t(w),
-                                        int32_t(statSplits), int32_t(stats.tiles), int32_t(stats.rows),
-                                        int32_t(tilesPer), int32_t(per), eps,
-                                        BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu ? 1 : 0,
-                                        !pool ? 0 : w % 2 == 0 ? kBnPoolWindows : 1);
+  launchKernel<BatchNorm2dForwardSplit>(
+      l, {c, splits}, BatchNormSplit::kWarps, stream, x, y, argmax, gamma, beta, mean, rstd, workspace, int32_t(n),
+      int32_t(c), int32_t(h), int32_t(w), int32_t(statSplits), int32_t(stats.tiles), int32_t(stats.rows),
+      int32_t(tilesPer), int32_t(per), eps, BatchNormSplit::kBlock, BatchNormSplit::kMaxSplits, relu ? 1 : 0,
+      !pool        ? 0
+      : w % 2 == 0 ? kBnPoolWindows
+                   : 1);
 }
 
 inline void BatchNorm2dBackwardSplit::launch(Launcher &l, Address x, Address dy, Address argmax, Address gamma,
@@ -432,7 +407,8 @@ inline void BatchNorm2dBackwardSplit::launch(Launcher &l, Address x, Address dy,
                                              int64_t n, int64_t c, int64_t h, int64_t w, bool relu, bool pool,
                                              CUstream stream, CUstream *dxSumBranch) {
   if (dxSumBranch) *dxSumBranch = nullptr;
-  if (dxSumBranch && stream) fail(name, "a branch for the sum of dx forks from the launcher's own line (stream nullptr)");
+  if (dxSumBranch && stream)
+    fail(name, "a branch for the sum of dx forks from the launcher's own line (stream nullptr)");
   // Even h and w: pooling windows cover every input once, and the kernels walk windows.
   const bool windows = pool && h % 2 == 0 && w % 2 == 0;
   const int poolMode = windows ? kBnPoolWindows : pool ? 1 : 0;

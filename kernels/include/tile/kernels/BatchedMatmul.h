@@ -5,6 +5,14 @@
 
 namespace tile::kernels {
 
+/// `batch` problems like `matrix`, problem b's operands `b·stride?b` elements after problem 0's
+/// (matrix.a, .b, .c and .bias point at problem 0).
+struct BatchedMatmulProblem {
+  MatmulProblem matrix;
+  int64_t batch = 0;
+  int64_t strideAb = 0, strideBb = 0, strideCb = 0, strideBiasb = 0;
+};
+
 /// Strided-batched matmul (torch.bmm, cublasGemmStridedBatchedEx):
 ///   C[b][i, j] = Σ_k A[b][i, k] · B[b][k, j] (+ bias[b][j]) (then relu),  b < batch,
 /// where element (i, k) of A[b] is a[b * strideAb + i * strideAm + k * strideAk], and
@@ -21,16 +29,16 @@ template <class T> struct BatchedMatmul {
   static constexpr const char *name = std::is_same_v<T, float> ? "batched_matmul_f32"
                                       : std::is_same_v<T, f16> ? "batched_matmul_f16"
                                                                : "batched_matmul_bf16";
-  static constexpr auto body = [](Ptr<T> a, Ptr<T> b, Ptr<float> c, Ptr<float> bias, I32 m, I32 n, I32 k,
-                                  I64 strideAb, I32 strideAm, I32 strideAk, I64 strideBb, I32 strideBk, I32 strideBn,
-                                  I64 strideCb, I32 strideCm, I32 strideCn, I64 strideBiasb, Const<int> BM,
-                                  Const<int> BN, Const<int> BK, Const<int> GROUP_M, Const<int> EPILOGUE,
-                                  Const<int> TF32) {
+  static constexpr auto body = [](Ptr<T> a, Ptr<T> b, Ptr<float> c, Ptr<float> bias, I32 m, I32 n, I32 k, I64 strideAb,
+                                  I32 strideAm, I32 strideAk, I64 strideBb, I32 strideBk, I32 strideBn, I64 strideCb,
+                                  I32 strideCm, I32 strideCn, I64 strideBiasb, Const<int> BM, Const<int> BN,
+                                  Const<int> BK, Const<int> GROUP_M, Const<int> EPILOGUE, Const<int> TF32) {
     Value pid = program_id(0), batch = cast(program_id(1), DType::i64);
     Value aBatch = a + batch * strideAb, bBatch = b + batch * strideBb, cBatch = c + batch * strideCb;
     Value biasBatch = bias + batch * strideBiasb;
-    detail::matmulProgram(pid, aBatch, bBatch, cBatch, biasBatch, m, n, k, strideAm, strideAk, strideBk, strideBn,
-                          strideCm, strideCn, BM, BN, BK, GROUP_M, EPILOGUE, TF32);
+    detail::matmulProgram(
+        pid, {aBatch, bBatch, cBatch, biasBatch, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn},
+        {BM, BN, BK, GROUP_M, EPILOGUE, TF32});
   };
   static constexpr std::array params{"a",        "b",        "c",        "bias",     "m",           "n",
                                      "k",        "strideAb", "strideAm", "strideAk", "strideBb",    "strideBk",
@@ -50,31 +58,30 @@ template <class T> struct BatchedMatmul {
   /// (float only): TF32 tensor-core inputs. batch, m or n == 0 launches nothing; k == 0 is
   /// rejected (C would stay unwritten). `bias` and `strideBiasb` are ignored without a
   /// bias epilogue.
-  static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t batch, int64_t m, int64_t n,
-                     int64_t k, int64_t strideAb, int64_t strideAm, int64_t strideAk, int64_t strideBb,
-                     int64_t strideBk, int64_t strideBn, int64_t strideCb, int64_t strideCm, int64_t strideCn,
-                     int64_t strideBiasb, MatmulEpilogue epilogue = MatmulEpilogue::None, bool tf32 = false,
-                     CUstream stream = nullptr, const MatmulConfig *config = nullptr) {
-    checkRange(name, "batch", batch, 0, kMaxBatch);
-    detail::checkMatmulArgs(name, kTensorCores, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn,
-                            tf32);
-    if (epilogue == MatmulEpilogue::None) bias = c, strideBiasb = 0; // unused: no fact of it may cost a variant
-    for (auto [s, what] : {std::pair{strideAb, "strideAb"}, {strideBb, "strideBb"}, {strideCb, "strideCb"},
-                           {strideBiasb, "strideBiasb"}})
+  static void launch(Launcher &l, const BatchedMatmulProblem &problem, CUstream stream = nullptr,
+                     const MatmulConfig *config = nullptr) {
+    BatchedMatmulProblem q = problem;
+    MatmulProblem &p = q.matrix;
+    checkRange(name, "batch", q.batch, 0, kMaxBatch);
+    detail::checkMatmulArgs(name, kTensorCores, p);
+    if (p.epilogue == MatmulEpilogue::None) p.bias = p.c, q.strideBiasb = 0; // unused: no fact of it may cost a variant
+    for (auto [s, what] : {std::pair{q.strideAb, "strideAb"},
+                           {q.strideBb, "strideBb"},
+                           {q.strideCb, "strideCb"},
+                           {q.strideBiasb, "strideBiasb"}})
       checkRange(name, what, s, 0, kMaxBatchStride);
-    if (strideCb == 0 && batch > 1)
-      fail(name, "strideCb = 0 with batch = " + num(batch) + ": the problems would write one C");
-    if (batch == 0 || m == 0 || n == 0) return;
+    if (q.strideCb == 0 && q.batch > 1)
+      fail(name, "strideCb = 0 with batch = " + num(q.batch) + ": the problems would write one C");
+    if (q.batch == 0 || p.m == 0 || p.n == 0) return;
     auto div16 = [](int64_t v) { return v % 16 == 0; };
-    const bool aligned = div16(strideAb) && div16(strideBb) && div16(strideCb) && div16(strideBiasb);
+    const bool aligned = div16(q.strideAb) && div16(q.strideBb) && div16(q.strideCb) && div16(q.strideBiasb);
     const MatmulConfig cfg =
-        detail::matmulConfig(name, detail::matmulPath(kTensorCores, tf32), a, b, c, bias, m, n, k, strideAm, strideAk,
-                             strideBk, strideBn, strideCm, strideCn, batch, aligned, config);
-    launchKernel<BatchedMatmul>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn), batch}, {cfg.numWarps, cfg.numStages}, stream, a, b, c,
-                                bias, int32_t(m), int32_t(n), int32_t(k), strideAb, int32_t(strideAm),
-                                int32_t(strideAk), strideBb, int32_t(strideBk), int32_t(strideBn), strideCb,
-                                int32_t(strideCm), int32_t(strideCn), strideBiasb, cfg.bm, cfg.bn, cfg.bk,
-                                kMatmulGroupM, int(epilogue), tf32 ? 1 : 0);
+        detail::matmulConfig(name, detail::matmulPath(kTensorCores, p.tf32), p, q.batch, aligned, config);
+    launchKernel<BatchedMatmul>(
+        l, {ceilDiv(p.m, cfg.bm) * ceilDiv(p.n, cfg.bn), q.batch}, {cfg.numWarps, cfg.numStages}, stream, p.a, p.b, p.c,
+        p.bias, int32_t(p.m), int32_t(p.n), int32_t(p.k), q.strideAb, int32_t(p.strideAm), int32_t(p.strideAk),
+        q.strideBb, int32_t(p.strideBk), int32_t(p.strideBn), q.strideCb, int32_t(p.strideCm), int32_t(p.strideCn),
+        q.strideBiasb, cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM, int(p.epilogue), p.tf32 ? 1 : 0);
   }
 };
 

@@ -74,8 +74,7 @@ inline void checkElements(const char *kernel, const char *what, int64_t elements
 /// Elementwise kernels over n elements, `block` per program: the grid (0: launch
 /// nothing). The last program's offsets reach grid * block - 1, which must fit int32.
 inline int64_t elementwiseGrid(const char *kernel, int64_t n, int block) {
-  if (n < 0 || n > kMaxI32 - block + 1)
-    fail(kernel, "n = " + num(n) + " is outside [0, 2^31 - " + num(block) + "]");
+  if (n < 0 || n > kMaxI32 - block + 1) fail(kernel, "n = " + num(n) + " is outside [0, 2^31 - " + num(block) + "]");
   return ceilDiv(n, block);
 }
 

@@ -1,78 +1,19 @@
 //===- Conv.h - conv2d 3x3, stride 1, pad 1, with bias: implicit GEMMs ----===//
-// NCHW float32, weights [cout, cin, 3, 3] (as PyTorch). Every product runs on `dot` (exact f32
-// FMA, or TF32 tensor cores) over tiles gathered straight from the tensors, with masks for the
-// zero padding and the ragged edges (no im2col buffer):
-//   forward      y[M = n·h·w, N = cout]  = im2col(x)[M, K = 9·cin] · Wᵀ[K, N] + bias
-//   backward dx  dx[M = n·h·w, N = cin]  = im2col(dy)[M, K = 9·cout] · W(flipped)[K, N]
-//   backward dW  dW[M = cout, N = cin·9] = dyᵀ[M, K = n·h·w] · im2col(x)[K, N], with K split
-//                over programs into a partial-sum buffer that SumPartials reduces in a fixed
-//                order (deterministic, no atomics)
-//   backward db  db[c] = Σ over n, h, w of dy (ChannelSum; or, when a batchnorm follows,
-//                its backward's dxSum, which needs no pass of its own).
-// Each program's pixels lie in one image (blocks of BM of its h·w), so a gather of shifted
-// pixels is one contiguous run of the image per channel: coalesced along M, whatever w is.
-// Two orders of the reduction (Const TAPS); which is faster depends on the kernel (bench_conv):
-//   TAPS = 1  tap-major: K runs over the 9 taps, and within a tap over blocks of BK channels.
-//             Within one K block the spatial shift is one scalar, so the padding mask is per
-//             pixel ([BM, 1]). These tiles read a tap-major copy of the weights, [9, cout, cin]
-//             (ConvWeightTaps, refreshed when the weights change), where a tap's block is
-//             contiguous along both channels; in PyTorch's order its weights lie 9 floats apart.
-//             For channel counts ≥ BK.
-//   TAPS = 0  flat: K = channel·9 + tap in BK-wide blocks, the shift and mask per element; the
-//             weights in PyTorch's order (the forward's block is one contiguous run per output
-//             channel). For the first layer (1 input channel), where a tap-major block would be
-//             mostly padding, and for callers without the tap-major copy.
+// NCHW float32, weights [cout, cin, 3, 3] (as PyTorch): the forward, the data and weight
+// gradients and the bias gradient (ChannelSum), each product an implicit GEMM (ConvGemm.h).
 // The forward can also write per-tile partial statistics of y for the batchnorm that
 // follows (launchWithStats, ChannelStats): its two passes over y for mean and variance
 // are then replaced by a pass over the small partials.
 #pragma once
 
-#include "tile/kernels/BatchNorm.h" // detail::channelOffsets, detail::checkNchw
+#include "tile/kernels/ConvGemm.h"
+#include "tile/kernels/Nchw.h" // ChannelStats, detail::channelOffsets, detail::checkNchw
 #include "tile/kernels/Partials.h"
 
 #include <algorithm>
 #include <utility>
 
 namespace tile::kernels {
-
-/// The products of the convolutions: exact f32 (one FMA per product, as the CPU float64
-/// checks expect), or TF32 tensor-core inputs (sm_80+; inputs rounded to 10 mantissa bits,
-/// relative error ~1e-3: compare with TF32-sized tolerances).
-enum class ConvPrecision : int { Exact = 0, Tf32 = 1 };
-
-namespace detail {
-inline Precision convPrecision(int tf32) { return tf32 ? Precision::TF32 : Precision::IEEE; }
-
-inline void checkConv(const char *kernel, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout) {
-  checkRange(kernel, "n", n, 1, kMaxI32);
-  checkRange(kernel, "cin", cin, 1, kMaxI32);
-  checkRange(kernel, "h", h, 1, kMaxI32);
-  checkRange(kernel, "w", w, 1, kMaxI32);
-  checkRange(kernel, "cout", cout, 1, kMaxI32);
-  // Offsets reach a tile beyond the largest tensor (masked lanes still form addresses).
-  const int64_t slack = 1 << 16;
-  int64_t c = cin > cout ? cin : cout;
-  if (h * w > kMaxI32 || n * h * w > kMaxI32 - slack || n * c * h * w > kMaxI32 - slack || cout * cin * 9 > kMaxI32 - slack)
-    fail(kernel, "n, cin, h, w, cout = " + num(n) + ", " + num(cin) + ", " + num(h) + ", " + num(w) + ", " + num(cout) +
-                     " exceed the kernel's int32 indexing");
-}
-} // namespace detail
-
-/// One tile configuration of a convolution kernel: block sizes, warps, the reduction order
-/// (`taps`: the kernel's Const TAPS; 0 flat, 1 tap-major, 2 all taps per program for the
-/// weight gradient).
-struct ConvTile {
-  int bm, bn, bk, warps, taps;
-};
-/// "128x64x16w8taps": a tile's name in benchmarks and test messages.
-inline std::string convTileName(ConvTile t) {
-  static const char *const order[] = {"flat", "taps", "alltaps"};
-  return std::to_string(t.bm) + "x" + std::to_string(t.bn) + "x" + std::to_string(t.bk) + "w" +
-         std::to_string(t.warps) + (t.taps >= 0 && t.taps <= 2 ? order[t.taps] : "?");
-}
-/// Pixels (n·h·w) from which the TF32 policies take their large-batch tiles (MNIST's conv2: batch
-/// 1024 above, 64 below).
-constexpr int64_t kConvLargePixels = 65536;
 
 /// taps[tap, co, ci] = weight[co, ci, tap] (tap = kh·3 + kw): the copy the tap-major tiles read.
 struct ConvWeightTaps {
@@ -98,72 +39,6 @@ struct ConvWeightTaps {
   }
 };
 TILE_LIBRARY_KERNEL(ConvWeightTaps);
-
-namespace detail {
-/// Σ over K = 9 taps × channels of src[c, pixel + shift·((kh - 1)·w + (kw - 1))] · W(c, tap, n)
-/// for a [BM, BN] tile of pixels, tap-major (TAPS = 1): `pixels` ([BM, 1] pointers) points at
-/// each row's pixel in channel 0 of its image, `shift` is +1 for the forward and -1 for the
-/// data gradient. `weightOffsets(c, tap)` gives W's [BK, BN] offsets for channels c ([BK, 1])
-/// and one tap (a scalar). oh, ow, pMask: [BM, 1]; nMask: [1, BN]. A K block's pixels are
-/// shifted runs of their images, so the gather runs along M (lanes step along it: coalesced)
-/// and its padding mask is per pixel.
-template <class WeightOffsets>
-Value tapMajorGemm(Value pixels, Ptr<float> weight, Value oh, Value ow, Value pMask, Value nMask, Value channels,
-                   Value h, Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
-  Value hw = h * w;
-  Value blocks = (channels + (bk - 1)) / bk;
-  return for_range(0, blocks * 9, 1, zeros({bm, bn}, DType::f32), [&](Value it, Value acc) {
-    Value tap = it / blocks;
-    Value c = (it % blocks) * bk + arange(0, bk);
-    Value dh = (tap / 3 - 1) * shift, dw = (tap % 3 - 1) * shift;
-    Value sh = oh + dh, sw = ow + dw; // [BM, 1]
-    Value inside = pMask & (sh >= 0) & (sh < h) & (sw >= 0) & (sw < w);
-    Value cMask = c < channels;
-    Value a = load(lanes_along(pixels + (dh * w + dw) + row(c) * hw, 0), inside & row(cMask), 0.0f); // [BM, BK]
-    Value b = load(weight + weightOffsets(col(c), tap), col(cMask) & nMask, 0.0f);     // [BK, BN]
-    return dot(a, b, acc, convPrecision(tf32));
-  });
-}
-
-/// The same product in the flat order (TAPS = 0): K = channel·9 + tap in BK-wide blocks, the
-/// shift per K column. `weightOffsets(ks)` gives W's [BK, BN] offsets for the K indices ks ([BK, 1]).
-template <class WeightOffsets>
-Value flatGemm(Value pixels, Ptr<float> weight, Value oh, Value ow, Value pMask, Value nMask, Value channels, Value h,
-               Value w, int shift, int bm, int bn, int bk, int tf32, WeightOffsets weightOffsets) {
-  Value hw = h * w, k = channels * 9;
-  return for_range(0, k, bk, zeros({bm, bn}, DType::f32), [&](Value k0, Value acc) {
-    Value ks = k0 + arange(0, bk);
-    Value c = row(ks / 9), tap = row(ks % 9);
-    Value dh = (tap / 3 - 1) * shift, dw = (tap % 3 - 1) * shift; // [1, BK]
-    Value sh = oh + dh, sw = ow + dw;                               // [BM, BK]
-    Value inside = pMask & row(ks < k) & (sh >= 0) & (sh < h) & (sw >= 0) & (sw < w);
-    Value a = load(lanes_along(pixels + (c * hw + dh * w + dw), 0), inside, 0.0f);
-    Value b = load(weight + weightOffsets(col(ks)), col(ks < k) & nMask, 0.0f); // [BK, BN]
-    return dot(a, b, acc, convPrecision(tf32));
-  });
-}
-/// The variants of a convolution kernel: every tile `tilesOf(precision)` declares, in both
-/// precisions; consts (BM, BN, BK, [STATS,] TF32, TAPS), both STATS values where withStats.
-template <class TilesOf> std::vector<Variant> convVariants(TilesOf tilesOf, bool withStats) {
-  std::vector<Variant> v;
-  for (ConvPrecision p : {ConvPrecision::Exact, ConvPrecision::Tf32})
-    for (ConvTile t : tilesOf(p))
-      for (int stats = 0; stats < (withStats ? 2 : 1); ++stats) {
-        std::vector<int64_t> consts{t.bm, t.bn, t.bk};
-        if (withStats) consts.push_back(stats);
-        consts.insert(consts.end(), {int(p), t.taps});
-        v.push_back({consts, t.warps});
-      }
-  return v;
-}
-/// The weights tile t reads: the tap-major copy for a tap-major tile (which needs it).
-inline Address tileWeights(const char *kernel, ConvTile t, Address weight, Address weightTaps) {
-  if (!t.taps) return weight;
-  if (weightTaps.ptr() == 0)
-    fail(kernel, "a tap-major tile reads the tap-major weights [9, cout, cin]: pass weightTaps (ConvWeightTaps)");
-  return weightTaps;
-}
-} // namespace detail
 
 /// y[n, co, oh, ow] = bias[co] + Σ_{ci, kh, kw} x[n, ci, oh + kh - 1, ow + kw - 1] · W[co, ci, kh, kw].
 /// Program (i, j): pixels [i·BM, (i+1)·BM) of all n·h·w, in image order (a tile may end one
@@ -199,8 +74,8 @@ struct Conv2dForward {
       store(stats + (tiles + pid) * cout + rn, sum(d * d, 0), rn < cout);
     }
   };
-  static constexpr std::array params{"x",    "weight", "bias", "y",  "stats", "n",     "cin",  "h",
-                                     "w",    "cout",   "BM",   "BN", "BK",    "STATS", "TF32", "TAPS"};
+  static constexpr std::array params{"x", "weight", "bias", "y",  "stats", "n",     "cin",  "h",
+                                     "w", "cout",   "BM",   "BN", "BK",    "STATS", "TF32", "TAPS"};
 
   /// The tile launch() uses: exact f32 on 32×32×8 FMA tiles (no spills on sm_90); TF32 on
   /// tensor-core tiles (the fastest of bench_conv's sweep on an H200 at batch 64 and 1024,
@@ -217,15 +92,15 @@ struct Conv2dForward {
   /// Every tile a launch can ask for in `precision`: the policy's and the bench's sweep (bench_conv).
   static std::vector<ConvTile> tiles(ConvPrecision precision) {
     if (precision == ConvPrecision::Exact) return {{32, 32, 8, 4, 0}, {32, 32, 8, 4, 1}};
-    return {{64, 32, 8, 4, 0},  {128, 32, 8, 4, 0},  {128, 64, 16, 8, 0}, {64, 64, 16, 4, 1},
+    return {{64, 32, 8, 4, 0},   {128, 32, 8, 4, 0},  {128, 64, 16, 8, 0}, {64, 64, 16, 4, 1},
             {128, 64, 16, 8, 1}, {128, 64, 32, 8, 1}, {256, 64, 16, 8, 1}};
   }
   static std::vector<Variant> variants() { return detail::convVariants(tiles, /*withStats=*/true); }
 
   /// The partial statistics launchWithStats writes into `data` (statsElements() floats), for
   /// the same precision and tap-major weights or not (launchWithStats returns them too).
-  static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w,
-                                   ConvPrecision precision, bool tapMajor = false) {
+  static ChannelStats channelStats(Address data, int64_t n, int64_t cin, int64_t h, int64_t w, ConvPrecision precision,
+                                   bool tapMajor = false) {
     return statsOfTile(data, n, h, w, tile(cin, precision, tapMajor, n * h * w));
   }
   /// The layout of the statistics tile t writes: a ChannelStats tile per program.
@@ -240,28 +115,25 @@ struct Conv2dForward {
 
   /// x [n, cin, h, w], weight [cout, cin, 3, 3], bias [cout] -> y [n, cout, h, w]. weightTaps:
   /// the same weights tap-major (ConvWeightTaps), or null (flat tiles only: slower).
-  static void launch(Launcher &l, Address x, Address weight, Address bias, Address y, int64_t n, int64_t cin,
-                     int64_t h, int64_t w, int64_t cout, CUstream stream = nullptr,
-                     ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
-    launchTile(l, tile(cin, precision, weightTaps.ptr() != 0, n * h * w), x, weight, bias, y, nullptr, n, cin, h, w,
-               cout, stream, precision, weightTaps);
+  static void launch(Launcher &l, Address x, Address weight, Address bias, Address y, const ConvProblem &p,
+                     CUstream stream = nullptr) {
+    launchTile(l, tile(p.cin, p.precision, p.weightTaps.ptr() != 0, p.n * p.h * p.w), x, weight, bias, y, nullptr, p,
+               stream);
   }
   /// As launch(), also writing y's per-channel partial statistics into `stats`
   /// (statsElements() floats); returns their layout, for BatchNorm2dForward.
   static ChannelStats launchWithStats(Launcher &l, Address x, Address weight, Address bias, Address y, Address stats,
-                                      int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                                      CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact,
-                                      Address weightTaps = nullptr) {
-    const ConvTile t = tile(cin, precision, weightTaps.ptr() != 0, n * h * w);
-    launchTile(l, t, x, weight, bias, y, &stats, n, cin, h, w, cout, stream, precision, weightTaps);
-    return statsOfTile(stats, n, h, w, t);
+                                      const ConvProblem &p, CUstream stream = nullptr) {
+    const ConvTile t = tile(p.cin, p.precision, p.weightTaps.ptr() != 0, p.n * p.h * p.w);
+    launchTile(l, t, x, weight, bias, y, &stats, p, stream);
+    return statsOfTile(stats, p.n, p.h, p.w, t);
   }
   /// One of tiles(precision), stats optional: for benchmarks and tests. A tap-major tile needs
   /// weightTaps.
   static void launchTile(Launcher &l, ConvTile t, Address x, Address weight, Address bias, Address y,
-                         const Address *stats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                         CUstream stream, ConvPrecision precision, Address weightTaps = nullptr) {
-    detail::checkConv(name, n, cin, h, w, cout);
+                         const Address *stats, const ConvProblem &p, CUstream stream = nullptr) {
+    detail::checkConv(name, p);
+    const auto [n, cin, h, w, cout, precision, weightTaps] = p;
     weight = detail::tileWeights(name, t, weight, weightTaps);
     const int64_t programs = detail::pixelBlocks(n * h * w, t.bm);
     if (stats && statsElements(n, h, w, cout) > kMaxI32) fail(name, "the partial statistics exceed int32 indexing");
@@ -278,8 +150,8 @@ TILE_LIBRARY_KERNEL(Conv2dForward);
 /// [j·BN, (j+1)·BN). `weight` as Conv2dForward's.
 struct Conv2dBackwardData {
   static constexpr const char *name = "conv3x3_bwd_data";
-  static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, I32 n, I32 cin,
-                                  I32 h, I32 w, I32 cout, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> TF32,
+  static constexpr auto body = [](Ptr<float> dy, Ptr<float> weight, Ptr<float> dx, I32 n, I32 cin, I32 h, I32 w,
+                                  I32 cout, Const<int> BM, Const<int> BN, Const<int> BK, Const<int> TF32,
                                   Const<int> TAPS) {
     Value hw = h * w;
     Value q = col(program_id(0) * BM + arange(0, BM)), rn = program_id(1) * BN + arange(0, BN);
@@ -287,15 +159,14 @@ struct Conv2dBackwardData {
     Value ih = p / w, iw = p % w;
     Value pMask = q < n * hw, nMask = row(rn < cin);
     Value pixels = dy + img * cout * hw + p;
-    Value acc =
-        TAPS ? detail::tapMajorGemm(pixels, weight, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
-                                    [&](Value c, Value tap) { return (tap * cout + c) * cin + row(rn); })
-             : detail::flatGemm(pixels, weight, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
-                                [&](Value ks) { return ((ks / 9) * cin + row(rn)) * 9 + ks % 9; });
+    Value acc = TAPS ? detail::tapMajorGemm(pixels, weight, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
+                                            [&](Value c, Value tap) { return (tap * cout + c) * cin + row(rn); })
+                     : detail::flatGemm(pixels, weight, ih, iw, pMask, nMask, cout, h, w, -1, BM, BN, BK, TF32,
+                                        [&](Value ks) { return ((ks / 9) * cin + row(rn)) * 9 + ks % 9; });
     store(lanes_along(dx + img * cin * hw + row(rn) * hw + p, 0), acc, pMask & nMask);
   };
-  static constexpr std::array params{"dy", "weight", "dx", "n",  "cin",  "h",   "w",
-                                     "cout", "BM",   "BN", "BK", "TF32", "TAPS"};
+  static constexpr std::array params{"dy",   "weight", "dx", "n",  "cin",  "h",   "w",
+                                     "cout", "BM",     "BN", "BK", "TF32", "TAPS"};
 
   /// Tap-major where the caller has the tap-major weights and cout fills K blocks (conv2 at
   /// batch 1024 in TF32: 166 µs against the flat order's 422), else flat. From
@@ -316,21 +187,19 @@ struct Conv2dBackwardData {
 
   /// dy [n, cout, h, w], weight [cout, cin, 3, 3] -> dx [n, cin, h, w]. weightTaps: the same
   /// weights tap-major (ConvWeightTaps), or null (flat tiles only: slower).
-  static void launch(Launcher &l, Address dy, Address weight, Address dx, int64_t n, int64_t cin, int64_t h,
-                     int64_t w, int64_t cout, CUstream stream = nullptr,
-                     ConvPrecision precision = ConvPrecision::Exact, Address weightTaps = nullptr) {
-    launchTile(l, tile(cout, precision, weightTaps.ptr() != 0, n * h * w), dy, weight, dx, n, cin, h, w, cout, stream,
-               precision, weightTaps);
+  static void launch(Launcher &l, Address dy, Address weight, Address dx, const ConvProblem &p,
+                     CUstream stream = nullptr) {
+    launchTile(l, tile(p.cout, p.precision, p.weightTaps.ptr() != 0, p.n * p.h * p.w), dy, weight, dx, p, stream);
   }
   /// One of tiles(precision). A tap-major tile needs weightTaps.
-  static void launchTile(Launcher &l, ConvTile t, Address dy, Address weight, Address dx, int64_t n, int64_t cin,
-                         int64_t h, int64_t w, int64_t cout, CUstream stream, ConvPrecision precision,
-                         Address weightTaps = nullptr) {
-    detail::checkConv(name, n, cin, h, w, cout);
+  static void launchTile(Launcher &l, ConvTile t, Address dy, Address weight, Address dx, const ConvProblem &p,
+                         CUstream stream = nullptr) {
+    detail::checkConv(name, p);
+    const auto [n, cin, h, w, cout, precision, weightTaps] = p;
     weight = detail::tileWeights(name, t, weight, weightTaps);
-    launchKernel<Conv2dBackwardData>(l, {ceilDiv(n * h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream,
-                                     dy, weight, dx, int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout),
-                                     t.bm, t.bn, t.bk, int(precision), t.taps);
+    launchKernel<Conv2dBackwardData>(l, {ceilDiv(n * h * w, t.bm), ceilDiv(cin, t.bn)}, t.warps, stream, dy, weight, dx,
+                                     int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), t.bm, t.bn, t.bk,
+                                     int(precision), t.taps);
   }
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardData);
@@ -410,8 +279,8 @@ struct Conv2dBackwardWeight {
       store(out + rm * nTotal + row(rn), acc, mMask & nMask);
     }
   };
-  static constexpr std::array params{"x",  "dy", "partial", "n",  "cin",  "h",   "w",
-                                     "cout", "items_per_split", "BM", "BN", "BK", "TF32", "TAPS"};
+  static constexpr std::array params{"x",  "dy", "partial", "n",    "cin", "h", "w", "cout", "items_per_split",
+                                     "BM", "BN", "BK",      "TF32", "TAPS"};
   /// Splits of the pixels: enough for kTargetPrograms programs, each with at least
   /// kMinPerSplit pixels (fewer do not pay their partial tile's store and reduction), at most
   /// maxSplits(): kMaxSplits, or more while the partials stay under kSmallPartials floats (a
@@ -448,7 +317,8 @@ struct Conv2dBackwardWeight {
   /// Items (BK-pixel blocks of the n·hw pixels) per split, and the splits, for n images of hw pixels.
   static std::pair<int64_t, int64_t> splitting(int64_t n, int64_t hw, int64_t cin, int64_t cout, ConvTile t) {
     const int64_t items = ceilDiv(n * hw, t.bk);
-    const int64_t wanted = std::min(ceilDiv(n * hw, kMinPerSplit), ceilDiv(kTargetPrograms, tilesPerSplit(t, cin, cout)));
+    const int64_t wanted =
+        std::min(ceilDiv(n * hw, kMinPerSplit), ceilDiv(kTargetPrograms, tilesPerSplit(t, cin, cout)));
     const int64_t per = ceilDiv(items, std::clamp<int64_t>(wanted, 1, maxSplits(cin, cout)));
     return {per, ceilDiv(items, per)};
   }
@@ -460,31 +330,29 @@ struct Conv2dBackwardWeight {
 
   /// x [n, cin, h, w], dy [n, cout, h, w] -> dweight [cout, cin, 3, 3], through
   /// `workspace` (workspaceElements() floats).
-  static void launch(Launcher &l, Address x, Address dy, Address dweight, Address workspace,
-                     int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                     CUstream stream = nullptr, ConvPrecision precision = ConvPrecision::Exact) {
-    launchTile(l, tile(cin, precision, n * h * w), x, dy, dweight, workspace, workspaceFloats, n, cin, h, w, cout,
-               stream, precision);
+  /// (p.weightTaps is not read: every tile reads x and dy only.)
+  static void launch(Launcher &l, Address x, Address dy, Address dweight, Address workspace, int64_t workspaceFloats,
+                     const ConvProblem &p, CUstream stream = nullptr) {
+    launchTile(l, tile(p.cin, p.precision, p.n * p.h * p.w), x, dy, dweight, workspace, workspaceFloats, p, stream);
   }
   static void launchTile(Launcher &l, ConvTile t, Address x, Address dy, Address dweight, Address workspace,
-                         int64_t workspaceFloats, int64_t n, int64_t cin, int64_t h, int64_t w, int64_t cout,
-                         CUstream stream, ConvPrecision precision);
+                         int64_t workspaceFloats, const ConvProblem &p, CUstream stream = nullptr);
 };
 TILE_LIBRARY_KERNEL(Conv2dBackwardWeight);
 
 inline void Conv2dBackwardWeight::launchTile(Launcher &l, ConvTile t, Address x, Address dy, Address dweight,
-                                             Address workspace, int64_t workspaceFloats, int64_t n, int64_t cin,
-                                             int64_t h, int64_t w, int64_t cout, CUstream stream,
-                                             ConvPrecision precision) {
-  detail::checkConv(name, n, cin, h, w, cout);
+                                             Address workspace, int64_t workspaceFloats, const ConvProblem &p,
+                                             CUstream stream) {
+  detail::checkConv(name, p);
+  const auto [n, cin, h, w, cout, precision, weightTaps] = p;
   auto [per, splits] = splitting(n, h * w, cin, cout, t);
   int64_t need = splits * cout * cin * 9;
   if (workspaceFloats < need)
     fail(name, "the workspace holds " + num(workspaceFloats) + " floats; " + num(need) + " needed (workspaceElements)");
   if (need > kMaxI32) fail(name, "the partial sums (" + num(need) + " floats) exceed the kernel's int32 indexing");
-  launchKernel<Conv2dBackwardWeight>(l, {tilesPerSplit(t, cin, cout), splits}, t.warps, stream, x, dy, workspace, int32_t(n),
-                                     int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), int32_t(per), t.bm, t.bn,
-                                     t.bk, int(precision), t.taps);
+  launchKernel<Conv2dBackwardWeight>(l, {tilesPerSplit(t, cin, cout), splits}, t.warps, stream, x, dy, workspace,
+                                     int32_t(n), int32_t(cin), int32_t(h), int32_t(w), int32_t(cout), int32_t(per),
+                                     t.bm, t.bn, t.bk, int(precision), t.taps);
   SumPartials::launch(l, workspace, dweight, cout * cin * 9, splits, stream);
 }
 

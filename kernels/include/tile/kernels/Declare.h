@@ -89,8 +89,8 @@ template <class D, class... A, size_t... I> constexpr bool argsFit(std::index_se
 /// True when launchKernel<D>(..., args...) compiles: one argument per parameter of D's
 /// body, each convertible to its parameter.
 template <class D, class... A>
-concept LaunchArgsFor = sizeof...(A) == detail::kArity<D> &&
-                        detail::argsFit<D, A...>(std::make_index_sequence<sizeof...(A)>());
+concept LaunchArgsFor =
+    sizeof...(A) == detail::kArity<D> && detail::argsFit<D, A...>(std::make_index_sequence<sizeof...(A)>());
 
 /// The typed launch: builds the specialisation (parameter kinds from D's body, div16 and
 /// unit facts from the values, Const values) and the launch ABI's parameter array exactly

@@ -19,8 +19,7 @@ class DslLauncher : public Launcher {
 public:
   /// executor: Auto (the GPU when usable, TILE_EXECUTOR overrides), GPU or CPU; check:
   /// the CPU executor's checking mode (LaunchOptions::check).
-  explicit DslLauncher(Executor executor = Executor::Auto, bool check = false)
-      : executor_(executor), check_(check) {}
+  explicit DslLauncher(Executor executor = Executor::Auto, bool check = false) : executor_(executor), check_(check) {}
 
   /// Makes a declaration outside AllKernels (a test's, say) launchable by name.
   template <class D> void add() { extra_.emplace_back(D::name, &dslKernel<D>()); }

@@ -22,8 +22,7 @@ struct VectorAdd {
   /// z[i] = x[i] + y[i] for i < n (float32). n == 0 launches nothing.
   static void launch(Launcher &l, Address x, Address y, Address z, int64_t n, CUstream stream = nullptr) {
     // The last program's offsets reach cdiv(n, BLOCK) * BLOCK - 1, which must fit int32.
-    if (n < 0 || n > kMaxI32 - kBlock + 1)
-      fail(name, "n = " + num(n) + " is outside [0, 2^31 - " + num(kBlock) + "]");
+    if (n < 0 || n > kMaxI32 - kBlock + 1) fail(name, "n = " + num(n) + " is outside [0, 2^31 - " + num(kBlock) + "]");
     if (n == 0) return;
     launchKernel<VectorAdd>(l, {ceilDiv(n, kBlock)}, kNumWarps, stream, x, y, z, int32_t(n), kBlock);
   }

@@ -24,20 +24,18 @@ struct LayerNormForward {
     Value yRow = y + row * rowStride;
     Value nf = cast(n, DType::f32);
 
-    Value partialSum = for_range(0, n, BLOCK, {zeros({BLOCK}, DType::f32)},
-                                 [&](Value off, std::vector<Value> acc) {
-                                   Value cols = off + arange(0, BLOCK);
-                                   return std::vector<Value>{acc[0] + load(xRow + cols, cols < n, 0.0f)};
-                                 })[0];
+    Value partialSum = for_range(0, n, BLOCK, {zeros({BLOCK}, DType::f32)}, [&](Value off, std::vector<Value> acc) {
+      Value cols = off + arange(0, BLOCK);
+      return std::vector<Value>{acc[0] + load(xRow + cols, cols < n, 0.0f)};
+    })[0];
     Value mu = sum(partialSum) / nf;
 
-    Value partialVar = for_range(0, n, BLOCK, {zeros({BLOCK}, DType::f32)},
-                                 [&](Value off, std::vector<Value> acc) {
-                                   Value cols = off + arange(0, BLOCK);
-                                   Value mask = cols < n;
-                                   Value d = where(mask, load(xRow + cols, mask, 0.0f) - mu, 0.0f);
-                                   return std::vector<Value>{acc[0] + d * d};
-                                 })[0];
+    Value partialVar = for_range(0, n, BLOCK, {zeros({BLOCK}, DType::f32)}, [&](Value off, std::vector<Value> acc) {
+      Value cols = off + arange(0, BLOCK);
+      Value mask = cols < n;
+      Value d = where(mask, load(xRow + cols, mask, 0.0f) - mu, 0.0f);
+      return std::vector<Value>{acc[0] + d * d};
+    })[0];
     Value r = rsqrt(sum(partialVar) / nf + eps);
     store(mean + row, mu);
     store(rstd + row, r);
@@ -59,8 +57,8 @@ struct LayerNormForward {
 
   /// y[r, :] = (x[r, :] - mean[r]) * rstd[r] * w + b, with mean[r] and rstd[r] =
   /// 1/sqrt(biased var + eps) also written (for the backward pass). x and y share rowStride.
-  static void launch(Launcher &l, Address x, Address y, Address w, Address b, Address mean, Address rstd,
-                     int64_t rows, int64_t cols, int64_t rowStride, float eps, CUstream stream = nullptr) {
+  static void launch(Launcher &l, Address x, Address y, Address w, Address b, Address mean, Address rstd, int64_t rows,
+                     int64_t cols, int64_t rowStride, float eps, CUstream stream = nullptr) {
     checkRows(name, rows, cols, rowStride, "rowStride");
     if (!(eps >= 0.0f)) fail(name, "eps must be >= 0 (and not NaN)");
     if (rows == 0) return;

@@ -31,7 +31,9 @@ struct ColumnSum {
   static constexpr Tile kNarrow{256, 16}, kWide{64, 64};
   static constexpr int kWarps = 4;
   static constexpr Tile tile(int64_t cols) { return cols <= kNarrow.bn ? kNarrow : kWide; }
-  static std::vector<Variant> variants() { return {{{kNarrow.bm, kNarrow.bn}, kWarps}, {{kWide.bm, kWide.bn}, kWarps}}; }
+  static std::vector<Variant> variants() {
+    return {{{kNarrow.bm, kNarrow.bn}, kWarps}, {{kWide.bm, kWide.bn}, kWarps}};
+  }
 
   static void launch(Launcher &l, Address in, Address out, int64_t rows, int64_t cols, int64_t rowStride,
                      CUstream stream = nullptr) {
@@ -52,19 +54,17 @@ TILE_LIBRARY_KERNEL(ColumnSum);
 /// W [out, in], b [out], y [batch, out], all contiguous).
 struct Linear {
   /// y = x·Wᵀ + b, then relu if `relu`.
-  static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
-                      int64_t out, bool relu, CUstream stream = nullptr, bool tf32 = false) {
-    MatmulF32::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out, 1,
-                      relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, tf32, stream);
+  static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in, int64_t out,
+                      bool relu, CUstream stream = nullptr, bool tf32 = false) {
+    MatmulF32::launch(l, forwardProblem(x, w, b, y, batch, in, out, relu, tf32, /*transposedWeight=*/false), stream);
   }
   /// As forward(), splitting the batch's long K over programs when few output tiles would
   /// leave the GPU idle (MatmulSplitK; workspace: forwardWorkspaceElements() floats).
-  static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
-                      int64_t out, bool relu, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr,
+  static void forward(Launcher &l, Address x, Address w, Address b, Address y, int64_t batch, int64_t in, int64_t out,
+                      bool relu, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr,
                       bool tf32 = false) {
-    MatmulSplitK::launch(l, x, w, y, b, batch, out, in, in, 1, 1, in, out,
-                         relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream,
-                         tf32);
+    MatmulSplitK::launch(l, forwardProblem(x, w, b, y, batch, in, out, relu, tf32, /*transposedWeight=*/false),
+                         workspace, workspaceFloats, stream);
   }
   /// As the split-K forward() with the weights transposed, wT [in, out] (a copy made with
   /// Transpose): the product's B then has unit stride along N, which the tensor-core tiles
@@ -72,9 +72,8 @@ struct Linear {
   static void forwardFromTransposedWeight(Launcher &l, Address x, Address wT, Address b, Address y, int64_t batch,
                                           int64_t in, int64_t out, bool relu, Address workspace,
                                           int64_t workspaceFloats, CUstream stream = nullptr, bool tf32 = false) {
-    MatmulSplitK::launch(l, x, wT, y, b, batch, out, in, in, 1, out, 1, out,
-                         relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias, workspace, workspaceFloats, stream,
-                         tf32);
+    MatmulSplitK::launch(l, forwardProblem(x, wT, b, y, batch, in, out, relu, tf32, /*transposedWeight=*/true),
+                         workspace, workspaceFloats, stream);
   }
   static int64_t forwardWorkspaceElements(int64_t batch, int64_t in, int64_t out) {
     return MatmulSplitK::workspaceElements(batch, out, in);
@@ -82,35 +81,90 @@ struct Linear {
   /// dx = dy·W.
   static void backwardData(Launcher &l, Address dy, Address w, Address dx, int64_t batch, int64_t in, int64_t out,
                            CUstream stream = nullptr, bool tf32 = false) {
-    MatmulF32::launch(l, dy, w, dx, dx, batch, in, out, out, 1, in, 1, in, 1, MatmulEpilogue::None, tf32, stream);
+    MatmulF32::launch(l,
+                      {.a = dy,
+                       .b = w,
+                       .c = dx,
+                       .bias = dx,
+                       .m = batch,
+                       .n = in,
+                       .k = out,
+                       .strideAm = out,
+                       .strideAk = 1,
+                       .strideBk = in,
+                       .strideBn = 1,
+                       .strideCm = in,
+                       .strideCn = 1,
+                       .tf32 = tf32},
+                      stream);
   }
   /// dW = dyᵀ·x.
   static void backwardWeight(Launcher &l, Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
                              CUstream stream = nullptr, bool tf32 = false) {
-    MatmulF32::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, 1, MatmulEpilogue::None, tf32, stream);
+    MatmulF32::launch(l, backwardWeightProblem(dy, x, dw, batch, in, out, tf32, /*transposedGradient=*/false), stream);
   }
   /// As backwardWeight(), splitting the batch (the product's K) over programs when few output
   /// tiles would leave the GPU idle (workspace: backwardWeightWorkspaceElements() floats).
   static void backwardWeight(Launcher &l, Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
                              Address workspace, int64_t workspaceFloats, CUstream stream = nullptr, bool tf32 = false) {
-    MatmulSplitK::launch(l, dy, x, dw, dw, out, in, batch, 1, out, in, 1, in, MatmulEpilogue::None, workspace,
-                         workspaceFloats, stream, tf32);
+    MatmulSplitK::launch(l, backwardWeightProblem(dy, x, dw, batch, in, out, tf32, /*transposedGradient=*/false),
+                         workspace, workspaceFloats, stream);
   }
   /// As the split-K backwardWeight() from dyT = dyᵀ [out, batch] (LinearCrossEntropy writes it):
   /// unit strides along the product's K for A and N for B.
   static void backwardWeightFromTransposedGradient(Launcher &l, Address dyT, Address x, Address dw, int64_t batch,
                                                    int64_t in, int64_t out, Address workspace, int64_t workspaceFloats,
                                                    CUstream stream = nullptr, bool tf32 = false) {
-    MatmulSplitK::launch(l, dyT, x, dw, dw, out, in, batch, batch, 1, in, 1, in, MatmulEpilogue::None, workspace,
-                         workspaceFloats, stream, tf32);
+    MatmulSplitK::launch(l, backwardWeightProblem(dyT, x, dw, batch, in, out, tf32, /*transposedGradient=*/true),
+                         workspace, workspaceFloats, stream);
   }
   static int64_t backwardWeightWorkspaceElements(int64_t batch, int64_t in, int64_t out) {
     return MatmulSplitK::workspaceElements(out, in, batch);
   }
   /// db = Σ over the batch of dy.
-  static void backwardBias(Launcher &l, Address dy, Address db, int64_t batch, int64_t out,
-                           CUstream stream = nullptr) {
+  static void backwardBias(Launcher &l, Address dy, Address db, int64_t batch, int64_t out, CUstream stream = nullptr) {
     ColumnSum::launch(l, dy, db, batch, out, out, stream);
+  }
+
+private:
+  /// y [batch, out] = x [batch, in]·W + b with W [out, in] (its transpose read in place), or
+  /// `transposedWeight`: wT [in, out].
+  static MatmulProblem forwardProblem(Address x, Address w, Address b, Address y, int64_t batch, int64_t in,
+                                      int64_t out, bool relu, bool tf32, bool transposedWeight) {
+    return {.a = x,
+            .b = w,
+            .c = y,
+            .bias = b,
+            .m = batch,
+            .n = out,
+            .k = in,
+            .strideAm = in,
+            .strideAk = 1,
+            .strideBk = transposedWeight ? out : 1,
+            .strideBn = transposedWeight ? 1 : in,
+            .strideCm = out,
+            .strideCn = 1,
+            .epilogue = relu ? MatmulEpilogue::BiasRelu : MatmulEpilogue::Bias,
+            .tf32 = tf32};
+  }
+  /// dW [out, in] = dyᵀ·x with dy [batch, out] (its transpose read in place), or
+  /// `transposedGradient`: dyT [out, batch].
+  static MatmulProblem backwardWeightProblem(Address dy, Address x, Address dw, int64_t batch, int64_t in, int64_t out,
+                                             bool tf32, bool transposedGradient) {
+    return {.a = dy,
+            .b = x,
+            .c = dw,
+            .bias = dw,
+            .m = out,
+            .n = in,
+            .k = batch,
+            .strideAm = transposedGradient ? batch : 1,
+            .strideAk = transposedGradient ? 1 : out,
+            .strideBk = in,
+            .strideBn = 1,
+            .strideCm = in,
+            .strideCn = 1,
+            .tf32 = tf32};
   }
 };
 

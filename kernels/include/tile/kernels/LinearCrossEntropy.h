@@ -28,59 +28,58 @@ struct LinearCrossEntropy {
   static constexpr const char *name = "linear_cross_entropy";
   /// A program per kRows-row tile; products over `in` in kChunk-column chunks.
   static constexpr int kMaxClasses = 32, kChunk = 16, kRows = 16;
-  static constexpr auto body = [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<int32_t> labels,
-                                  Ptr<float> logits, Ptr<float> dlogits, Ptr<float> dx, Ptr<float> dxT,
-                                  Ptr<float> dweight, Ptr<float> dbias, Ptr<float> dxSum, Ptr<float> meanLoss,
-                                  Ptr<float> partial, I32 batch, I32 in, I32 classes, I32 relu, I32 transposed,
-                                  Const<int> BB, Const<int> BC) {
-    // The FMA dot holds a thread's whole K of both operands in registers, so the products
-    // over `in` run in KC-column chunks (loops, one chunk live at a time), and a program
-    // takes one BB-row tile, whose dW and dxSum are then complete chunk by chunk (no
-    // accumulator carried across row tiles).
-    Value rows = program_id(0) * BB + arange(0, BB), cs = arange(0, BC);
-    Value rMask = rows < batch, cMask = cs < classes, zMask = col(rMask) & row(cMask);
-    auto xChunk = [&](Value ks) { return load(x + col(rows) * in + row(ks), col(rMask) & row(ks < in), 0.0f); };
-    auto wChunk = [&](Value ks) { return load(weight + col(cs) * in + row(ks), col(cMask) & row(ks < in), 0.0f); };
-    Value z = for_range(0, in, kChunk, zeros({BB, BC}, DType::f32), [&](Value k0, Value z) {
-      Value ks = k0 + arange(0, kChunk);
-      return dot(xChunk(ks), trans(wChunk(ks)), z);
-    });
-    z = z + row(load(bias + cs, cMask, 0.0f));
-    store(logits + col(rows) * classes + row(cs), z, zMask);
-    // Masked entries count as a large negative logit (not -inf: a fully masked row stays
-    // finite) and vanish in exp; their dlogits are zeroed so they add nothing below.
-    Value batchF = cast(batch, DType::f32);
-    Value shifted = where(zMask, z, -1e30f);
-    shifted = shifted - col(max(shifted, 1));
-    Value logp = shifted - col(log(sum(exp(shifted), 1)));
-    Value onehot = row(cs) == col(load(labels + rows, rMask, 0));
-    Value loss = sum(-sum(where(onehot & zMask, logp, 0.0f), 1)) / batchF;
-    Value dz = where(zMask, (exp(logp) - cast(onehot, DType::f32)) / batchF, 0.0f);
-    store(dlogits + col(rows) * classes + row(cs), dz, zMask);
-    Value dzT = trans(dz);
-    // One program: the results themselves. Several: this program's sums, laid out as
-    // LinearCrossEntropyReduce reads them (dW, db, dxSum, its share of the mean loss).
-    Value alone = num_programs(0) == 1;
-    Value mine = partial + program_id(0) * (classes * in + classes + in + 1);
-    Value dw = where(alone, dweight, mine), db = where(alone, dbias, mine + classes * in);
-    Value dxs = where(alone, dxSum, mine + classes * in + classes);
-    Value lossOut = where(alone, meanLoss, mine + classes * in + classes + in);
-    for_range(0, in, kChunk, [&](Value k0) {
-      Value ks = k0 + arange(0, kChunk), kMask = ks < in;
-      Value xc = xChunk(ks);
-      Value g = dot(dz, wChunk(ks), zeros({BB, kChunk}, DType::f32)); // dx [BB, KC]
-      g = where((relu != 0) & (xc <= 0.0f), 0.0f, g);
-      store(dx + col(rows) * in + row(ks), g, col(rMask) & row(kMask));
-      store(dxT + row(ks) * batch + col(rows), g, col(rMask) & row(kMask) & (transposed != 0));
-      store(dxs + ks, sum(g, 0), kMask);
-      store(dw + col(cs) * in + row(ks), dot(dzT, xc, zeros({BC, kChunk}, DType::f32)), col(cMask) & row(kMask));
-    });
-    store(db + cs, sum(dz, 0), cMask);
-    store(lossOut, loss);
-  };
-  static constexpr std::array params{"x",       "weight",  "bias",      "labels",  "logits", "dlogits", "dx",
-                                     "dx_t",    "dweight", "dbias",     "dx_sum",  "mean_loss", "partial", "batch",
-                                     "in",      "classes", "relu",      "transposed", "BB",   "BC"};
+  static constexpr auto body =
+      [](Ptr<float> x, Ptr<float> weight, Ptr<float> bias, Ptr<int32_t> labels, Ptr<float> logits, Ptr<float> dlogits,
+         Ptr<float> dx, Ptr<float> dxT, Ptr<float> dweight, Ptr<float> dbias, Ptr<float> dxSum, Ptr<float> meanLoss,
+         Ptr<float> partial, I32 batch, I32 in, I32 classes, I32 relu, I32 transposed, Const<int> BB, Const<int> BC) {
+        // The FMA dot holds a thread's whole K of both operands in registers, so the products
+        // over `in` run in KC-column chunks (loops, one chunk live at a time), and a program
+        // takes one BB-row tile, whose dW and dxSum are then complete chunk by chunk (no
+        // accumulator carried across row tiles).
+        Value rows = program_id(0) * BB + arange(0, BB), cs = arange(0, BC);
+        Value rMask = rows < batch, cMask = cs < classes, zMask = col(rMask) & row(cMask);
+        auto xChunk = [&](Value ks) { return load(x + col(rows) * in + row(ks), col(rMask) & row(ks < in), 0.0f); };
+        auto wChunk = [&](Value ks) { return load(weight + col(cs) * in + row(ks), col(cMask) & row(ks < in), 0.0f); };
+        Value z = for_range(0, in, kChunk, zeros({BB, BC}, DType::f32), [&](Value k0, Value z) {
+          Value ks = k0 + arange(0, kChunk);
+          return dot(xChunk(ks), trans(wChunk(ks)), z);
+        });
+        z = z + row(load(bias + cs, cMask, 0.0f));
+        store(logits + col(rows) * classes + row(cs), z, zMask);
+        // Masked entries count as a large negative logit (not -inf: a fully masked row stays
+        // finite) and vanish in exp; their dlogits are zeroed so they add nothing below.
+        Value batchF = cast(batch, DType::f32);
+        Value shifted = where(zMask, z, -1e30f);
+        shifted = shifted - col(max(shifted, 1));
+        Value logp = shifted - col(log(sum(exp(shifted), 1)));
+        Value onehot = row(cs) == col(load(labels + rows, rMask, 0));
+        Value loss = sum(-sum(where(onehot & zMask, logp, 0.0f), 1)) / batchF;
+        Value dz = where(zMask, (exp(logp) - cast(onehot, DType::f32)) / batchF, 0.0f);
+        store(dlogits + col(rows) * classes + row(cs), dz, zMask);
+        Value dzT = trans(dz);
+        // One program: the results themselves. Several: this program's sums, laid out as
+        // LinearCrossEntropyReduce reads them (dW, db, dxSum, its share of the mean loss).
+        Value alone = num_programs(0) == 1;
+        Value mine = partial + program_id(0) * (classes * in + classes + in + 1);
+        Value dw = where(alone, dweight, mine), db = where(alone, dbias, mine + classes * in);
+        Value dxs = where(alone, dxSum, mine + classes * in + classes);
+        Value lossOut = where(alone, meanLoss, mine + classes * in + classes + in);
+        for_range(0, in, kChunk, [&](Value k0) {
+          Value ks = k0 + arange(0, kChunk), kMask = ks < in;
+          Value xc = xChunk(ks);
+          Value g = dot(dz, wChunk(ks), zeros({BB, kChunk}, DType::f32)); // dx [BB, KC]
+          g = where((relu != 0) & (xc <= 0.0f), 0.0f, g);
+          store(dx + col(rows) * in + row(ks), g, col(rMask) & row(kMask));
+          store(dxT + row(ks) * batch + col(rows), g, col(rMask) & row(kMask) & (transposed != 0));
+          store(dxs + ks, sum(g, 0), kMask);
+          store(dw + col(cs) * in + row(ks), dot(dzT, xc, zeros({BC, kChunk}, DType::f32)), col(cMask) & row(kMask));
+        });
+        store(db + cs, sum(dz, 0), cMask);
+        store(lossOut, loss);
+      };
+  static constexpr std::array params{"x",    "weight",  "bias",  "labels",     "logits",    "dlogits", "dx",
+                                     "dx_t", "dweight", "dbias", "dx_sum",     "mean_loss", "partial", "batch",
+                                     "in",   "classes", "relu",  "transposed", "BB",        "BC"};
 
   /// BC: the classes rounded up to a power of two (at least 16); 32 classes take 8 warps
   /// (on 4 their FMA operands spill).
@@ -103,8 +102,8 @@ struct LinearCrossEntropy {
   /// may not alias x.
   static void launch(Launcher &l, Address x, Address weight, Address bias, Address labels, Address logits,
                      Address dlogits, Address dx, Address dweight, Address dbias, Address dxSum, Address meanLoss,
-                     int64_t batch, int64_t in, int64_t classes, bool relu, Address workspace,
-                     int64_t workspaceFloats, Address dxT = nullptr, CUstream stream = nullptr);
+                     int64_t batch, int64_t in, int64_t classes, bool relu, Address workspace, int64_t workspaceFloats,
+                     Address dxT = nullptr, CUstream stream = nullptr);
 };
 TILE_LIBRARY_KERNEL(LinearCrossEntropy);
 

@@ -60,8 +60,8 @@ struct CrossEntropy {
     });
     if (PER_TILE == 0) store(meanLoss, sum(total) / batchF);
   };
-  static constexpr std::array params{"logits", "labels", "loss", "mean_loss", "dlogits", "batch", "classes",
-                                     "BB",     "BC",     "PER_TILE"};
+  static constexpr std::array params{"logits", "labels",  "loss", "mean_loss", "dlogits",
+                                     "batch",  "classes", "BB",   "BC",        "PER_TILE"};
 
   /// Tiles of 1024 logits: BC the next power of two of the classes (>= 16), BB = 1024 / BC
   /// rows (the widest, 16 x 64, keeps ptxas at ~100 registers).

@@ -7,7 +7,9 @@
 // epilogue and tf32 select the candidate set (the tuner's space). On the CPU executor
 // nothing is measured: the library's own choice runs (Matmul<T>::launch).
 //
-//   tk::launchMatmulAutotuned<tile::f16>(launcher, a, b, c, bias, m, n, k, k, 1, n, 1, n, 1);
+//   tk::launchMatmulAutotuned<tile::f16>(launcher, {.a = a, .b = b, .c = c, .m = m, .n = n, .k = k, .strideAm = k,
+//                                                   .strideAk = 1, .strideBk = n, .strideBn = 1, .strideCm = n,
+//                                                   .strideCn = 1});
 //   TILE_AUTOTUNE_VERBOSE=1 prints each candidate's time and the choice.
 #pragma once
 
@@ -23,17 +25,6 @@
 namespace tile::kernels {
 
 namespace detail {
-/// What matmulConfig calls `fastest` for one problem: the facts the unitOnly (large) tiles
-/// were compiled for. Must agree with matmulConfig (Matmul.h).
-inline bool matmulFastestFacts(Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
-                               int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn,
-                               int64_t strideCm, int64_t strideCn) {
-  auto div16 = [](int64_t v) { return v % 16 == 0; };
-  return strideAk == 1 && strideBn == 1 && strideCn == 1 && div16(m) && div16(n) && div16(k) && div16(strideAm) &&
-         div16(strideBk) && div16(strideCm) && div16(int64_t(a.ptr())) && div16(int64_t(b.ptr())) &&
-         div16(int64_t(c.ptr())) && div16(int64_t(bias.ptr()));
-}
-
 inline rt::TuneConfig matmulTuneConfig(const MatmulConfig &c) {
   return {{{"BM", c.bm}, {"BN", c.bn}, {"BK", c.bk}}, c.numWarps, c.numStages};
 }
@@ -106,29 +97,23 @@ inline rt::TuneKey matmulTuneKey(int64_t m, int64_t n, int64_t k) {
 /// one made by makeMatmulAutotuner<T> for this launch's path (epilogue, tf32, fastest
 /// facts), which is checked.
 template <class T>
-void launchMatmulAutotuned(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
-                           int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm,
-                           int64_t strideCn, MatmulEpilogue epilogue = MatmulEpilogue::None, bool tf32 = false,
-                           CUstream stream = nullptr, rt::Autotuner *tuner = nullptr) {
-  auto plain = [&](const MatmulConfig *config) {
-    Matmul<T>::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn, epilogue,
-                      tf32, stream, config);
-  };
+void launchMatmulAutotuned(Launcher &l, const MatmulProblem &p, CUstream stream = nullptr,
+                           rt::Autotuner *tuner = nullptr) {
   // The CPU executor: no measurement; the declared default is the library's own policy.
   // Empty or invalid problems: launch() checks and returns or throws as usual.
-  if (l.hostMemory() || m <= 0 || n <= 0 || k <= 0) return plain(nullptr);
-  const bool fastest =
-      detail::matmulFastestFacts(a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn);
-  rt::Autotuner &t = tuner ? *tuner : matmulAutotuner<T>(l, epilogue, tf32, fastest);
-  if (tuner && tuner->space() != detail::matmulTuneSpace(epilogue, tf32, fastest))
+  if (l.hostMemory() || p.m <= 0 || p.n <= 0 || p.k <= 0) return Matmul<T>::launch(l, p, stream);
+  // The same facts as the launch policy's (MatmulProblem.h): the unitOnly tiles are candidates
+  // exactly where the policy may pick them.
+  const bool fastest = detail::matmulFastestFacts(p);
+  rt::Autotuner &t = tuner ? *tuner : matmulAutotuner<T>(l, p.epilogue, p.tf32, fastest);
+  if (tuner && tuner->space() != detail::matmulTuneSpace(p.epilogue, p.tf32, fastest))
     fail(Matmul<T>::name, "autotuner of space [" + tuner->space() + "] given a launch of space [" +
-                              detail::matmulTuneSpace(epilogue, tf32, fastest) + "]");
+                              detail::matmulTuneSpace(p.epilogue, p.tf32, fastest) + "]");
   t.launch(
-      matmulTuneKey(m, n, k),
+      matmulTuneKey(p.m, p.n, p.k),
       [&](const rt::TuneConfig &cfg, CUstream s) {
         const MatmulConfig tile = detail::matmulConfigOf(cfg);
-        Matmul<T>::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn,
-                          epilogue, tf32, s, &tile);
+        Matmul<T>::launch(l, p, s, &tile);
       },
       stream, /*onGpu=*/true);
 }

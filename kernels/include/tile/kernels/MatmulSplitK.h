@@ -25,12 +25,15 @@ struct MatmulSplitK {
     Value s = program_id(1);
     Value k0 = s * per;
     Value kHere = minimum(k - k0, per);
-    detail::matmulProgram(program_id(0), a + k0 * strideAk, b + k0 * strideBk, part + s * (m * n), a, m, n, kHere,
-                          strideAm, strideAk, strideBk, strideBn, n, constant(1, DType::i32), BM, BN, BK, GROUP_M,
-                          int(MatmulEpilogue::None), TF32);
+    // Traced in the order the positional call's arguments were (right to left), which keeps the IR.
+    Value unitStride = constant(1, DType::i32), partial = part + s * (m * n);
+    Value bChunk = b + k0 * strideBk, aChunk = a + k0 * strideAk;
+    detail::matmulProgram(
+        program_id(0), {aChunk, bChunk, partial, a, m, n, kHere, strideAm, strideAk, strideBk, strideBn, n, unitStride},
+        {BM, BN, BK, GROUP_M, int(MatmulEpilogue::None), TF32});
   };
-  static constexpr std::array params{"a",        "b",        "part", "m",  "n",  "k",       "strideAm", "strideAk",
-                                     "strideBk", "strideBn", "per",  "BM", "BN", "BK", "GROUP_M", "TF32"};
+  static constexpr std::array params{"a",        "b",        "part", "m",  "n",  "k",  "strideAm", "strideAk",
+                                     "strideBk", "strideBn", "per",  "BM", "BN", "BK", "GROUP_M",  "TF32"};
   static constexpr std::array unitParams{"strideAk", "strideBn"};
   /// Exact f32 on CUDA cores; TF32 on tensor cores (mma.sync m16n8k8).
   static constexpr MatmulConfig kTile = kMatmulCudaCore, kTf32Tile = kMatmulTensorCoreStrided;
@@ -69,13 +72,11 @@ struct MatmulSplitK {
     return most;
   }
 
-  /// As MatmulF32::launch (C contiguous per row: strideCn = 1) with K split over programs
-  /// when worthSplitting(); workspace: workspaceElements() floats; tf32: TF32 tensor-core
+  /// As MatmulF32::launch (C contiguous per row: p.strideCn = 1) with K split over programs
+  /// when worthSplitting(); workspace: workspaceElements() floats; p.tf32: TF32 tensor-core
   /// inputs instead of exact FMA.
-  static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
-                     int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn, int64_t strideCm,
-                     MatmulEpilogue epilogue, Address workspace, int64_t workspaceFloats, CUstream stream = nullptr,
-                     bool tf32 = false);
+  static void launch(Launcher &l, const MatmulProblem &p, Address workspace, int64_t workspaceFloats,
+                     CUstream stream = nullptr);
 };
 TILE_LIBRARY_KERNEL(MatmulSplitK);
 
@@ -93,8 +94,8 @@ struct MatmulSplitKReduce {
     if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
     store(c + i * strideCm + j, acc, mask);
   };
-  static constexpr std::array params{"part", "bias", "c", "m", "n", "strideCm", "splits", "BLOCK", "SPLITS",
-                                     "EPILOGUE"};
+  static constexpr std::array params{"part",     "bias",   "c",     "m",      "n",
+                                     "strideCm", "splits", "BLOCK", "SPLITS", "EPILOGUE"};
   /// Many splits (fc1 at batch 64: 49) take the tall tile, one step instead of four.
   static constexpr detail::PartialsTile kWide{128, 16}, kTall{32, 64};
   static constexpr int kWarps = 4;
@@ -108,16 +109,15 @@ struct MatmulSplitKReduce {
 };
 TILE_LIBRARY_KERNEL(MatmulSplitKReduce);
 
-inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n,
-                                 int64_t k, int64_t strideAm, int64_t strideAk, int64_t strideBk, int64_t strideBn,
-                                 int64_t strideCm, MatmulEpilogue epilogue, Address workspace,
-                                 int64_t workspaceFloats, CUstream stream, bool tf32) {
-  detail::checkMatmulArgs(name, false, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, 1, false);
+inline void MatmulSplitK::launch(Launcher &l, const MatmulProblem &p, Address workspace, int64_t workspaceFloats,
+                                 CUstream stream) {
+  detail::checkMatmulArgs(name, false, p);
+  if (p.strideCn != 1) fail(name, "strideCn = " + num(p.strideCn) + ": C's rows must be contiguous (1)");
+  const auto [a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, strideCn, epilogue, tf32] = p;
   if (m == 0 || n == 0) return;
   auto [per, splits] = splitting(m, n, k, tf32);
   if (splits == 1) {
-    MatmulF32::launch(l, a, b, c, bias, m, n, k, strideAm, strideAk, strideBk, strideBn, strideCm, 1, epilogue, tf32,
-                      stream);
+    MatmulF32::launch(l, p, stream);
     return;
   }
   const MatmulConfig &tile = tileFor(tf32);
@@ -138,9 +138,9 @@ inline void MatmulSplitK::launch(Launcher &l, Address a, Address b, Address c, A
                              workspace, int32_t(m), int32_t(n), int32_t(k), int32_t(strideAm), int32_t(strideAk),
                              int32_t(strideBk), int32_t(strideBn), int32_t(per), tile.bm, tile.bn, tile.bk,
                              kMatmulGroupM, tf32 ? 1 : 0);
-  launchKernel<MatmulSplitKReduce>(l, {ceilDiv(m * n, reduce.block)}, MatmulSplitKReduce::kWarps, stream,
-                                   workspace, bias, c, int32_t(m), int32_t(n), int32_t(strideCm), int32_t(splits),
-                                   reduce.block, reduce.splits, int(epilogue));
+  launchKernel<MatmulSplitKReduce>(l, {ceilDiv(m * n, reduce.block)}, MatmulSplitKReduce::kWarps, stream, workspace,
+                                   bias, c, int32_t(m), int32_t(n), int32_t(strideCm), int32_t(splits), reduce.block,
+                                   reduce.splits, int(epilogue));
 }
 
 } // namespace tile::kernels

@@ -1,8 +1,8 @@
 //===- MatmulTma.h - C = A·B through tensor descriptors (TMA on sm_90a) ----===//
-// Included at the end of Matmul.h (Matmul::launch runs it for operands descriptors describe).
+// Matmul.h includes it (Matmul::launch runs it for operands descriptors describe).
 #pragma once
 
-#include "tile/kernels/Matmul.h"
+#include "tile/kernels/MatmulProblem.h"
 #include "tile/kernels/Transpose.h"
 #include "tile/runtime/Context.h"
 
@@ -17,10 +17,13 @@ namespace detail {
 /// warp-specialised where asked (LoopOptions: on sm_90a a producer warp issues the copies).
 inline void matmulTmaTile(Value a, Value b, Value c, Value bias, Value n, Value k, Value m0, Value n0, int BM, int BN,
                           int BK, int EPILOGUE, bool bt, bool tf32, bool warpSpecialize = false) {
-  Value acc = for_range(0, k, BK, zeros({BM, BN}, DType::f32), [&](Value k0, Value acc) {
-    Value tileB = bt ? trans(load(b, {n0, k0}, {BN, BK})) : load(b, {k0, n0}, {BK, BN});
-    return dot(load(a, {m0, k0}, {BM, BK}), tileB, acc, tf32 ? Precision::TF32 : Precision::IEEE);
-  }, LoopOptions{.warpSpecialize = warpSpecialize});
+  Value acc = for_range(
+      0, k, BK, zeros({BM, BN}, DType::f32),
+      [&](Value k0, Value acc) {
+        Value tileB = bt ? trans(load(b, {n0, k0}, {BN, BK})) : load(b, {k0, n0}, {BK, BN});
+        return dot(load(a, {m0, k0}, {BM, BK}), tileB, acc, tf32 ? Precision::TF32 : Precision::IEEE);
+      },
+      LoopOptions{.warpSpecialize = warpSpecialize});
   Value rn = n0 + arange(0, BN);
   if (EPILOGUE != int(MatmulEpilogue::None)) acc = acc + row(load(bias + rn, rn < n, 0.0f));
   if (EPILOGUE == int(MatmulEpilogue::BiasRelu)) acc = maximum(acc, 0.0f);
@@ -30,8 +33,9 @@ inline void matmulTmaTile(Value a, Value b, Value c, Value bias, Value n, Value 
 /// MatmulTma's kernel names, by inputs, C and b's layout.
 constexpr const char *matmulTmaName(bool tf32, bool f16, bool halfOut, bool bt) {
   if (tf32) return "matmul_tma_tf32_bt";
-  if (bt) return f16 ? (halfOut ? "matmul_tma_f16_bt_out_f16" : "matmul_tma_f16_bt")
-                     : (halfOut ? "matmul_tma_bf16_bt_out_bf16" : "matmul_tma_bf16_bt");
+  if (bt)
+    return f16 ? (halfOut ? "matmul_tma_f16_bt_out_f16" : "matmul_tma_f16_bt")
+               : (halfOut ? "matmul_tma_bf16_bt_out_bf16" : "matmul_tma_bf16_bt");
   return f16 ? (halfOut ? "matmul_tma_f16_out_f16" : "matmul_tma_f16")
              : (halfOut ? "matmul_tma_bf16_out_bf16" : "matmul_tma_bf16");
 }
@@ -59,7 +63,7 @@ constexpr const char *matmulTmaPersistentName(std::string_view tile) {
 /// (truncation), so the TMA copies round the operands on their way into shared memory (maps of
 /// type TFLOAT32: to nearest, ties to even); mma.sync and the CPU executor round with cvt.rna
 /// (to nearest, ties away from zero).
-template <class T, class C, MatmulB BL> struct MatmulTma {
+template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct MatmulTma {
   static constexpr bool kTf32 = std::is_same_v<T, float>;
   static constexpr bool kHalfOut = !std::is_same_v<C, float>;
   static constexpr bool kBt = BL == MatmulB::Transposed;
@@ -76,9 +80,8 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
     detail::matmulTmaTile(a, b, c, bias, n, k, pidM * BM, pidN * BN, BM, BN, BK, EPILOGUE, kBt, kTf32,
                           WARP_SPECIALIZE != 0);
   };
-  static constexpr std::array params{"a",  "b",  "c",      "bias",     "m",       "n",
-                                     "k",  "BM", "BN",     "BK",       "GROUP_M", "EPILOGUE",
-                                     "WARP_SPECIALIZE"};
+  static constexpr std::array params{"a",  "b",       "c",        "bias",           "m", "n", "k", "BM", "BN",
+                                     "BK", "GROUP_M", "EPILOGUE", "WARP_SPECIALIZE"};
 
   /// bench/'s sweeps (epilogue None): f16 with f32 C beside the library's two wgmma tiles,
   /// and TF32's (its 32-element K steps are 128 bytes, as f16's 64).
@@ -90,9 +93,9 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   /// (tiles()' mediumDeep was the winner).
   static constexpr MatmulConfig kTf32Sweep[] = {{128, 256, 32, 8, 3}, {128, 128, 32, 8, 4}, {128, 128, 32, 4, 6},
                                                 {256, 128, 32, 8, 4}, {128, 128, 64, 8, 3}, {128, 256, 16, 8, 6},
-                                                {128, 128, 32, 4, 5}, {64, 128, 32, 4, 6}, {64, 256, 32, 4, 4}};
-  static constexpr MatmulConfig kHalfOutSweep[] = {{128, 128, 64, 4, 5}, {128, 128, 64, 4, 6}, {64, 128, 64, 4, 6},
-                                                   {64, 256, 64, 4, 4}};
+                                                {128, 128, 32, 4, 5}, {64, 128, 32, 4, 6},  {64, 256, 32, 4, 4}};
+  static constexpr MatmulConfig kHalfOutSweep[] = {
+      {128, 128, 64, 4, 5}, {128, 128, 64, 4, 6}, {64, 128, 64, 4, 6}, {64, 256, 64, 4, 4}};
   static constexpr bool kHasSweep = kTf32 || (!kBt && std::is_same_v<T, f16>);
   /// Warp-specialised tiles (every kind): 128 x 256 and 128 x 128 on two consumer warpgroups,
   /// beside the producer warpgroup; the first for every epilogue and ragged shapes too.
@@ -118,7 +121,7 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   static constexpr Tiles kTiles =
       kTf32 ? Tiles{{128, 256, 32, 8, 4}, {128, 128, 32, 4, 4}, {64, 128, 32, 4, 4}, {64, 64, 32, 4, 4},
                     {64, 64, 32, 4, 8},   {64, 32, 32, 4, 8},   {64, 128, 32, 4, 8}}
-            : Tiles{kMatmulTensorCoreLarge, kMatmulTensorCore, {64, 128, 64, 4, 4}, kMatmulTensorCoreSmall,
+            : Tiles{kMatmulTensorCoreLarge, kMatmulTensorCore,  {64, 128, 64, 4, 4}, kMatmulTensorCoreSmall,
                     {64, 64, 64, 4, 8},     {64, 32, 64, 4, 8}, {64, 128, 64, 4, 8}};
   /// The order of variants() (the AOT PTX files number the variants: matmul_tma_f16_0 is the
   /// large tile, epilogue None).
@@ -174,14 +177,13 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   /// Transposed) with row strides lda and ldb, C with row stride ldc (elements). Refuses
   /// operands a descriptor cannot describe, naming the rule (Matmul<T>::launch takes any
   /// strides). The tile: tileFor's (`config`: one of tiles(), or of sweep()).
-  static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
-                     int64_t lda, int64_t ldb, int64_t ldc, MatmulEpilogue epilogue = MatmulEpilogue::None,
-                     CUstream stream = nullptr, const MatmulConfig *config = nullptr) {
-    detail::checkMatmulArgs(name, true, m, n, k, lda, 1, ldb, 1, ldc, 1, false);
-    if (m == 0 || n == 0) return;
-    if (std::string why = whyNotDescribable(a, b, c, m, n, k, lda, ldb, ldc); !why.empty()) fail(name, why);
+  static void launch(Launcher &l, const MatmulTmaProblem &p, CUstream stream = nullptr,
+                     const MatmulConfig *config = nullptr) {
+    detail::checkMatmulArgs(name, true, detail::stridedProblem(p));
+    if (p.m == 0 || p.n == 0) return;
+    if (std::string why = whyNotDescribable(p); !why.empty()) fail(name, why);
     if (config && !hasTile(*config)) fail(name, "no compiled variant has the requested tile");
-    launchTile(l, config ? *config : tileFor(m, n), a, b, c, bias, m, n, k, lda, ldb, ldc, epilogue, stream);
+    launchTile(l, config ? *config : tileFor(p.m, p.n), p, stream);
   }
 
   /// The three operands' descriptors: a [m, k], b [k, n] (bᵀ [n, k]) and c [m, n], rows of
@@ -189,18 +191,16 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
   struct Operands {
     TensorDescArg a, b, c;
   };
-  static Operands operands(Address a, Address b, Address c, int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb,
-                           int64_t ldc) {
-    return {TensorDescArg{a.ptr(), {m, k}, {lda, 1}},
-            kBt ? TensorDescArg{b.ptr(), {n, k}, {ldb, 1}} : TensorDescArg{b.ptr(), {k, n}, {ldb, 1}},
-            TensorDescArg{c.ptr(), {m, n}, {ldc, 1}}};
+  static Operands operands(const MatmulTmaProblem &p) {
+    return {TensorDescArg{p.a.ptr(), {p.m, p.k}, {p.lda, 1}},
+            kBt ? TensorDescArg{p.b.ptr(), {p.n, p.k}, {p.ldb, 1}} : TensorDescArg{p.b.ptr(), {p.k, p.n}, {p.ldb, 1}},
+            TensorDescArg{p.c.ptr(), {p.m, p.n}, {p.ldc, 1}}};
   }
 
   /// "" when descriptors describe the three operands (TMA's rules: 16-byte aligned bases and
   /// rows), else the first rule broken, naming the operand.
-  static std::string whyNotDescribable(Address a, Address b, Address c, int64_t m, int64_t n, int64_t k, int64_t lda,
-                                       int64_t ldb, int64_t ldc) {
-    const Operands o = operands(a, b, c, m, n, k, lda, ldb, ldc);
+  static std::string whyNotDescribable(const MatmulTmaProblem &p) {
+    const Operands o = operands(p);
     for (auto [desc, bytes, what] : {std::tuple{&o.a, kElemBytes, "operand a"},
                                      {&o.b, kElemBytes, kBt ? "operand bT" : "operand b"},
                                      {&o.c, int(sizeof(C)), "operand c"}})
@@ -208,29 +208,29 @@ template <class T, class C, MatmulB BL> struct MatmulTma {
     return {};
   }
 
-  /// TF32 C = A·B for a dense row-major B [k, n]: B is first transposed into `workspace`
-  /// (k * n floats, Transpose), which wgmma then reads K-major. The transpose moves 8 k n
-  /// bytes (at 4096^3 about 30 us against the product's 0.4 ms at cuBLAS's TF32 rate).
-  static void launchTransposingB(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n,
-                                 int64_t k, int64_t lda, int64_t ldc, Address workspace, int64_t workspaceFloats,
-                                 MatmulEpilogue epilogue = MatmulEpilogue::None, CUstream stream = nullptr,
-                                 const MatmulConfig *config = nullptr)
+  /// TF32 C = A·B for a dense row-major B [k, n] (p.ldb = n): B is first transposed into
+  /// `workspace` (k * n floats, Transpose), which wgmma then reads K-major. The transpose moves
+  /// 8 k n bytes (at 4096^3 about 30 us against the product's 0.4 ms at cuBLAS's TF32 rate).
+  static void launchTransposingB(Launcher &l, const MatmulTmaProblem &p, Address workspace, int64_t workspaceFloats,
+                                 CUstream stream = nullptr, const MatmulConfig *config = nullptr)
     requires kTf32
   {
-    if (workspaceFloats < k * n)
-      fail(name, "the workspace holds " + num(workspaceFloats) + " floats; bᵀ needs k * n = " + num(k * n));
-    Transpose::launch(l, b, workspace, k, n, stream);
-    launch(l, a, workspace, c, bias, m, n, k, lda, k, ldc, epilogue, stream, config);
+    if (p.ldb != p.n) fail(name, "launchTransposingB reads a dense b [k, n]: ldb = " + num(p.ldb) + ", not n");
+    if (workspaceFloats < p.k * p.n)
+      fail(name, "the workspace holds " + num(workspaceFloats) + " floats; bᵀ needs k * n = " + num(p.k * p.n));
+    Transpose::launch(l, p.b, workspace, p.k, p.n, stream);
+    MatmulTmaProblem transposed = p;
+    transposed.b = workspace;
+    transposed.ldb = p.k;
+    launch(l, transposed, stream, config);
   }
 
   /// The launch for a checked problem and chosen tile (Matmul::launch's path too).
-  static void launchTile(Launcher &l, const MatmulConfig &cfg, Address a, Address b, Address c, Address bias,
-                         int64_t m, int64_t n, int64_t k, int64_t lda, int64_t ldb, int64_t ldc,
-                         MatmulEpilogue epilogue, CUstream stream) {
-    const Operands o = operands(a, b, c, m, n, k, lda, ldb, ldc);
-    launchKernel<MatmulTma>(l, {ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream, o.a,
-                            o.b, o.c, bias, int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
-                            int(epilogue), int(cfg.warpSpecialize));
+  static void launchTile(Launcher &l, const MatmulConfig &cfg, const MatmulTmaProblem &p, CUstream stream) {
+    const Operands o = operands(p);
+    launchKernel<MatmulTma>(l, {ceilDiv(p.m, cfg.bm) * ceilDiv(p.n, cfg.bn)}, {cfg.numWarps, cfg.numStages}, stream,
+                            o.a, o.b, o.c, p.bias, int32_t(p.m), int32_t(p.n), int32_t(p.k), cfg.bm, cfg.bn, cfg.bk,
+                            kMatmulGroupM, int(p.epilogue), int(cfg.warpSpecialize));
   }
 };
 
@@ -275,36 +275,37 @@ template <class T, class C = float, MatmulB BL = MatmulB::RowMajor> struct Matmu
     std::vector<Variant> v;
     const std::vector<MatmulConfig> t = tiles();
     for (int epilogue = 0; epilogue < 3; ++epilogue)
-      v.push_back({{t[0].bm, t[0].bn, t[0].bk, kMatmulGroupM, epilogue, t[0].warpSpecialize}, t[0].numWarps, false,
+      v.push_back({{t[0].bm, t[0].bn, t[0].bk, kMatmulGroupM, epilogue, t[0].warpSpecialize},
+                   t[0].numWarps,
+                   false,
                    t[0].numStages});
     for (size_t i = 1; i < t.size(); ++i)
-      v.push_back({{t[i].bm, t[i].bn, t[i].bk, kMatmulGroupM, 0, t[i].warpSpecialize}, t[i].numWarps, false,
-                   t[i].numStages});
+      v.push_back(
+          {{t[i].bm, t[i].bn, t[i].bk, kMatmulGroupM, 0, t[i].warpSpecialize}, t[i].numWarps, false, t[i].numStages});
     return v;
   }
 
   /// As MatmulTma::launch, on min(tiles, programs) programs: `programs` 0 = the GPU's SMs;
   /// `config` one of tiles() (the others: epilogue None only).
-  static void launch(Launcher &l, Address a, Address b, Address c, Address bias, int64_t m, int64_t n, int64_t k,
-                     int64_t lda, int64_t ldb, int64_t ldc, MatmulEpilogue epilogue = MatmulEpilogue::None,
-                     CUstream stream = nullptr, int64_t programs = 0, const MatmulConfig *config = nullptr) {
-    detail::checkMatmulArgs(name, true, m, n, k, lda, 1, ldb, 1, ldc, 1, false);
-    if (m == 0 || n == 0) return;
-    if (std::string why = Tile::whyNotDescribable(a, b, c, m, n, k, lda, ldb, ldc); !why.empty()) fail(name, why);
+  static void launch(Launcher &l, const MatmulTmaProblem &p, CUstream stream = nullptr, int64_t programs = 0,
+                     const MatmulConfig *config = nullptr) {
+    detail::checkMatmulArgs(name, true, detail::stridedProblem(p));
+    if (p.m == 0 || p.n == 0) return;
+    if (std::string why = Tile::whyNotDescribable(p); !why.empty()) fail(name, why);
     const MatmulConfig cfg = config ? *config : tiles()[0];
     const std::vector<Variant> declared = variants();
     if (std::none_of(declared.begin(), declared.end(), [&](const Variant &v) {
           return v.consts[0] == cfg.bm && v.consts[1] == cfg.bn && v.consts[2] == cfg.bk &&
-                 v.consts[4] == int(epilogue) && v.consts[5] == int(cfg.warpSpecialize) &&
+                 v.consts[4] == int(p.epilogue) && v.consts[5] == int(cfg.warpSpecialize) &&
                  v.numWarps == cfg.numWarps && v.numStages == cfg.numStages;
         }))
       fail(name, "no compiled variant has the requested tile and epilogue");
     if (programs <= 0) programs = l.hostMemory() ? 1 : rt::Context::get().info().smCount;
-    const int64_t grid = std::min(ceilDiv(m, cfg.bm) * ceilDiv(n, cfg.bn), programs);
-    const typename Tile::Operands o = Tile::operands(a, b, c, m, n, k, lda, ldb, ldc);
-    launchKernel<MatmulTmaPersistent>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream, o.a, o.b, o.c, bias,
-                                      int32_t(m), int32_t(n), int32_t(k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
-                                      int(epilogue), int(cfg.warpSpecialize));
+    const int64_t grid = std::min(ceilDiv(p.m, cfg.bm) * ceilDiv(p.n, cfg.bn), programs);
+    const typename Tile::Operands o = Tile::operands(p);
+    launchKernel<MatmulTmaPersistent>(l, {grid}, {cfg.numWarps, cfg.numStages}, stream, o.a, o.b, o.c, p.bias,
+                                      int32_t(p.m), int32_t(p.n), int32_t(p.k), cfg.bm, cfg.bn, cfg.bk, kMatmulGroupM,
+                                      int(p.epilogue), int(cfg.warpSpecialize));
   }
 };
 

@@ -43,8 +43,8 @@ struct MaxPool2dForward {
     checkShape(n, c, h, w);
     int64_t outputs = n * c * (h / 2) * (w / 2);
     if (outputs == 0) return;
-    launchKernel<MaxPool2dForward>(l, {ceilDiv(outputs, kPoolBlock)}, kPoolWarps, stream, x, y, argmax,
-                                   int32_t(n * c), int32_t(h), int32_t(w), kPoolBlock);
+    launchKernel<MaxPool2dForward>(l, {ceilDiv(outputs, kPoolBlock)}, kPoolWarps, stream, x, y, argmax, int32_t(n * c),
+                                   int32_t(h), int32_t(w), kPoolBlock);
   }
 
   static void checkShape(int64_t n, int64_t c, int64_t h, int64_t w) {

@@ -28,8 +28,8 @@ inline const KernelBase *findKernel(std::string_view name) {
     std::sort(t.begin(), t.end());
     return t;
   }();
-  auto it = std::lower_bound(table.begin(), table.end(), name,
-                             [](const auto &e, std::string_view n) { return e.first < n; });
+  auto it =
+      std::lower_bound(table.begin(), table.end(), name, [](const auto &e, std::string_view n) { return e.first < n; });
   return it != table.end() && it->first == name ? it->second : nullptr;
 }
 inline const KernelBase *findKernel(const std::string &name) { return findKernel(std::string_view(name)); }

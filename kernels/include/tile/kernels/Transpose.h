@@ -30,8 +30,8 @@ struct Transpose {
     // Masked-off lanes still form addresses up to the tile edges: bound those.
     if ((ceilDiv(m, kBM) * kBM) * (ceilDiv(n, kBN) * kBN) > kMaxI32)
       fail(name, "m x n = " + num(m) + " x " + num(n) + " exceeds the kernel's int32 indexing");
-    launchKernel<Transpose>(l, {ceilDiv(m, kBM), ceilDiv(n, kBN)}, kNumWarps, stream, in, out, int32_t(m),
-                            int32_t(n), kBM, kBN);
+    launchKernel<Transpose>(l, {ceilDiv(m, kBM), ceilDiv(n, kBN)}, kNumWarps, stream, in, out, int32_t(m), int32_t(n),
+                            kBM, kBN);
   }
 };
 TILE_LIBRARY_KERNEL(Transpose);

@@ -11,29 +11,29 @@ namespace tile::models {
 
 // A checkpoint that cannot be saved or loaded. One line naming the file and the problem.
 class CheckpointError : public std::runtime_error {
- public:
+public:
   using std::runtime_error::runtime_error;
 };
 
 struct NamedTensor {
   std::string name;
-  std::vector<int64_t> shape;  // data.size() == product of shape (1 for rank 0)
+  std::vector<int64_t> shape; // data.size() == product of shape (1 for rank 0)
   std::vector<float> data;
 };
 
 struct TrainState {
-  int64_t epoch = 0;          // epochs completed
-  int64_t step = 0;           // optimizer steps completed in total
+  int64_t epoch = 0; // epochs completed
+  int64_t step = 0;  // optimizer steps completed in total
   uint64_t seed = 0;
   double learningRate = 0.0;
   // What the run trained on; a resume must match (Train.cpp). "" and 0 in a version-1 file,
   // which did not record them.
-  std::string dataset;        // "mnist" / "fashion" (datasetName)
+  std::string dataset; // "mnist" / "fashion" (datasetName)
   int64_t batchSize = 0;
 };
 
 struct Checkpoint {
-  std::string architecture;  // e.g. "mnist-cnn-v1"
+  std::string architecture; // e.g. "mnist-cnn-v1"
   TrainState state;
   std::vector<NamedTensor> tensors;
 };
@@ -75,4 +75,4 @@ Checkpoint loadCheckpoint(const std::string &path, const std::string &architectu
 // "[32, 1, 3, 3]", as used in messages.
 std::string shapeString(const std::vector<int64_t> &shape);
 
-}  // namespace tile::models
+} // namespace tile::models

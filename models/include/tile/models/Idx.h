@@ -11,32 +11,32 @@ namespace tile::models {
 
 // Any bad data file. The message is one line naming the file and the problem.
 class DataError : public std::runtime_error {
- public:
+public:
   using std::runtime_error::runtime_error;
 };
 
 inline constexpr int64_t kImageRows = 28;
 inline constexpr int64_t kImageCols = 28;
-inline constexpr int64_t kImagePixels = kImageRows * kImageCols;  // 784
+inline constexpr int64_t kImagePixels = kImageRows * kImageCols; // 784
 inline constexpr int kNumClasses = 10;
 
-// Input normalisation of shared/mnist_cnn.md: x/255, then (x - mean)/std. These are MNIST's
+// Input normalisation of docs/models.md: x/255, then (x - mean)/std. These are MNIST's
 // statistics; the same constants are used for Fashion-MNIST too (as the PyTorch reference does).
 inline constexpr float kNormMean = 0.1307f;
 inline constexpr float kNormStd = 0.3081f;
 
 // A whole split, kept as raw bytes: image i is images[i*784 .. i*784+784) (row-major 28x28).
 struct Dataset {
-  int64_t size = 0;             // number of images (== labels.size())
-  std::vector<uint8_t> images;  // size * 784
-  std::vector<uint8_t> labels;  // size, each in 0..9
+  int64_t size = 0;            // number of images (== labels.size())
+  std::vector<uint8_t> images; // size * 784
+  std::vector<uint8_t> labels; // size, each in 0..9
 };
 
 // An idx3 image file (magic 0x00000803, big-endian n, rows, cols, then n*rows*cols bytes).
 // Images must be 28x28 and there must be at least one. Throws DataError.
 struct IdxImages {
   int64_t count = 0;
-  std::vector<uint8_t> pixels;  // count * 784
+  std::vector<uint8_t> pixels; // count * 784
 };
 IdxImages loadIdxImages(const std::string &path);
 
@@ -56,4 +56,4 @@ void normalize(std::span<const uint8_t> pixels, std::span<float> out);
 void gatherBatch(const Dataset &ds, std::span<const int64_t> indices, std::span<float> images,
                  std::span<int32_t> labels);
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -10,7 +10,7 @@ namespace tile::models {
 
 // xoshiro256** (Blackman & Vigna), its state filled from the seed by splitmix64.
 class Rng {
- public:
+public:
   explicit Rng(uint64_t seed);
   uint64_t next();
   // Uniform in [0, 1): the top 24 bits, so every value is exactly representable.
@@ -20,7 +20,7 @@ class Rng {
   // Uniform integer in [0, n) without modulo bias. Requires n > 0.
   uint64_t below(uint64_t n);
 
- private:
+private:
   uint64_t s_[4];
 };
 
@@ -47,4 +47,4 @@ void initBatchNorm(std::span<float> gamma, std::span<float> beta);
 // seeded from (seed, epoch). Same (seed, epoch), same order.
 std::vector<int64_t> shuffledIndices(int64_t n, uint64_t seed, int64_t epoch);
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -12,7 +12,7 @@ namespace tile::models {
 /// inherited as ignored (`cmd &` in a script) stays ignored. The destructor restores
 /// the previous dispositions and clears the record. One at a time (a second throws std::logic_error).
 class InterruptHandlers {
- public:
+public:
   InterruptHandlers();
   ~InterruptHandlers();
   InterruptHandlers(const InterruptHandlers &) = delete;
@@ -25,4 +25,4 @@ int interruptSignal();
 /// "SIGINT" / "SIGTERM" ("a signal" for others), for messages.
 const char *signalName(int signal);
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -16,7 +16,7 @@
 namespace tile::models {
 
 class KernelProfiler : public kernels::Launcher {
- public:
+public:
   explicit KernelProfiler(kernels::Launcher &inner) : inner_(inner) {}
 
   void launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **params,
@@ -35,14 +35,14 @@ class KernelProfiler : public kernels::Launcher {
   /// The launches timed between start() and stop(), in order (waits for their end events).
   std::vector<KernelTime> times();
 
- private:
+private:
   struct Timed {
     KernelTime time;
-    std::unique_ptr<rt::Event> begin, end;  // GPU only
+    std::unique_ptr<rt::Event> begin, end; // GPU only
   };
   kernels::Launcher &inner_;
   bool recording_ = false;
   std::vector<Timed> timed_;
 };
 
-}  // namespace tile::models
+} // namespace tile::models

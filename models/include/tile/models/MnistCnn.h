@@ -1,4 +1,4 @@
-// The MNIST CNN of shared/mnist_cnn.md, every forward and backward operation a library kernel:
+// The MNIST CNN (docs/models.md), every forward and backward operation a library kernel:
 //   conv 1->32 (+ partial BN statistics) -> BN + relu + 2x2 pool (one kernel)
 //   conv 32->64 (+ statistics; its weights copied tap-major first) -> BN + relu + 2x2 pool
 //   linear 3136->128 + relu (from its weights transposed) -> linear 128->10 + log-softmax + NLL,
@@ -27,7 +27,7 @@ namespace tile::models {
 inline constexpr const char *kMnistArchitecture = "mnist-cnn-v1";
 
 class MnistCnn {
- public:
+public:
   /// Plans and allocates every tensor for batches of up to maxBatch images, in host memory
   /// when launcher.hostMemory() (the CPU executor), else on the GPU. Parameters start at 0:
   /// call init() or setParameters().
@@ -44,7 +44,7 @@ class MnistCnn {
   /// and values, in a fixed order; setParameters takes the same order and shapes.
   std::vector<TensorSpec> parameterSpecs() const;
   std::vector<NamedTensor> parameters() const;
-  std::vector<NamedTensor> gradients() const;  // after backward(): same order, "grad " names
+  std::vector<NamedTensor> gradients() const; // after backward(): same order, "grad " names
   void setParameters(const std::vector<NamedTensor> &params);
 
   /// Copies a batch (n <= maxBatch images of 784 normalised floats, n labels in 0..9) in.
@@ -76,8 +76,8 @@ class MnistCnn {
   /// forward + backward + sgdStep; returns the batch's mean loss (read back: synchronises).
   float trainStep(float lr);
 
-  float loss() const;                       // mean loss of the last forward()
-  std::vector<float> logits() const;        // [n, 10] of the last forward()
+  float loss() const;                // mean loss of the last forward()
+  std::vector<float> logits() const; // [n, 10] of the last forward()
   /// Predicted classes of the last forward() (argmax of the logits, first on ties).
   std::vector<int32_t> predictions() const;
 
@@ -91,10 +91,10 @@ class MnistCnn {
   /// Named tensors for tests and diagnostics (e.g. "conv1.out").
   const std::vector<Tensor> &allTensors() const { return all_; }
 
- private:
+private:
   kernels::Launcher &l_;
   int64_t maxBatch_;
-  int64_t n_ = 0;  // images in the current batch
+  int64_t n_ = 0; // images in the current batch
   bool tf32Products_ = false;
   Arena arena_;
   std::vector<Tensor> all_;
@@ -105,9 +105,9 @@ class MnistCnn {
   // Activations and their gradients.
   Tensor x_, labels_;
   Tensor c1_, stats1_, mean1_, rstd1_, p1_, arg1_;
-  Tensor w2Taps_;  // conv2's weights tap-major ([9, cout, cin]), refreshed by each forward()
+  Tensor w2Taps_; // conv2's weights tap-major ([9, cout, cin]), refreshed by each forward()
   Tensor c2_, stats2_, mean2_, rstd2_, p2_, arg2_;
-  Tensor w3T_;  // fc1's weights transposed ([in, out]), refreshed by each forward()
+  Tensor w3T_; // fc1's weights transposed ([in, out]), refreshed by each forward()
   Tensor h3_, logits_, lossMean_, dlogits_;
   Tensor dh3_, dh3T_, dp2_, dc2_, dp1_, dc1_, fcWork_;
   // Workspaces apart where their users run on branches side by side.
@@ -116,4 +116,4 @@ class MnistCnn {
   std::vector<Tensor> gradList() const;
 };
 
-}  // namespace tile::models
+} // namespace tile::models

@@ -17,4 +17,4 @@ struct KernelTime {
 /// the sum, and the same times grouped by kernel name, largest first. Ends in a newline.
 std::string kernelTimeTable(const std::vector<KernelTime> &launches, const std::string &title);
 
-}  // namespace tile::models
+} // namespace tile::models

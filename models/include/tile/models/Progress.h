@@ -13,12 +13,12 @@
 namespace tile::models {
 
 class Progress {
- public:
-  using Clock = std::function<double()>;  // monotonic seconds
+public:
+  using Clock = std::function<double()>; // monotonic seconds
 
   // `clock` defaults to std::chrono::steady_clock.
   Progress(std::ostream &out, bool isTerminal, Clock clock = {});
-  ~Progress();  // ends an open terminal line
+  ~Progress(); // ends an open terminal line
 
   // Progress on std::cout, a terminal when isatty(STDOUT_FILENO).
   static Progress forStdout();
@@ -35,20 +35,20 @@ class Progress {
   // The line for the given state, without "\r" or newline (exposed for tests).
   std::string format(int64_t step, double loss, double elapsedSeconds) const;
 
- private:
+private:
   std::ostream &out_;
   bool terminal_;
   Clock clock_;
   int64_t epoch_ = 0, epochs_ = 0, total_ = 0, imagesPerStep_ = 0;
   double start_ = 0, lastDraw_ = -1;
-  int64_t lastDecile_ = 0;  // non-terminal: the last 10% mark printed
-  bool lineOpen_ = false;   // terminal: a progress line is on screen without its newline
-  int64_t lastStep_ = 0;     // the latest update() ...
+  int64_t lastDecile_ = 0; // non-terminal: the last 10% mark printed
+  bool lineOpen_ = false;  // terminal: a progress line is on screen without its newline
+  int64_t lastStep_ = 0;   // the latest update() ...
   double lastLoss_ = 0;
-  int64_t printedStep_ = 0;  // ... and the step last shown (finish() shows a skipped last step)
+  int64_t printedStep_ = 0; // ... and the step last shown (finish() shows a skipped last step)
 };
 
 // "m:ss", or "h:mm:ss" from an hour on; negative or non-finite seconds give "-:--".
 std::string formatDuration(double seconds);
 
-}  // namespace tile::models
+} // namespace tile::models

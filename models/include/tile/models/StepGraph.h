@@ -30,7 +30,7 @@
 namespace tile::models {
 
 class StepGraph : public kernels::Launcher {
- public:
+public:
   /// On the GPU (inner.hostMemory() false) creates the step's stream: ordered with the legacy
   /// default stream (not CU_STREAM_NON_BLOCKING), so synchronous copies made elsewhere (loading
   /// parameters, reading results) stay ordered with the step without extra synchronisation.
@@ -82,12 +82,12 @@ class StepGraph : public kernels::Launcher {
   /// Forgets the captured step (the next run() captures again).
   void reset();
 
- private:
-  struct Recorded {  // one launch or host copy of a step captured on the CPU executor
-    std::string kernel;  // empty: a copy
+private:
+  struct Recorded {     // one launch or host copy of a step captured on the CPU executor
+    std::string kernel; // empty: a copy
     Specialization spec;
     rt::Dim3 grid;
-    std::vector<std::byte> args;  // the argument values, packed in parameter order
+    std::vector<std::byte> args; // the argument values, packed in parameter order
     void *dst = nullptr;
     const void *src = nullptr;
     size_t bytes = 0;
@@ -99,20 +99,20 @@ class StepGraph : public kernels::Launcher {
 
   kernels::Launcher &inner_;
   bool host_;
-  std::optional<rt::Stream> stream_;  // GPU only
+  std::optional<rt::Stream> stream_; // GPU only
   struct Branch {
     rt::Stream stream;
     bool open = false;
   };
-  std::vector<Branch> branches_;          // GPU only, created on first use
-  std::optional<rt::Event> forkJoin_;     // recorded at each fork and join (a wait takes the last record)
+  std::vector<Branch> branches_;      // GPU only, created on first use
+  std::optional<rt::Event> forkJoin_; // recorded at each fork and join (a wait takes the last record)
   rt::GraphExec exec_;
   std::vector<Recorded> recorded_;
   bool recording_ = false;
-  std::optional<uint64_t> shape_;  // the shape of the captured step
+  std::optional<uint64_t> shape_; // the shape of the captured step
   int captures_ = 0;
   size_t nodes_ = 0;
   std::string lastCapture_;
 };
 
-}  // namespace tile::models
+} // namespace tile::models

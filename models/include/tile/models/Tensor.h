@@ -30,7 +30,7 @@ class Arena;
 /// ptr() is the address kernels take (a host pointer or a CUdeviceptr), so a Tensor binds a
 /// kernel launcher's Address argument directly.
 class Tensor {
- public:
+public:
   Tensor() = default;
   const std::string &name() const;
   const std::vector<int64_t> &shape() const;
@@ -62,7 +62,7 @@ class Tensor {
   void uploadPrefix(const void *src, size_t bytes) const;
   void downloadPrefix(void *dst, size_t bytes) const;
 
- private:
+private:
   friend class Arena;
   Tensor(const Arena *a, size_t index) : arena_(a), index_(index) {}
   void *hostPtr() const;
@@ -76,7 +76,7 @@ class Tensor {
 /// in order of addition, the whole block zero-filled). Not copyable or movable (tensors point
 /// at it).
 class Arena {
- public:
+public:
   explicit Arena(MemoryKind kind);
   ~Arena();
   Arena(const Arena &) = delete;
@@ -103,7 +103,7 @@ class Arena {
   /// One line per tensor (name, shape, type, offset, bytes) and the total.
   std::string describe() const;
 
- private:
+private:
   friend class Tensor;
   struct Entry {
     std::string name;
@@ -111,7 +111,7 @@ class Arena {
     ElemType type;
     int64_t numel;
     size_t offset;
-    int own = -1;  // index into owned_ (addTransfer on the GPU), else -1: in the block
+    int own = -1; // index into owned_ (addTransfer on the GPU), else -1: in the block
   };
   MemoryKind kind_;
   std::vector<Entry> entries_;
@@ -124,4 +124,4 @@ class Arena {
 
 std::string shapeText(const std::vector<int64_t> &shape);
 
-}  // namespace tile::models
+} // namespace tile::models

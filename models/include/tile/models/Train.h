@@ -17,7 +17,7 @@ namespace tile::models {
 
 /// A bad run that is not a usage error (non-finite loss, inconsistent resume). One line.
 class TrainError : public std::runtime_error {
- public:
+public:
   using std::runtime_error::runtime_error;
 };
 
@@ -38,7 +38,7 @@ double evaluate(MnistCnn &model, const Dataset &ds);
 /// Wraps a launcher and adds up the wall time of each kernel's launches. Meaningful where
 /// launches are synchronous (the CPU executor); on the GPU it measures enqueueing only.
 class TimingLauncher : public kernels::Launcher {
- public:
+public:
   explicit TimingLauncher(kernels::Launcher &inner) : inner_(inner) {}
   void launch(const char *kernelName, const Specialization &spec, rt::Dim3 grid, void **params,
               CUstream stream) override;
@@ -46,7 +46,7 @@ class TimingLauncher : public kernels::Launcher {
   /// A table, slowest kernel first: name, launches, seconds, share.
   std::string report() const;
 
- private:
+private:
   kernels::Launcher &inner_;
   struct Entry {
     int64_t launches = 0;
@@ -55,4 +55,4 @@ class TimingLauncher : public kernels::Launcher {
   std::map<std::string, Entry> entries_;
 };
 
-}  // namespace tile::models
+} // namespace tile::models

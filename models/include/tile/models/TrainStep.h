@@ -19,7 +19,7 @@
 namespace tile::models {
 
 class TrainStep {
- public:
+public:
   /// `model` must launch through `graph` (constructed as MnistCnn(graph, ...)).
   TrainStep(MnistCnn &model, StepGraph &graph, bool graphed = true);
 
@@ -44,18 +44,18 @@ class TrainStep {
   bool graphed() const { return graphed_; }
   const StepGraph &graph() const { return graph_; }
 
- private:
+private:
   void checkBatch(int64_t n) const;
   void body(int64_t n, float lr);
 
   MnistCnn &model_;
   StepGraph &graph_;
   bool graphed_;
-  std::vector<std::byte> plain_;  // staging on the CPU executor
-  rt::PinnedHostBuffer pinned_;   // staging on the GPU
+  std::vector<std::byte> plain_; // staging on the CPU executor
+  rt::PinnedHostBuffer pinned_;  // staging on the GPU
   float *images_ = nullptr;
   int32_t *labels_ = nullptr;
   float *loss_ = nullptr;
 };
 
-}  // namespace tile::models
+} // namespace tile::models

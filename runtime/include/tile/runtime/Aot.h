@@ -37,8 +37,7 @@ struct AotLaunchConfig {
 /// Launches the best variant that is correct for `actual` (exact match, else the one
 /// assuming the most divisibility facts that hold). Throws Error naming the kernel, the
 /// wanted specialisation and the available ones when none fits.
-void launchAot(const AotKernel &kernel, const Specialization &actual, const AotLaunchConfig &config,
-               void **params);
+void launchAot(const AotKernel &kernel, const Specialization &actual, const AotLaunchConfig &config, void **params);
 
 /// The variant launchAot would use (null if none): for tests and tools.
 const AotVariant *selectAotVariant(const AotKernel &kernel, const Specialization &actual);

@@ -70,7 +70,7 @@ const char *tuneSourceName(TuneSource s);
 using CandidateTimer = std::function<double(const std::function<void()> &run, CUstream stream)>;
 
 struct AutotuneOptions {
-  std::string cacheDir;     ///< "": DiskCache::defaultDir() (where compiled kernels are cached)
+  std::string cacheDir; ///< "": DiskCache::defaultDir() (where compiled kernels are cached)
   bool useDiskCache = true;
   size_t defaultConfig = 0; ///< the candidate used where nothing is measured (CPU executor)
   /// Triton's pre_hook: called before every measured run of a candidate (for kernels that
@@ -80,8 +80,8 @@ struct AutotuneOptions {
   /// reached (at most maxRepeats), median of the event-timed runs.
   int warmupRuns = 2, minRepeats = 5, maxRepeats = 100;
   double budgetMs = 40;
-  CandidateTimer timer;     ///< unset: CUDA events, interleaved (timeInterleaved); tests inject their own
-  std::string deviceName;   ///< "": the current GPU's name (tests set one)
+  CandidateTimer timer;   ///< unset: CUDA events, interleaved (timeInterleaved); tests inject their own
+  std::string deviceName; ///< "": the current GPU's name (tests set one)
 };
 
 /// The default measurement of a tuner's candidates, with CUDA events: the options' warm-up,

@@ -1,5 +1,5 @@
 // The compiled-kernel record: one kernel compiled for the GPU, i.e. what identifies the code and
-// what every launch of it needs. The compiler produces it (compiler::runPipeline), the disk cache
+// what every launch of it needs. The compiler produces it (compiler::compileForGpu), the disk cache
 // stores it (encode/decode below), the AOT writer embeds it (as a CompiledKernelView over static
 // storage), the differential bundle carries it and the launch paths load and launch it. It lives
 // in the runtime, free of LLVM/MLIR, because runtime-only executables on the GPU machine use it.
@@ -23,7 +23,7 @@ namespace tile::rt {
 // rounds to tf32 (to nearest, ties to even) on its way to shared memory, for wgmma's tf32
 // operands, which the tensor cores would otherwise truncate.
 enum class TensorMapType { U8, I32, F16, BF16, F32, TF32 };
-inline constexpr TensorMapType kTensorMapTypes[] = {TensorMapType::U8,  TensorMapType::I32, TensorMapType::F16,
+inline constexpr TensorMapType kTensorMapTypes[] = {TensorMapType::U8,   TensorMapType::I32, TensorMapType::F16,
                                                     TensorMapType::BF16, TensorMapType::F32, TensorMapType::TF32};
 int tensorMapElementBytes(TensorMapType t);
 const char *tensorMapTypeName(TensorMapType t); // "u8", "i32", "f16", "bf16", "f32", "tf32"
@@ -33,7 +33,7 @@ const char *tensorMapTypeName(TensorMapType t); // "u8", "i32", "f16", "bf16", "
 // bytes. The box is what one cp.async.bulk.tensor moves, which the compiler chose; dimensions
 // outermost first.
 struct TmaParam {
-  int param = -1;            // index among the launch's parameters (Consts excluded); -1: unused slot
+  int param = -1; // index among the launch's parameters (Consts excluded); -1: unused slot
   TensorMapType type = TensorMapType::F32;
   unsigned swizzleBytes = 0; // 0, 32, 64 or 128
   unsigned rank = 0;
@@ -44,18 +44,18 @@ inline constexpr int kMaxTmaParams = 4;
 
 // What a launch of the code must honour, beside its grid and arguments.
 struct LaunchMetadata {
-  unsigned sharedBytes = 0;  // dynamic shared memory per block
-  unsigned numWarps = 4;     // the block is 32 * numWarps threads along x (a warp-specialised kernel's producer warpgroup included)
-  std::array<TmaParam, kMaxTmaParams> tma{};  // used slots first
+  unsigned sharedBytes = 0; // dynamic shared memory per block
+  unsigned numWarps =
+      4; // the block is 32 * numWarps threads along x (a warp-specialised kernel's producer warpgroup included)
+  std::array<TmaParam, kMaxTmaParams> tma{}; // used slots first
   bool operator==(const LaunchMetadata &) const = default;
 };
 
 // Text is std::string (CompiledKernel, owning) or std::string_view (CompiledKernelView, over
 // static storage: the AOT tables, so that start-up copies no PTX). One field list for both.
-template <class Text>
-struct BasicCompiledKernel {
-  Text name;    // the PTX entry point
-  Text target;  // what the PTX was generated for, e.g. "sm_90 ptx80"
+template <class Text> struct BasicCompiledKernel {
+  Text name;   // the PTX entry point
+  Text target; // what the PTX was generated for, e.g. "sm_90 ptx80"
   Text ptx;
   LaunchMetadata meta;
   bool operator==(const BasicCompiledKernel &) const = default;
@@ -87,4 +87,4 @@ std::string encodeCompiledKernel(const CompiledKernel &k);
 // then says what is wrong in a few words, for a one-line diagnostic.
 std::optional<CompiledKernel> decodeCompiledKernel(std::string_view payload, std::string *why = nullptr);
 
-}  // namespace tile::rt
+} // namespace tile::rt

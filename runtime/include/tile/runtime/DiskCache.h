@@ -11,7 +11,7 @@ namespace tile::rt {
 // Any mismatch means corrupt. Writers never leave a partial entry (temp file + fsync + rename), so
 // concurrent processes sharing a directory are safe.
 class DiskCache {
- public:
+public:
   // dir == "": defaultDir().
   explicit DiskCache(std::string dir);
   // $TILE_CACHE_DIR, else $XDG_CACHE_HOME/tile, else ~/.cache/tile.
@@ -20,7 +20,7 @@ class DiskCache {
   static DiskCache &global();
 
   const std::string &dir() const { return dir_; }
-  std::string pathFor(const std::string &key) const;  // throws Error for keys that are not [A-Za-z0-9_.-]+
+  std::string pathFor(const std::string &key) const; // throws Error for keys that are not [A-Za-z0-9_.-]+
 
   // nullopt on a miss, when forceRecompile(), or on a corrupt entry; the latter prints one line
   // "tile: cache entry <path> is corrupt (<why>); <action>" to stderr and deletes the entry.
@@ -39,7 +39,7 @@ class DiskCache {
   // Env TILE_FORCE_RECOMPILE=1: load() always misses (entries are still written).
   static bool forceRecompile();
 
- private:
+private:
   std::string dir_;
 };
 

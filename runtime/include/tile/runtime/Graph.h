@@ -12,6 +12,8 @@
 // replays those itself). Without a usable GPU every call throws Error("tile: no usable GPU: ...").
 #pragma once
 
+#include "tile/runtime/DriverHandle.h"
+
 #include <cuda.h>
 
 #include <cstddef>
@@ -27,22 +29,17 @@ enum class CaptureMode { Global, ThreadLocal, Relaxed };
 
 // A captured graph (CUgraph): what GraphExec instantiates. Move-only; destroyed with the object.
 class Graph {
- public:
+public:
   Graph() = default;
-  explicit Graph(CUgraph g) : g_(g) {}  // takes ownership
-  ~Graph();
-  Graph(Graph &&other) noexcept;
-  Graph &operator=(Graph &&other) noexcept;
-  Graph(const Graph &) = delete;
-  Graph &operator=(const Graph &) = delete;
+  explicit Graph(CUgraph g) : g_(g) {} // takes ownership
 
-  CUgraph handle() const { return g_; }
-  bool empty() const { return g_ == nullptr; }
+  CUgraph handle() const { return g_.get(); }
+  bool empty() const { return !g_; }
   // Nodes in the graph (kernel launches, copies, ...): cuGraphGetNodes.
   size_t nodeCount() const;
 
- private:
-  CUgraph g_ = nullptr;
+private:
+  GraphHandle g_;
 };
 
 // Captures `stream` from construction until end(). The stream must be one of ours (rt::Stream):
@@ -50,7 +47,7 @@ class Graph {
 // exception left the captured region), it ends the capture and drops what was recorded, so the
 // stream is usable again.
 class StreamCapture {
- public:
+public:
   explicit StreamCapture(CUstream stream, CaptureMode mode = CaptureMode::ThreadLocal);
   ~StreamCapture();
   StreamCapture(const StreamCapture &) = delete;
@@ -60,7 +57,7 @@ class StreamCapture {
   // in the captured region that cannot be captured, such as a synchronous copy).
   Graph end();
 
- private:
+private:
   CUstream stream_;
   bool active_ = false;
 };
@@ -70,17 +67,12 @@ bool isCapturing(CUstream stream);
 
 // An instantiated graph (CUgraphExec): launched as one unit on any stream of its context.
 class GraphExec {
- public:
+public:
   GraphExec() = default;
-  explicit GraphExec(const Graph &g);  // cuGraphInstantiateWithFlags, with the nodes' priorities
-  ~GraphExec();
-  GraphExec(GraphExec &&other) noexcept;
-  GraphExec &operator=(GraphExec &&other) noexcept;
-  GraphExec(const GraphExec &) = delete;
-  GraphExec &operator=(const GraphExec &) = delete;
+  explicit GraphExec(const Graph &g); // cuGraphInstantiateWithFlags, with the nodes' priorities
 
-  CUgraphExec handle() const { return e_; }
-  bool empty() const { return e_ == nullptr; }
+  CUgraphExec handle() const { return e_.get(); }
+  bool empty() const { return !e_; }
 
   // Enqueues the whole graph on `stream` (cuGraphLaunch); asynchronous like a kernel launch.
   void launch(CUstream stream);
@@ -90,8 +82,8 @@ class GraphExec {
   // other parameters), else a fresh instantiation of g. An empty GraphExec is instantiated.
   Update update(const Graph &g);
 
- private:
-  CUgraphExec e_ = nullptr;
+private:
+  GraphExecHandle e_;
 };
 
-}  // namespace tile::rt
+} // namespace tile::rt

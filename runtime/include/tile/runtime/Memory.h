@@ -1,6 +1,8 @@
 // Device and pinned host memory, RAII.
 #pragma once
 
+#include "tile/runtime/DriverHandle.h"
+
 #include <cuda.h>
 
 #include <cstddef>
@@ -12,16 +14,15 @@ namespace tile::rt {
 
 // Device allocation in the current context (the primary context of device 0 if the thread has none).
 class DeviceBuffer {
- public:
+public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t bytes);  // 0 bytes allocates nothing and leaves ptr() == 0
-  ~DeviceBuffer();
+  explicit DeviceBuffer(size_t bytes); // 0 bytes allocates nothing and leaves ptr() == 0
   DeviceBuffer(DeviceBuffer &&other) noexcept;
   DeviceBuffer &operator=(DeviceBuffer &&other) noexcept;
   DeviceBuffer(const DeviceBuffer &) = delete;
   DeviceBuffer &operator=(const DeviceBuffer &) = delete;
 
-  CUdeviceptr ptr() const { return ptr_; }
+  CUdeviceptr ptr() const { return ptr_.get(); }
   size_t bytes() const { return bytes_; }
 
   // s == nullptr: synchronous copy. Otherwise queued on s; keep the host memory alive (and pinned, for
@@ -44,28 +45,27 @@ class DeviceBuffer {
     return v;
   }
 
- private:
-  CUdeviceptr ptr_ = 0;
+private:
+  DeviceMemoryHandle ptr_;
   size_t bytes_ = 0;
 };
 
 // Page-locked host memory (cuMemHostAlloc): needed for truly asynchronous copies.
 class PinnedHostBuffer {
- public:
+public:
   PinnedHostBuffer() = default;
-  explicit PinnedHostBuffer(size_t bytes, unsigned flags = 0);  // flags: CU_MEMHOSTALLOC_*
-  ~PinnedHostBuffer();
+  explicit PinnedHostBuffer(size_t bytes, unsigned flags = 0); // flags: CU_MEMHOSTALLOC_*
   PinnedHostBuffer(PinnedHostBuffer &&other) noexcept;
   PinnedHostBuffer &operator=(PinnedHostBuffer &&other) noexcept;
   PinnedHostBuffer(const PinnedHostBuffer &) = delete;
   PinnedHostBuffer &operator=(const PinnedHostBuffer &) = delete;
 
-  void *data() const { return ptr_; }
+  void *data() const { return ptr_.get(); }
   size_t bytes() const { return bytes_; }
-  template <class T> T *as() const { return static_cast<T *>(ptr_); }
+  template <class T> T *as() const { return static_cast<T *>(ptr_.get()); }
 
- private:
-  void *ptr_ = nullptr;
+private:
+  HostMemoryHandle ptr_;
   size_t bytes_ = 0;
 };
 

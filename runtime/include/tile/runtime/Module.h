@@ -1,6 +1,8 @@
 // A loaded PTX module (driver JIT), RAII.
 #pragma once
 
+#include "tile/runtime/DriverHandle.h"
+
 #include <cuda.h>
 
 #include <string>
@@ -8,13 +10,8 @@
 namespace tile::rt {
 
 class Module {
- public:
+public:
   Module() = default;
-  ~Module();
-  Module(Module &&other) noexcept;
-  Module &operator=(Module &&other) noexcept;
-  Module(const Module &) = delete;
-  Module &operator=(const Module &) = delete;
 
   // cuModuleLoadDataEx into the current context (device 0's primary context if none). On failure throws
   // Error naming the kernel, the CUresult, the driver's JIT log (e.g. "PTX too new for driver") and a
@@ -25,11 +22,11 @@ class Module {
   // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES (needed above the 48 KiB default).
   CUfunction function(const std::string &name, unsigned maxDynamicSharedBytes = 0) const;
 
-  CUmodule handle() const { return mod_; }
+  CUmodule handle() const { return mod_.get(); }
 
- private:
-  CUmodule mod_ = nullptr;
-  std::string kernelName_;  // for error messages
+private:
+  ModuleHandle mod_;
+  std::string kernelName_; // for error messages
 };
 
 } // namespace tile::rt

@@ -15,7 +15,7 @@
 namespace tile::rt {
 
 class ModuleCache {
- public:
+public:
   // Process-wide. Intentionally never destroyed: modules die with their context at exit, and unloading
   // them during static destruction could run after the context was released.
   static ModuleCache &global();
@@ -28,7 +28,7 @@ class ModuleCache {
 
   size_t size() const;
 
- private:
+private:
   struct Entry {
     Module module;
     CUfunction fn = nullptr;

@@ -1,6 +1,8 @@
 // Streams and events, RAII.
 #pragma once
 
+#include "tile/runtime/DriverHandle.h"
+
 #include <cuda.h>
 
 namespace tile::rt {
@@ -8,28 +10,23 @@ namespace tile::rt {
 class Event;
 
 class Stream {
- public:
+public:
   Stream();                        // CU_STREAM_DEFAULT: ordered with the legacy default stream
   explicit Stream(unsigned flags); // e.g. CU_STREAM_NON_BLOCKING
   /// With a scheduling priority (cuStreamCreateWithPriority): where blocks of several streams'
   /// kernels wait for room on the GPU, the higher priority's go first. A graph captured from the
   /// stream keeps it on each kernel node (GraphExec instantiates with node priorities).
   Stream(unsigned flags, int priority);
-  ~Stream();
-  Stream(Stream &&other) noexcept;
-  Stream &operator=(Stream &&other) noexcept;
-  Stream(const Stream &) = delete;
-  Stream &operator=(const Stream &) = delete;
 
-  CUstream handle() const { return s_; }
+  CUstream handle() const { return s_.get(); }
   void synchronize();
   /// Work enqueued on this stream from now on starts after `e`'s last record completes
   /// (cuStreamWaitEvent). Inside a capture this is how a second stream forks from, or joins,
   /// the captured one.
   void waitFor(const Event &e);
 
- private:
-  CUstream s_ = nullptr;
+private:
+  StreamHandle s_;
 };
 
 /// The context's stream priorities (cuCtxGetStreamPriorityRange). Lower numbers run first:
@@ -40,23 +37,18 @@ struct StreamPriorities {
 StreamPriorities streamPriorities();
 
 class Event {
- public:
-  Event();                         // CU_EVENT_DEFAULT: timing enabled
+public:
+  Event(); // CU_EVENT_DEFAULT: timing enabled
   explicit Event(unsigned flags);
-  ~Event();
-  Event(Event &&other) noexcept;
-  Event &operator=(Event &&other) noexcept;
-  Event(const Event &) = delete;
-  Event &operator=(const Event &) = delete;
 
-  CUevent handle() const { return e_; }
+  CUevent handle() const { return e_.get(); }
   void record(CUstream s = nullptr);
   // Milliseconds from `start` to this event; both must have been recorded and this one completed.
   float elapsedMs(const Event &start) const;
   void synchronize();
 
- private:
-  CUevent e_ = nullptr;
+private:
+  EventHandle e_;
 };
 
 } // namespace tile::rt

@@ -23,14 +23,14 @@
 namespace tile::rt {
 
 struct TensorMapRequest {
-  std::string param;             ///< the kernel parameter it is for: named by every error
-  CUdeviceptr base = 0;          ///< 16-byte aligned
+  std::string param;    ///< the kernel parameter it is for: named by every error
+  CUdeviceptr base = 0; ///< 16-byte aligned
   TensorMapType type = TensorMapType::F32;
-  std::vector<int64_t> shape;    ///< 1 to 5 dimensions, outermost first
-  std::vector<int64_t> strides;  ///< elements; innermost 1, the others multiples of 16 bytes
-  std::vector<int32_t> box;      ///< elements copied per dimension, each 1..256
-  int swizzleBytes = 0;          ///< 0, 32, 64 or 128 (#tile.nvmma_shared's swizzle); the box's
-                                 ///< innermost extent must fit in it
+  std::vector<int64_t> shape;   ///< 1 to 5 dimensions, outermost first
+  std::vector<int64_t> strides; ///< elements; innermost 1, the others multiples of 16 bytes
+  std::vector<int32_t> box;     ///< elements copied per dimension, each 1..256
+  int swizzleBytes = 0;         ///< 0, 32, 64 or 128 (#tile.nvmma_shared's swizzle); the box's
+                                ///< innermost extent must fit in it
   bool operator==(const TensorMapRequest &) const = default;
 };
 
@@ -49,4 +49,4 @@ std::string checkTensorMap(const TensorMapRequest &r);
 /// the driver refuses it.
 const TensorMap &encodeTensorMap(const TensorMapRequest &r);
 
-}  // namespace tile::rt
+} // namespace tile::rt

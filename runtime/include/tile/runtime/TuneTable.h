@@ -6,7 +6,7 @@
 // ('#' starts a comment line). The autotuner consults the tables before its disk entries;
 // a table's config that is not one of the kernel's candidates is ignored.
 //
-// Baking, step by step (README "Autotuning"):
+// Baking, step by step (docs/runtime.md):
 //   1. run the workload on the target GPU (tuned entries land in $TILE_CACHE_DIR);
 //   2. `tile-autotune-table [--cpp] <cache dir>` prints the table (or a C++ file that
 //      registers it at start-up: add it to the executable's sources);

@@ -1,5 +1,5 @@
 // fuzz-passes: convert-tile-to-llvm
-// Issue 25: convert-tile-to-llvm alone on traced (layout-free) IR crashed; now it says it needs layouts.
+// convert-tile-to-llvm alone on traced (layout-free) IR crashed; now it says it needs layouts.
 func.func @rows(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel, tile.num_warps = 4 : i32} {
   %rows = tile.make_range {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
   %cols = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>

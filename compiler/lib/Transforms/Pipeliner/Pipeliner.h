@@ -1,0 +1,88 @@
+//===- Pipeliner.h - the software pipeliner's phases ----------------------===//
+// The software pipeliner turns a loop's dot operand loads (tile.load -> tile.local_alloc,
+// read by tile.local_load or warpgroup dots) into copies that run ahead of the loop's
+// iterations into rings of shared-memory buffers. As Triton's pipeliner, in phases:
+//   schedule  (Candidates.cpp)  which loads, by cp.async or TMA, how many stages, how far
+//                               ahead, whether the dots stay in flight: planLoop -> LoopPlan
+//   expand    one schedule per loop shape, each on a Ring (Ring.h: buffers, mbarriers,
+//             slot(g), phase(g)):
+//               InLoopSchedule.cpp     a prologue, then each iteration refills a slot
+//               CrossTileSchedule.cpp  the K loop of a persistent tile loop, ahead across tiles
+//               WarpSpecialize.cpp     a producer warp and consumer warps (its own pass,
+//                                      tile-warp-specialize, run just before tile-pipeline)
+//   lower     the ops made here (tile.async_copy, tile.async_tma_load, tile.barrier_wait, ...)
+//             are lowered by convert-tile-to-llvm; tile-insert-barriers adds the barriers.
+#ifndef TILE_TRANSFORMS_PIPELINER_PIPELINER_H
+#define TILE_TRANSFORMS_PIPELINER_PIPELINER_H
+
+#include "tile/Dialect/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <optional>
+
+namespace mlir::tile::pipeliner {
+
+/// One load the pipeliner replaces by copies into a ring: `load` feeds only `alloc`, whose
+/// buffer only local loads, warpgroup dots and transposed views read, all in the loop body.
+struct Candidate {
+  LoadOp load;
+  LocalAllocOp alloc;
+  /// Body ops computing the pointers and mask (TMA: the box offsets), in order; they reach
+  /// only the induction variable and values from outside the loop.
+  SmallVector<Operation *> slice;
+  /// Copied by the tensor memory accelerator (else cp.async).
+  bool tma = false;
+
+  /// The staged buffer's type: one slot of the ring.
+  MemDescType bufferType() const { return LocalAllocOp(alloc).getType(); }
+  /// The staged buffer.
+  Value buffer() const { return LocalAllocOp(alloc).getResult(); }
+};
+
+/// What the schedules need of one loop (planLoop's answer).
+struct LoopPlan {
+  scf::ForOp loop;
+  SmallVector<Candidate> cands;
+  /// The warpgroup dots that keep one group in flight across iterations (empty: they wait).
+  SmallVector<WarpGroupDotOp> inFlight;
+  /// Ring slots, and how many iterations ahead the copies run (stages - 1, one less with
+  /// dots in flight: their slot is still read until the next iteration ends).
+  int stages = 0, ahead = 0;
+  /// The K loop of a persistent tile loop, its copies all TMA: the tile loop's ops that
+  /// compute a tile's coordinates from its induction variable (tileSlice).
+  std::optional<SmallVector<Operation *>> tileSlice;
+
+  bool anyTma() const {
+    return llvm::any_of(cands, [](const Candidate &c) { return c.tma; });
+  }
+  bool anyCpAsync() const {
+    return llvm::any_of(cands, [](const Candidate &c) { return !c.tma; });
+  }
+};
+
+/// The schedule of `loop`: its candidates (their TMA descriptors recorded on the module,
+/// recordTma), stages (`numStagesOption` if positive, else the kernel's tile.num_stages, else
+/// a default), dots in flight and the persistent tile loop's slice. nullopt when nothing is
+/// pipelined: one stage asked for, no candidate, or a second box of a TMA descriptor whose
+/// load cannot fall back to cp.async.
+std::optional<LoopPlan> planLoop(scf::ForOp loop, int numStagesOption);
+
+/// The box offsets of TMA candidate `c` for the iteration of `loop` whose induction value is
+/// `iv` (its slice cloned at `b`); the values from outside the loop the offsets use are taken
+/// through `outside` (another tile's, or themselves where it maps nothing).
+SmallVector<Value> boxOffsetsAt(OpBuilder &b, const Candidate &c, scf::ForOp loop, Value iv, const IRMapping &outside);
+
+/// After `loop` (at `b`): the dots in flight get pendings = 1 and one
+/// tile.warpgroup_dot_wait retires their last groups before anything reads the loop's
+/// results; `b` continues after that wait.
+void waitForDots(OpBuilder &b, Location loc, scf::ForOp loop, ArrayRef<WarpGroupDotOp> inFlight);
+
+/// The schedules (each consumes the plan: the candidates' loads and buffers are gone after).
+void pipelineInLoop(LoopPlan &plan);
+void pipelineAcrossTiles(LoopPlan &plan);
+
+} // namespace mlir::tile::pipeliner
+
+#endif
