@@ -35,7 +35,10 @@ libfuzzer=OFF
 # Which ctest labels the chosen binaries carry.
 # tile_mnist_cli and main_job_builds_only_the_trainer (label models) need models/tile-mnist, i.e.
 # the whole kernel library: not built.
-runtime_only=ON labels=() skip=(_NOT_BUILT '^tile_mnist_cli$' '^main_job_builds_only_the_trainer$')
+# env_doc_up_to_date needs tile-env-doc (not built here); house_style and docs_links check files, not
+# code: the main ctest run has all three.
+runtime_only=ON labels=() skip=(_NOT_BUILT '^tile_mnist_cli$' '^main_job_builds_only_the_trainer$'
+  '^env_doc_up_to_date$' '^house_style$' '^docs_links$')
 for t in $targets; do
   case $t in
     runtime_tests) labels+=(unit) ;;
