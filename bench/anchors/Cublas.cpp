@@ -14,10 +14,6 @@ namespace tile::bench {
 
 namespace {
 
-#define TILE_CUBLAS_SYMBOLS(X)                                                                                         \
-  X(create, cublasCreate_v2)                                                                                           \
-  X(getVersion, cublasGetVersion_v2)                                                                                   \
-  X(setWorkspace, cublasSetWorkspace_v2)
 #define TILE_CUBLASLT_SYMBOLS(X)                                                                                       \
   X(create, cublasLtCreate)                                                                                            \
   X(getVersion, cublasLtGetVersion)                                                                                    \
@@ -32,33 +28,19 @@ namespace {
   X(heuristic, cublasLtMatmulAlgoGetHeuristic)                                                                         \
   X(matmul, cublasLtMatmul)
 
-struct CublasApi {
-  TILE_CUBLAS_SYMBOLS(TILE_BENCH_MEMBER)
-  // cublasGemmEx is overloaded in C++ (its compute type): the C entry point, spelled out.
-  cublasStatus_t (*gemmEx)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
-                           const void *, cudaDataType, int, const void *, cudaDataType, int, const void *, void *,
-                           cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t) = nullptr;
-};
 struct CublasLtApi {
   TILE_CUBLASLT_SYMBOLS(TILE_BENCH_MEMBER)
 };
-CublasApi gBlas;
+// cuBLAS's entry points (test/common/cudnn_api.h), set once the library loads; cuBLASLt's here.
+const reference::CublasApi *gBlas = nullptr;
 CublasLtApi gLt;
 
-std::string fillBlas(void *lib, CublasApi &api) {
-  TILE_CUBLAS_SYMBOLS(TILE_BENCH_RESOLVE)
-  api.gemmEx = reinterpret_cast<decltype(api.gemmEx)>(dlsym(lib, "cublasGemmEx"));
-  return api.gemmEx ? "" : "cublasGemmEx";
-}
 std::string fillLt(void *lib, CublasLtApi &api) {
   TILE_CUBLASLT_SYMBOLS(TILE_BENCH_RESOLVE)
   return "";
 }
 
-void check(cublasStatus_t s, const char *call) {
-  if (s != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(std::string(call) + ": cuBLAS status " + std::to_string(int(s)));
-}
+using reference::check;
 
 cudaDataType inputType(GemmType t) {
   return t == GemmType::F16 ? CUDA_R_16F : t == GemmType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
@@ -89,22 +71,22 @@ Cublas *Cublas::get(std::string *why) {
   };
   static const Loaded once = [] {
     Loaded l;
-    void *lib = openLibrary({"libcublas.so.13", "libcublas.so.12"}, &l.why);
-    void *ltLib = lib ? openLibrary({"libcublasLt.so.13", "libcublasLt.so.12"}, &l.why) : nullptr;
+    gBlas = reference::cublasApi(&l.why);
+    void *ltLib = gBlas ? openLibrary({"libcublasLt.so.13", "libcublasLt.so.12"}, &l.why) : nullptr;
     if (!ltLib) return l;
-    std::string missing = fillBlas(lib, gBlas);
-    if (!missing.empty()) l.why = "libcublas lacks " + missing;
-    else if (missing = fillLt(ltLib, gLt); !missing.empty()) l.why = "libcublasLt lacks " + missing;
-    if (!missing.empty()) return l;
+    if (std::string missing = fillLt(ltLib, gLt); !missing.empty()) {
+      l.why = "libcublasLt lacks " + missing;
+      return l;
+    }
     auto *c = new Cublas; // never freed: handles and workspace live until exit
     cublasHandle_t h = nullptr;
     cublasLtHandle_t lt = nullptr;
     try {
-      check(gBlas.create(&h), "cublasCreate");
+      check(gBlas->create(&h), "cublasCreate");
       check(gLt.create(&lt), "cublasLtCreate");
       c->workspace_ = (new rt::DeviceBuffer(kWorkspaceBytes))->ptr();
       c->workspaceBytes_ = kWorkspaceBytes;
-      check(gBlas.setWorkspace(h, reinterpret_cast<void *>(c->workspace_), kWorkspaceBytes), "cublasSetWorkspace");
+      check(gBlas->setWorkspace(h, reinterpret_cast<void *>(c->workspace_), kWorkspaceBytes), "cublasSetWorkspace");
     } catch (const std::exception &e) {
       l.why = e.what();
       return l;
@@ -119,7 +101,7 @@ Cublas *Cublas::get(std::string *why) {
 
 std::string Cublas::versions() const {
   int v = 0;
-  gBlas.getVersion(static_cast<cublasHandle_t>(handle_), &v);
+  gBlas->getVersion(static_cast<cublasHandle_t>(handle_), &v);
   return "cuBLAS " + std::to_string(v) + ", cuBLASLt " + std::to_string(gLt.getVersion());
 }
 
@@ -127,10 +109,10 @@ void Cublas::gemm(const GemmProblem &p) {
   const ColumnMajor cm = columnMajor(p);
   const float one = 1.0f, zero = 0.0f;
   const cudaDataType in = inputType(p.type);
-  check(gBlas.gemmEx(static_cast<cublasHandle_t>(handle_), cm.opFirst, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &one,
-                     reinterpret_cast<const void *>(p.b), in, int(cm.ldFirst), reinterpret_cast<const void *>(p.a), in,
-                     int(cm.ldSecond), &zero, reinterpret_cast<void *>(p.c), in, int(cm.ldC), computeType(p.type),
-                     CUBLAS_GEMM_DEFAULT),
+  check(gBlas->gemmEx(static_cast<cublasHandle_t>(handle_), cm.opFirst, CUBLAS_OP_N, int(p.n), int(p.m), int(p.k), &one,
+                      reinterpret_cast<const void *>(p.b), in, int(cm.ldFirst), reinterpret_cast<const void *>(p.a), in,
+                      int(cm.ldSecond), &zero, reinterpret_cast<void *>(p.c), in, int(cm.ldC), computeType(p.type),
+                      CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
 }
 

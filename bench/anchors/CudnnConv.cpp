@@ -14,41 +14,10 @@ namespace tile::bench {
 
 namespace {
 
-#define TILE_CUDNN_SYMBOLS(X)                                                                                          \
-  X(create, cudnnCreate)                                                                                               \
-  X(getVersion, cudnnGetVersion)                                                                                       \
-  X(getErrorString, cudnnGetErrorString)                                                                               \
-  X(createTensor, cudnnCreateTensorDescriptor)                                                                         \
-  X(setTensor4d, cudnnSetTensor4dDescriptor)                                                                           \
-  X(destroyTensor, cudnnDestroyTensorDescriptor)                                                                       \
-  X(createFilter, cudnnCreateFilterDescriptor)                                                                         \
-  X(setFilter4d, cudnnSetFilter4dDescriptor)                                                                           \
-  X(destroyFilter, cudnnDestroyFilterDescriptor)                                                                       \
-  X(createConv, cudnnCreateConvolutionDescriptor)                                                                      \
-  X(setConv2d, cudnnSetConvolution2dDescriptor)                                                                        \
-  X(setMathType, cudnnSetConvolutionMathType)                                                                          \
-  X(destroyConv, cudnnDestroyConvolutionDescriptor)                                                                    \
-  X(findForward, cudnnFindConvolutionForwardAlgorithmEx)                                                               \
-  X(findBackwardData, cudnnFindConvolutionBackwardDataAlgorithmEx)                                                     \
-  X(findBackwardFilter, cudnnFindConvolutionBackwardFilterAlgorithmEx)                                                 \
-  X(forward, cudnnConvolutionForward)                                                                                  \
-  X(backwardData, cudnnConvolutionBackwardData)                                                                        \
-  X(backwardFilter, cudnnConvolutionBackwardFilter)                                                                    \
-  X(addTensor, cudnnAddTensor)
+// cuDNN's entry points (test/common/cudnn_api.h), set once the library loads.
+const reference::CudnnApi *gDnn = nullptr;
 
-struct CudnnApi {
-  TILE_CUDNN_SYMBOLS(TILE_BENCH_MEMBER)
-};
-CudnnApi gDnn;
-
-std::string fill(void *lib, CudnnApi &api) {
-  TILE_CUDNN_SYMBOLS(TILE_BENCH_RESOLVE)
-  return "";
-}
-
-void check(cudnnStatus_t s, const char *call) {
-  if (s != CUDNN_STATUS_SUCCESS) throw std::runtime_error(std::string(call) + ": " + gDnn.getErrorString(s));
-}
+using reference::check;
 
 constexpr size_t kWorkspaceBytes = size_t(256) << 20;
 constexpr int kMaxAlgorithms = 8;
@@ -78,9 +47,9 @@ class CudnnConv::Plan {
 public:
   ~Plan() {
     for (cudnnTensorDescriptor_t t : {xDesc, yDesc, biasDesc})
-      if (t) gDnn.destroyTensor(t);
-    if (wDesc) gDnn.destroyFilter(wDesc);
-    if (conv) gDnn.destroyConv(conv);
+      if (t) gDnn->destroyTensor(t);
+    if (wDesc) gDnn->destroyFilter(wDesc);
+    if (conv) gDnn->destroyConv(conv);
   }
   ConvShape shape{};
   ConvBuffers buffers;
@@ -99,16 +68,12 @@ CudnnConv *CudnnConv::get(std::string *why) {
   };
   static const Loaded once = [] {
     Loaded l;
-    void *lib = openLibrary({"libcudnn.so.9"}, &l.why);
-    if (!lib) return l;
-    if (std::string missing = fill(lib, gDnn); !missing.empty()) {
-      l.why = "libcudnn.so.9 lacks " + missing;
-      return l;
-    }
+    gDnn = reference::cudnnApi(&l.why);
+    if (!gDnn) return l;
     auto *d = new CudnnConv; // never freed: the handle and workspace live until exit
     cudnnHandle_t h = nullptr;
     try {
-      check(gDnn.create(&h), "cudnnCreate");
+      check(gDnn->create(&h), "cudnnCreate");
       d->workspace_ = (new rt::DeviceBuffer(kWorkspaceBytes))->ptr();
     } catch (const std::exception &e) {
       l.why = e.what();
@@ -122,22 +87,23 @@ CudnnConv *CudnnConv::get(std::string *why) {
   return once.dnn;
 }
 
-std::string CudnnConv::version() const { return "cuDNN " + std::to_string(gDnn.getVersion()); }
+std::string CudnnConv::version() const { return "cuDNN " + std::to_string(gDnn->getVersion()); }
 
 std::shared_ptr<CudnnConv::Plan> CudnnConv::plan(const ConvShape &s, const ConvBuffers &b) {
   auto p = std::make_shared<Plan>();
   p->shape = s, p->buffers = b;
-  check(gDnn.createTensor(&p->xDesc), "cudnnCreateTensorDescriptor");
-  check(gDnn.createTensor(&p->yDesc), "cudnnCreateTensorDescriptor");
-  check(gDnn.createTensor(&p->biasDesc), "cudnnCreateTensorDescriptor");
-  check(gDnn.createFilter(&p->wDesc), "cudnnCreateFilterDescriptor");
-  check(gDnn.createConv(&p->conv), "cudnnCreateConvolutionDescriptor");
-  check(gDnn.setTensor4d(p->xDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s.n, s.cin, s.hw, s.hw), "x descriptor");
-  check(gDnn.setTensor4d(p->yDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s.n, s.cout, s.hw, s.hw), "y descriptor");
-  check(gDnn.setTensor4d(p->biasDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, s.cout, 1, 1), "bias descriptor");
-  check(gDnn.setFilter4d(p->wDesc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s.cout, s.cin, 3, 3), "weight descriptor");
-  check(gDnn.setConv2d(p->conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT), "convolution descriptor");
-  check(gDnn.setMathType(p->conv, s.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
+  check(gDnn->createTensor(&p->xDesc), "cudnnCreateTensorDescriptor");
+  check(gDnn->createTensor(&p->yDesc), "cudnnCreateTensorDescriptor");
+  check(gDnn->createTensor(&p->biasDesc), "cudnnCreateTensorDescriptor");
+  check(gDnn->createFilter(&p->wDesc), "cudnnCreateFilterDescriptor");
+  check(gDnn->createConv(&p->conv), "cudnnCreateConvolutionDescriptor");
+  check(gDnn->setTensor4d(p->xDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s.n, s.cin, s.hw, s.hw), "x descriptor");
+  check(gDnn->setTensor4d(p->yDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, s.n, s.cout, s.hw, s.hw), "y descriptor");
+  check(gDnn->setTensor4d(p->biasDesc, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, s.cout, 1, 1), "bias descriptor");
+  check(gDnn->setFilter4d(p->wDesc, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, s.cout, s.cin, 3, 3), "weight descriptor");
+  check(gDnn->setConv2d(p->conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "convolution descriptor");
+  check(gDnn->setConvMathType(p->conv, s.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH), "cudnnSetConvolutionMathType");
   auto h = static_cast<cudnnHandle_t>(handle_);
   void *ws = reinterpret_cast<void *>(workspace_);
   auto ptr = [](CUdeviceptr d) { return reinterpret_cast<void *>(d); };
@@ -145,27 +111,27 @@ std::shared_ptr<CudnnConv::Plan> CudnnConv::plan(const ConvShape &s, const ConvB
   bool found = false;
   if (s.pass == ConvPass::Forward) {
     cudnnConvolutionFwdAlgoPerf_t r[kMaxAlgorithms];
-    check(gDnn.findForward(h, p->xDesc, ptr(b.x), p->wDesc, ptr(b.weight), p->conv, p->yDesc, ptr(b.out),
-                           kMaxAlgorithms, &count, r, ws, kWorkspaceBytes),
+    check(gDnn->findForward(h, p->xDesc, ptr(b.x), p->wDesc, ptr(b.weight), p->conv, p->yDesc, ptr(b.out),
+                            kMaxAlgorithms, &count, r, ws, kWorkspaceBytes),
           "cudnnFindConvolutionForwardAlgorithmEx");
     found = fastest(r, count, &p->algo, &p->math, &p->workspaceBytes);
   } else if (s.pass == ConvPass::BackwardData) {
     cudnnConvolutionBwdDataAlgoPerf_t r[kMaxAlgorithms];
-    check(gDnn.findBackwardData(h, p->wDesc, ptr(b.weight), p->yDesc, ptr(b.dy), p->conv, p->xDesc, ptr(b.out),
-                                kMaxAlgorithms, &count, r, ws, kWorkspaceBytes),
+    check(gDnn->findBackwardData(h, p->wDesc, ptr(b.weight), p->yDesc, ptr(b.dy), p->conv, p->xDesc, ptr(b.out),
+                                 kMaxAlgorithms, &count, r, ws, kWorkspaceBytes),
           "cudnnFindConvolutionBackwardDataAlgorithmEx");
     found = fastest(r, count, &p->algo, &p->math, &p->workspaceBytes);
   } else {
     cudnnConvolutionBwdFilterAlgoPerf_t r[kMaxAlgorithms];
-    check(gDnn.findBackwardFilter(h, p->xDesc, ptr(b.x), p->yDesc, ptr(b.dy), p->conv, p->wDesc, ptr(b.out),
-                                  kMaxAlgorithms, &count, r, ws, kWorkspaceBytes),
+    check(gDnn->findBackwardFilter(h, p->xDesc, ptr(b.x), p->yDesc, ptr(b.dy), p->conv, p->wDesc, ptr(b.out),
+                                   kMaxAlgorithms, &count, r, ws, kWorkspaceBytes),
           "cudnnFindConvolutionBackwardFilterAlgorithmEx");
     found = fastest(r, count, &p->algo, &p->math, &p->workspaceBytes);
   }
   if (!found) throw std::runtime_error("cuDNN found no algorithm for this convolution");
   p->tried = count;
   // As PyTorch does after its search: run the winner in the math it was timed with (fp32 stays FMA-only).
-  if (s.tf32) check(gDnn.setMathType(p->conv, p->math), "cudnnSetConvolutionMathType");
+  if (s.tf32) check(gDnn->setConvMathType(p->conv, p->math), "cudnnSetConvolutionMathType");
   return p;
 }
 
@@ -182,20 +148,21 @@ void CudnnConv::run(const Plan &p) {
   const ConvBuffers &b = p.buffers;
   switch (p.shape.pass) {
   case ConvPass::Forward:
-    check(gDnn.forward(h, &one, p.xDesc, ptr(b.x), p.wDesc, ptr(b.weight), p.conv, cudnnConvolutionFwdAlgo_t(p.algo),
-                       ws, p.workspaceBytes, &zero, p.yDesc, ptr(b.out)),
+    check(gDnn->convForward(h, &one, p.xDesc, ptr(b.x), p.wDesc, ptr(b.weight), p.conv,
+                            cudnnConvolutionFwdAlgo_t(p.algo), ws, p.workspaceBytes, &zero, p.yDesc, ptr(b.out)),
           "cudnnConvolutionForward");
-    check(gDnn.addTensor(h, &one, p.biasDesc, ptr(b.bias), &one, p.yDesc, ptr(b.out)), "cudnnAddTensor");
+    check(gDnn->addTensor(h, &one, p.biasDesc, ptr(b.bias), &one, p.yDesc, ptr(b.out)), "cudnnAddTensor");
     break;
   case ConvPass::BackwardData:
-    check(gDnn.backwardData(h, &one, p.wDesc, ptr(b.weight), p.yDesc, ptr(b.dy), p.conv,
-                            cudnnConvolutionBwdDataAlgo_t(p.algo), ws, p.workspaceBytes, &zero, p.xDesc, ptr(b.out)),
+    check(gDnn->convBackwardData(h, &one, p.wDesc, ptr(b.weight), p.yDesc, ptr(b.dy), p.conv,
+                                 cudnnConvolutionBwdDataAlgo_t(p.algo), ws, p.workspaceBytes, &zero, p.xDesc,
+                                 ptr(b.out)),
           "cudnnConvolutionBackwardData");
     break;
   case ConvPass::BackwardWeight:
-    check(gDnn.backwardFilter(h, &one, p.xDesc, ptr(b.x), p.yDesc, ptr(b.dy), p.conv,
-                              cudnnConvolutionBwdFilterAlgo_t(p.algo), ws, p.workspaceBytes, &zero, p.wDesc,
-                              ptr(b.out)),
+    check(gDnn->convBackwardFilter(h, &one, p.xDesc, ptr(b.x), p.yDesc, ptr(b.dy), p.conv,
+                                   cudnnConvolutionBwdFilterAlgo_t(p.algo), ws, p.workspaceBytes, &zero, p.wDesc,
+                                   ptr(b.out)),
           "cudnnConvolutionBackwardFilter");
     break;
   }

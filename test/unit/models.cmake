@@ -29,14 +29,20 @@ endif()
 # machine); only their headers are needed here.
 find_path(CUDNN_INCLUDE_DIR cudnn.h PATHS ${CUDA_DRIVER_INCLUDE_DIR} /usr/include NO_DEFAULT_PATH)
 find_path(CUBLAS_INCLUDE_DIR cublas_v2.h PATHS ${CUDA_DRIVER_INCLUDE_DIR} /usr/include NO_DEFAULT_PATH)
-if(TARGET tile_kernels_aot AND CUDNN_INCLUDE_DIR AND CUBLAS_INCLUDE_DIR)
+# tile_reference_apis: their entry-point tables (test/common/cudnn_api.h), shared with bench_anchors.
+if(CUDNN_INCLUDE_DIR AND CUBLAS_INCLUDE_DIR)
+  add_library(tile_reference_apis STATIC ${PROJECT_SOURCE_DIR}/test/common/cudnn_api.cpp)
+  target_include_directories(tile_reference_apis PUBLIC ${PROJECT_SOURCE_DIR}/test/common ${CUDNN_INCLUDE_DIR}
+                                                        ${CUBLAS_INCLUDE_DIR})
+  target_link_libraries(tile_reference_apis PUBLIC ${CMAKE_DL_LIBS})
+  tile_warnings(tile_reference_apis)
+endif()
+if(TARGET tile_kernels_aot AND TARGET tile_reference_apis)
   add_executable(cudnn_gpu_tests
     ${CMAKE_CURRENT_LIST_DIR}/cudnn_gpu_tests.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/cudnn_api.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn_layers.cpp
     ${CMAKE_CURRENT_LIST_DIR}/cudnn_mnist.cpp)
-  target_include_directories(cudnn_gpu_tests PRIVATE ${CUDNN_INCLUDE_DIR} ${CUBLAS_INCLUDE_DIR})
-  target_link_libraries(cudnn_gpu_tests PRIVATE tile_model tile_kernels_aot GTest::gtest_main ${CMAKE_DL_LIBS})
+  target_link_libraries(cudnn_gpu_tests PRIVATE tile_model tile_kernels_aot tile_reference_apis GTest::gtest_main)
   tile_warnings(cudnn_gpu_tests)
   gtest_discover_tests(cudnn_gpu_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS gpu)
 elseif(TARGET tile_kernels_aot)

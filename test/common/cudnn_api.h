@@ -1,4 +1,5 @@
-// cuDNN and cuBLAS, the numerical oracles of the GPU reference tests, loaded at run time.
+// cuDNN and cuBLAS loaded at run time: the numerical oracles of the GPU reference tests and the
+// anchors bench_anchors times ours against (one table of entry points for both).
 //
 // The libraries are dlopen'ed by soname (libcudnn.so.9, libcublas.so.13) and their entry points
 // resolved into a table typed from the real headers, as the runtime does with libcuda: the
@@ -11,6 +12,7 @@
 #include <cublas_v2.h>
 #include <cudnn.h>
 
+#include <initializer_list>
 #include <string>
 
 namespace tile::reference {
@@ -31,6 +33,9 @@ namespace tile::reference {
   X(setConv2d, cudnnSetConvolution2dDescriptor)                                                                        \
   X(setConvMathType, cudnnSetConvolutionMathType)                                                                      \
   X(destroyConv, cudnnDestroyConvolutionDescriptor)                                                                    \
+  X(findForward, cudnnFindConvolutionForwardAlgorithmEx)                                                               \
+  X(findBackwardData, cudnnFindConvolutionBackwardDataAlgorithmEx)                                                     \
+  X(findBackwardFilter, cudnnFindConvolutionBackwardFilterAlgorithmEx)                                                 \
   X(convForwardAlgorithms, cudnnGetConvolutionForwardAlgorithm_v7)                                                     \
   X(convForwardWorkspace, cudnnGetConvolutionForwardWorkspaceSize)                                                     \
   X(convForward, cudnnConvolutionForward)                                                                              \
@@ -62,6 +67,7 @@ namespace tile::reference {
   X(destroy, cublasDestroy_v2)                                                                                         \
   X(getVersion, cublasGetVersion_v2)                                                                                   \
   X(setMathMode, cublasSetMathMode)                                                                                    \
+  X(setWorkspace, cublasSetWorkspace_v2)                                                                               \
   X(sgemm, cublasSgemm_v2)                                                                                             \
   X(sgemv, cublasSgemv_v2)                                                                                             \
   X(sger, cublasSger_v2)                                                                                               \
@@ -80,6 +86,10 @@ struct CublasApi {
                                     void *, cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
   GemmEx gemmEx = nullptr;
 };
+
+/// The first of `sonames` that dlopen loads (RTLD_LOCAL: its symbols stay out of ours), or nullptr
+/// with *why naming each soname tried and dlerror()'s text.
+void *openLibrary(std::initializer_list<const char *> sonames, std::string *why);
 
 /// The loaded tables, or nullptr with *why set (the library or a symbol is missing). Loaded
 /// once per process; never unloaded.

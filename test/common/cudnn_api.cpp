@@ -7,9 +7,6 @@
 
 namespace tile::reference {
 
-namespace {
-
-// Opens the first soname that loads; *why gets dlerror()'s text for the last one.
 void *openLibrary(std::initializer_list<const char *> sonames, std::string *why) {
   std::string errors;
   for (const char *name : sonames) {
@@ -20,6 +17,8 @@ void *openLibrary(std::initializer_list<const char *> sonames, std::string *why)
   if (why) *why = errors + " (set LD_LIBRARY_PATH to the folder that holds it)";
   return nullptr;
 }
+
+namespace {
 
 template <class Api, class Fill>
 const Api *load(std::initializer_list<const char *> sonames, Fill fill, std::string *why) {
