@@ -152,7 +152,8 @@ Autotuner::Decided Autotuner::benchmark(const TuneKey &key, const std::string &d
     if (!best || ms < best->ms) best = Decided{i, ms};
   };
   // A candidate that cannot run here (too much shared memory, no AOT variant, a compile
-  // error) throws on its first run: it is left out, with the reason.
+  // error) throws on its first run: it is left out, with the reason. A compiler bug (InternalError)
+  // is not such a reason: it propagates with its report.
   std::vector<size_t> runnable;
   std::vector<std::function<void()>> runs;
   for (size_t i = 0; i < configs_.size(); ++i) {
@@ -169,6 +170,8 @@ Autotuner::Decided Autotuner::benchmark(const TuneKey &key, const std::string &d
       once();
       runnable.push_back(i);
       runs.push_back(once);
+    } catch (const InternalError &) {
+      throw; // a compiler bug, not a candidate that does not fit: the user must see its report
     } catch (const std::exception &e) {
       std::string why = oneLine(e.what());
       if (verbose) std::fprintf(stderr, "tile autotune:   %-40s skipped: %s\n", c.str().c_str(), why.c_str());

@@ -202,6 +202,17 @@ TEST_F(AutotuneTest, FailingCandidatesAreSkipped) {
   EXPECT_NE(err.find("chose " + cfg(4096, 8, 3).str()), std::string::npos) << err;
 }
 
+// A candidate that does not fit is skipped; a compiler bug met while trying one is not a reason to
+// skip it: the InternalError (and its bug report) reaches the caller.
+TEST_F(AutotuneTest, InternalErrorOfACandidateIsNotASkip) {
+  auto t = tuner();
+  auto buggy = [this](const TuneConfig &c, CUstream) {
+    current_ = c.str();
+    if (c == cfg(1024, 4)) throw tile::InternalError("tile internal error: planted (this is a bug; please report)");
+  };
+  EXPECT_THROW(t->choose({1}, buggy, nullptr, true), tile::InternalError);
+}
+
 TEST_F(AutotuneTest, QuietUnlessVerbose) {
   testing::internal::CaptureStderr();
   auto t = tuner();
