@@ -224,6 +224,24 @@ void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
   const int64_t m = n;
   const std::string shape = std::to_string(n);
   const double flops = 2.0 * double(n) * n * n;
+  // Every launch below multiplies the same square row-major operands, described once per API.
+  const tk::MatmulTmaProblem tma{
+      .a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m};
+  const tk::MatmulProblem strided{.a = a,
+                                  .b = bm,
+                                  .c = c,
+                                  .bias = bias,
+                                  .m = m,
+                                  .n = m,
+                                  .k = m,
+                                  .strideAm = m,
+                                  .strideAk = 1,
+                                  .strideBk = m,
+                                  .strideBn = 1,
+                                  .strideCm = m,
+                                  .strideCn = 1};
+  tk::MatmulProblem stridedTf32 = strided;
+  stridedTf32.tf32 = true;
   auto row = [&](const std::string &name, auto launch) {
     b.addFlops(name, shape, flops, b.medianUs(launch, reps, /*flushEach=*/true));
   };
@@ -232,99 +250,27 @@ void benchMatmul(Bench &b, int64_t n, int kind, int reps = 0) {
     // workspace first (its cost included); B given transposed (x·Wᵀ); the persistent grid; and the
     // mma.sync path the library took before (Matmul<float>, row-major B).
     DeviceBuffer work(size_t(n * n) * 4);
-    row(names[kind], [&](int) {
-      tk::MatmulTmaTf32Bt::launchTransposingB(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m}, work,
-          m * m);
-    });
-    row("tile_matmul_tf32_bt", [&](int) {
-      tk::MatmulTmaTf32Bt::launch(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
-    });
-    row("tile_matmul_tf32_bt_persistent", [&](int) {
-      tk::MatmulTmaPersistentTf32Bt::launch(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
-    });
-    row("tile_matmul_tf32_mma", [&](int) {
-      tk::MatmulF32::launch(gAot, {.a = a,
-                                   .b = bm,
-                                   .c = c,
-                                   .bias = bias,
-                                   .m = m,
-                                   .n = m,
-                                   .k = m,
-                                   .strideAm = m,
-                                   .strideAk = 1,
-                                   .strideBk = m,
-                                   .strideBn = 1,
-                                   .strideCm = m,
-                                   .strideCn = 1,
-                                   .tf32 = true});
-    });
+    row(names[kind], [&](int) { tk::MatmulTmaTf32Bt::launchTransposingB(gAot, tma, work, m * m); });
+    row("tile_matmul_tf32_bt", [&](int) { tk::MatmulTmaTf32Bt::launch(gAot, tma); });
+    row("tile_matmul_tf32_bt_persistent", [&](int) { tk::MatmulTmaPersistentTf32Bt::launch(gAot, tma); });
+    row("tile_matmul_tf32_mma", [&](int) { tk::MatmulF32::launch(gAot, stridedTf32); });
     return;
   }
   // f16/bf16: C in the inputs' type, as torch.matmul and Triton's tutorial write it (MatmulTma, and on
   // the persistent grid); then the library's f32 C (Matmul) as tile_matmul_*_c32.
   row(names[kind], [&](int) {
-    if (kind == 1)
-      tk::MatmulTmaF16OutF16::launch(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
-    else if (kind == 2)
-      tk::MatmulTmaBF16OutBF16::launch(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
-    else
-      tk::MatmulF32::launch(gAot, {.a = a,
-                                   .b = bm,
-                                   .c = c,
-                                   .bias = bias,
-                                   .m = m,
-                                   .n = m,
-                                   .k = m,
-                                   .strideAm = m,
-                                   .strideAk = 1,
-                                   .strideBk = m,
-                                   .strideBn = 1,
-                                   .strideCm = m,
-                                   .strideCn = 1});
+    if (kind == 1) tk::MatmulTmaF16OutF16::launch(gAot, tma);
+    else if (kind == 2) tk::MatmulTmaBF16OutBF16::launch(gAot, tma);
+    else tk::MatmulF32::launch(gAot, strided);
   });
   if (kind != 1 && kind != 2) return;
   row(std::string(names[kind]) + "_persistent", [&](int) {
-    if (kind == 1)
-      tk::MatmulTmaPersistentF16OutF16::launch(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
-    else
-      tk::MatmulTmaPersistentBF16OutBF16::launch(
-          gAot, {.a = a, .b = bm, .c = c, .bias = bias, .m = m, .n = m, .k = m, .lda = m, .ldb = m, .ldc = m});
+    if (kind == 1) tk::MatmulTmaPersistentF16OutF16::launch(gAot, tma);
+    else tk::MatmulTmaPersistentBF16OutBF16::launch(gAot, tma);
   });
   row(std::string(names[kind]) + "_c32", [&](int) {
-    if (kind == 1)
-      tk::MatmulF16::launch(gAot, {.a = a,
-                                   .b = bm,
-                                   .c = c,
-                                   .bias = bias,
-                                   .m = m,
-                                   .n = m,
-                                   .k = m,
-                                   .strideAm = m,
-                                   .strideAk = 1,
-                                   .strideBk = m,
-                                   .strideBn = 1,
-                                   .strideCm = m,
-                                   .strideCn = 1});
-    else
-      tk::MatmulBF16::launch(gAot, {.a = a,
-                                    .b = bm,
-                                    .c = c,
-                                    .bias = bias,
-                                    .m = m,
-                                    .n = m,
-                                    .k = m,
-                                    .strideAm = m,
-                                    .strideAk = 1,
-                                    .strideBk = m,
-                                    .strideBn = 1,
-                                    .strideCm = m,
-                                    .strideCn = 1});
+    if (kind == 1) tk::MatmulF16::launch(gAot, strided);
+    else tk::MatmulBF16::launch(gAot, strided);
   });
 }
 
