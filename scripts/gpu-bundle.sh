@@ -9,10 +9,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build}
 DEV=$ROOT/.device
-TARGETS=(runtime_gpu_tests kernels_gpu_tests test_kernels_gpu_tests diff_gpu_tests models_gpu_tests cudnn_gpu_tests
-         bench_kernels bench_conv bench_anchors bench_train_step tile-mnist-aot planted_oob_store)
+TARGETS=(runtime_gpu_tests kernels_gpu_tests attention_gpu_tests test_kernels_gpu_tests diff_gpu_tests models_gpu_tests cudnn_gpu_tests
+         bench_kernels bench_conv bench_anchors bench_attention bench_train_step tile-mnist-aot planted_oob_store)
 MAX_BYTES=$((58 << 20))  # headroom under the 64 MiB per call for the working tree itself (~1.5 MiB)
-
 # .device/ is in .gitignore too; the local exclude also covers checkouts whose .gitignore predates it.
 EXCLUDE=$(git -C "$ROOT" rev-parse --git-path info/exclude)
 case $EXCLUDE in /*) ;; *) EXCLUDE=$ROOT/$EXCLUDE ;; esac
@@ -79,7 +78,9 @@ install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
 # It imports the network from bench/mnist_torch_reference.py, which the working tree carries.
 install -m 644 "$ROOT/bench/torch_train_step_bench.py" "$DEV/torch_train_step_bench.py"
 install -m 644 "$ROOT/bench/torch_conv_bench.py" "$DEV/torch_conv_bench.py"
-staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py" "$DEV/torch_train_step_bench.py" "$DEV/torch_conv_bench.py")
+install -m 644 "$ROOT/bench/attention_torch_bench.py" "$DEV/attention_torch_bench.py"
+staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py" "$DEV/torch_train_step_bench.py" "$DEV/torch_conv_bench.py"
+         "$DEV/attention_torch_bench.py")
 
 ours=$(du -cb "${staged[@]}" | tail -1 | cut -f1)
 all=$(du -sb "$DEV" | cut -f1)

@@ -4,18 +4,20 @@
 #     bash .device/gpu-check.sh
 # SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the GPU test binaries;
 # SANITIZE_ONLY=1 runs only that (and the planted-bug line check): for a device call of its own.
+# BENCH_ONLY="name ..." runs only those benchmarks after the tests (e.g. "bench_attention attention_torch_bench").
 # ANCHORS_ONLY=1 runs only bench_anchors (ours against cuBLAS/cuBLASLt and cuDNN in one process, interleaved,
 # with NVML's clocks and power; about a minute) and prints its table: ANCHORS_ONLY=1 bash .device/gpu-check.sh
 # (ANCHORS_FILTER="matmul f16" and ANCHORS_ROUNDS=N pass its FILTER and --rounds).
 # Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, bench_conv, bench_anchors and PyTorch's
 # convolutions (bench/torch_conv_bench.py), bench_train_step and PyTorch's training step
-# (bench/torch_train_step_bench.py), then the PyTorch/Triton anchors (bench/torch_triton_bench.py),
+# (bench/torch_train_step_bench.py), then the PyTorch/Triton anchors (bench/torch_triton_bench.py), then the
+# attention forward: bench_attention and PyTorch's SDPA / Triton's (bench/attention_torch_bench.py);
 # writes full logs to $OUT (or a temp dir), and prints a summary last.
 # Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
 # no GPU is usable, so on the GPU machine a skip means nothing was checked). Benchmarks never fail the check.
 # Per-step timeouts (60 s per test binary, 60 s bench_kernels, 240 s bench_anchors, 150 s python, 300 s the PyTorch training step,
-# which compiles with torch.compile) bound the worst case at about 8.5 minutes with two test binaries; a normal
-# run should take about two minutes.
+# which compiles with torch.compile) bound the worst case at about 11 minutes with two test binaries; a normal
+# run should take about four minutes (the attention anchors' Triton autotuning about two of them).
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -48,7 +50,7 @@ unxz_to() {  # file.xz destination
     python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
 }
 for xzf in "$HERE"/*_gpu_tests.xz "$HERE"/bench_kernels.xz "$HERE"/bench_conv.xz "$HERE"/bench_anchors.xz "$HERE"/bench_train_step.xz "$HERE"/tile-mnist-aot.xz "$HERE"/planted_oob_store.xz \
-  "$HERE"/softmax_aot.xz; do
+  "$HERE"/softmax_aot.xz "$HERE"/bench_attention.xz; do
   [ -f "$xzf" ] || continue
   [ "${ANCHORS_ONLY:-0}" = 1 ] && [ "$(basename "$xzf")" != bench_anchors.xz ] && continue
   unxz_to "$xzf" "${xzf%.xz}" && chmod +x "${xzf%.xz}"
@@ -261,6 +263,11 @@ fi
 run_bench() {  # name timeout command...: log to $LOGS/name.log, one status line
   local name=$1 limit=$2
   shift 2
+  # BENCH_ONLY="bench_attention attention_torch_bench": run only the named benchmarks (a call of its own).
+  if [ -n "${BENCH_ONLY:-}" ] && [[ " $BENCH_ONLY " != *" $name "* ]]; then
+    echo "$name skipped (BENCH_ONLY)"
+    return
+  fi
   timeout -k 5 "$limit" "$@" >"$LOGS/$name.log" 2>&1
   local rc=$?
   if [ "$rc" -ne 0 ]; then
@@ -292,6 +299,16 @@ if [ "$full" = 1 ] && command -v "$PY" >/dev/null && [ -f "$HERE/torch_triton_be
   PYTHONUNBUFFERED=1 run_bench torch_triton_bench "$PY_TIMEOUT" "$PY" "$HERE/torch_triton_bench.py"
 else
   echo "torch_triton_bench skipped ($PY or $HERE/torch_triton_bench.py missing)"
+fi
+# The attention forward at FlashAttention's shapes: ours, then PyTorch's SDPA (cuDNN, flash) and Triton's
+# tutorial kernel (autotuned: most of its time), tabulated together in the summary.
+if [ "$full" = 1 ]; then
+  [ -x "$HERE/bench_attention" ] && run_bench bench_attention "$BENCH_TIMEOUT" "$HERE/bench_attention"
+  if command -v "$PY" >/dev/null && [ -f "$HERE/attention_torch_bench.py" ]; then
+    PYTHONUNBUFFERED=1 run_bench attention_torch_bench "$PY_TIMEOUT" "$PY" "$HERE/attention_torch_bench.py"
+  else
+    echo "attention_torch_bench skipped ($PY or $HERE/attention_torch_bench.py missing)"
+  fi
 fi
 
 # --- summary ------------------------------------------------------------------------------------------
@@ -364,6 +381,42 @@ cat "$LOGS/bench_conv.log" "$LOGS/torch_conv_bench.log" 2>/dev/null | awk '
 # ms per MNIST training step, batch by batch: ours (graph, no graph), the step's work and floor, then PyTorch's
 # (eager, graph, compile); sort -s keeps each log's order within a batch.
 grep -h '^train-step' "$LOGS/bench_train_step.log" "$LOGS/torch_train_step_bench.log" 2>/dev/null | sort -s -n -k3,3
+# The attention forward, TFLOP/s by op and B x H x S: ours, PyTorch's SDPA backends and Triton's tutorial kernel
+# (tl.load, and tensor descriptors as tri-tma); tile/triton against the faster Triton variant. Skips, the
+# Triton checks and autotuning choices: attention_torch_bench.log.
+cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | grep '^RESULT .*_attn_' | awk '
+  # RESULT <impl>_attn_<op> <BxHxS> <TFLOP/s> <us>, impl in tile, torch-cudnn, torch-flash, triton, triton-tma.
+  {
+    i = index($2, "_attn_"); impl = substr($2, 1, i - 1); k = substr($2, i + 1) SUBSEP $3
+    # Sweep tiles (bench_attention: tile-<tile>) only feed the best-tile lines below the table.
+    if (impl ~ /^tile-/) {
+      if ($4 + 0 > best[k] + 0) { best[k] = $4; bestTile[k] = substr(impl, 6) }
+      if (!(k in swept)) { swept[k] = 1; sweepOrder[++ns] = k }
+      next
+    }
+    tf[impl, k] = $4
+    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+  }
+  function v(impl, k) { return ((impl, k) in tf) ? tf[impl, k] + 0 : 0 }
+  function cell(impl, k) { return ((impl, k) in tf) ? sprintf("%9.1f", tf[impl, k]) : sprintf("%9s", "-") }
+  function pct(a, b) { return (a > 0 && b > 0) ? sprintf("%10.1f%%", 100 * a / b) : sprintf("%11s", "-") }
+  END {
+    if (!n) exit
+    printf "%-26s %-10s %9s %9s %9s %9s %9s %11s %11s\n", "attention TFLOP/s", "BxHxS", "tile", "cudnn", "flash", \
+      "triton", "tri-tma", "tile/cudnn", "tile/triton"
+    for (j = 1; j <= n; j++) {
+      k = order[j]; split(k, p, SUBSEP)
+      tri = v("triton", k) > v("triton-tma", k) ? v("triton", k) : v("triton-tma", k)
+      printf "%-26s %-10s %s %s %s %s %s %s %s\n", p[1], p[2], cell("tile", k), cell("torch-cudnn", k), \
+        cell("torch-flash", k), cell("triton", k), cell("triton-tma", k), pct(v("tile", k), v("torch-cudnn", k)), \
+        pct(v("tile", k), tri)
+    }
+    for (j = 1; j <= ns; j++) {
+      k = sweepOrder[j]; split(k, p, SUBSEP)
+      printf "attention sweep: %-24s %-10s library tile %s, best declared tile %s %.1f\n", p[1], p[2], \
+        cell("tile", k), bestTile[k], best[k]
+    }
+  }'
 [ "$full" = 1 ] && anchor_summary
 [ "$status" -eq 0 ] && echo "gpu-check: PASS" || echo "gpu-check: FAIL"
 echo "sass: $sass_line"

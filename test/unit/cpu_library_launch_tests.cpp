@@ -398,6 +398,19 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
     for (int64_t classes : {1, 10, 16, 17, 32})
       tk::LinearCrossEntropy::launch(r, p, p, p, p, p, p, p, p, p, p, p, s, 128, classes, true, p, int64_t(1) << 30);
     tk::ConvWeightTaps::launch(r, p, p, s, 64);
+    for (int64_t d : {64, 128, 256})
+      for (bool causal : {false, true}) {
+        tk::AttentionProblem equal{p, p, p, p, p, 3, 8, 2, d, s};
+        equal.causal = causal;
+        tk::AttentionForwardF16::launch(r, equal);
+        tk::AttentionForwardBf16::launch(r, equal);
+        tk::AttentionProblem packed = equal;
+        packed.cuSeqlens = p;
+        packed.tokens = 3 * s - 1;
+        tk::AttentionForwardF16::launch(r, packed);
+        for (const auto &t : tk::AttentionForwardF16::kSweep)
+          if (t.headDim == d) tk::AttentionForwardF16::launch(r, equal, nullptr, &t.config);
+      }
     for (bool relu : {false, true}) {
       tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 3, 1, s, 2, tk::ConvPrecision::Exact);
       tk::BatchNorm2dForward::launch(r, p, p, p, p, p, p, 3, 5, s, 2, 1e-5f, relu);

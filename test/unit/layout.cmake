@@ -15,3 +15,11 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dialect)
   target_link_libraries(layout_attr_tests PRIVATE tile_dialect GTest::gtest_main)
   gtest_discover_tests(layout_attr_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS layout)
 endif()
+
+# layout_conversion_tests: how a convert_layout moves its data (tile/Analysis/LayoutConversion.h):
+# registers, warp shuffles or shared memory, every plan checked element by element.
+if(NOT TILE_RUNTIME_ONLY AND TARGET tile_compiler)
+  add_executable(layout_conversion_tests ${CMAKE_CURRENT_LIST_DIR}/layout_conversion_tests.cpp)
+  target_link_libraries(layout_conversion_tests PRIVATE tile_compiler GTest::gtest_main)
+  gtest_discover_tests(layout_conversion_tests DISCOVERY_MODE PRE_TEST PROPERTIES LABELS layout)
+endif()

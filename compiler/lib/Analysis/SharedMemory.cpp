@@ -1,5 +1,6 @@
 //===- SharedMemory.cpp - shared memory a value or an op occupies ---------===//
 #include "tile/Analysis/SharedMemory.h"
+#include "tile/Analysis/LayoutConversion.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 
@@ -71,6 +72,10 @@ unsigned scratchElementBytes(Type t) {
 } // namespace
 
 unsigned mlir::tile::scratchBytes(Operation *op) {
+  // A conversion that stays in registers or within warps (LayoutConversion.h) touches no
+  // shared memory: it gets no scratch and tile-insert-barriers sees no access.
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    if (classifyLayoutConversion(convert) != LayoutConversionKind::SharedMemory) return 0;
   if (isa<ConvertLayoutOp, ReshapeOp>(op)) {
     auto src = cast<RankedTensorType>(op->getOperand(0).getType());
     return src.getNumElements() * scratchElementBytes(src);

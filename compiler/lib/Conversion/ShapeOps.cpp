@@ -1,6 +1,7 @@
 //===- ShapeOps.cpp - ids, ranges, splats, shape changes, pointers, layouts ===//
 #include "SharedAccess.h"
 
+#include "tile/Analysis/LayoutConversion.h"
 #include "tile/Layout/SharedLayouts.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -167,18 +168,166 @@ SmallVector<Value> exchangeThroughShared(ConversionPatternRewriter &rewriter, Op
   return loadRegisters(rewriter, loc, base, dst, dstOffsets, elem);
 }
 
-/// convert_layout and reshape: both move elements through shared memory.
-template <class Op> struct ExchangeLowering : OpConversionPattern<Op> {
-  ExchangeLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
-      : OpConversionPattern<Op>(tc, ctx), smem(smem) {}
+/// reshape: moves elements through shared memory.
+struct ReshapeLowering : OpConversionPattern<ReshapeOp> {
+  ReshapeLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem) : OpConversionPattern(tc, ctx), smem(smem) {}
   SharedMemory &smem;
 
-  LogicalResult matchAndRewrite(Op op, typename OpConversionPattern<Op>::OneToNOpAdaptor adaptor,
+  LogicalResult matchAndRewrite(ReshapeOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
     auto srcType = cast<RankedTensorType>(op.getSrc().getType());
-    Type elem = this->getTypeConverter()->convertType(srcType.getElementType());
+    Type elem = getTypeConverter()->convertType(srcType.getElementType());
     rewriter.replaceOpWithMultiple(
         op, {exchangeThroughShared(rewriter, op, smem, srcType, adaptor.getSrc(), op.getType(), elem)});
+    return success();
+  }
+};
+
+/// A scalar as integer bits (a pointer as i64).
+Value toBits(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  if (isa<LLVM::LLVMPointerType>(t)) return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+  if (isa<FloatType>(t)) return arith::BitcastOp::create(b, loc, b.getIntegerType(t.getIntOrFloatBitWidth()), v);
+  return v;
+}
+Value fromBits(OpBuilder &b, Location loc, Value bits, Type t) {
+  if (isa<LLVM::LLVMPointerType>(t)) return LLVM::IntToPtrOp::create(b, loc, t, bits);
+  if (isa<FloatType>(t)) return arith::BitcastOp::create(b, loc, t, bits);
+  return bits;
+}
+unsigned bitWidthOf(Type t) { return isa<LLVM::LLVMPointerType>(t) ? 64 : t.getIntOrFloatBitWidth(); }
+
+/// shfl.sync.idx of `values` (scalars of type `elem`) from lane `srcLane`, moved as 32-bit
+/// words: narrow values packed 32 / width to a word (lowest first), wider ones split into
+/// words, so two f16 registers from the same lane cost one shuffle.
+SmallVector<Value> shuffleFromLane(OpBuilder &b, Location loc, ArrayRef<Value> values, Type elem, Value srcLane) {
+  IntBuilder ib{b, loc};
+  Type i32 = b.getI32Type();
+  auto shfl = [&](Value word) -> Value {
+    return NVVM::ShflOp::create(b, loc, i32, ib.c(-1), word, srcLane, ib.c(0x1f), NVVM::ShflKind::idx, UnitAttr());
+  };
+  auto shiftedBy = [&](unsigned width, unsigned bits) { return arith::ConstantIntOp::create(b, loc, bits, width); };
+  const unsigned width = bitWidthOf(elem);
+  Type bitsType = b.getIntegerType(width);
+  SmallVector<Value> out;
+  if (width <= 32) {
+    const unsigned perWord = 32 % width == 0 ? 32 / width : 1;
+    for (size_t first = 0; first < values.size(); first += perWord) {
+      const size_t n = std::min<size_t>(perWord, values.size() - first);
+      Value word;
+      for (size_t i = 0; i < n; ++i) {
+        Value bits = toBits(b, loc, values[first + i]);
+        Value part = width < 32 ? Value(arith::ExtUIOp::create(b, loc, i32, bits)) : bits;
+        if (i) part = arith::ShLIOp::create(b, loc, part, shiftedBy(32, i * width));
+        word = word ? Value(arith::OrIOp::create(b, loc, word, part)) : part;
+      }
+      Value got = shfl(word);
+      for (size_t i = 0; i < n; ++i) {
+        Value part = i ? Value(arith::ShRUIOp::create(b, loc, got, shiftedBy(32, i * width))) : got;
+        if (width < 32) part = arith::TruncIOp::create(b, loc, bitsType, part);
+        out.push_back(fromBits(b, loc, part, elem));
+      }
+    }
+    return out;
+  }
+  const unsigned words = (width + 31) / 32;
+  for (Value v : values) {
+    Value bits = toBits(b, loc, v), joined;
+    for (unsigned w = 0; w < words; ++w) {
+      Value shifted = w ? Value(arith::ShRUIOp::create(b, loc, bits, shiftedBy(width, 32 * w))) : bits;
+      Value got = arith::ExtUIOp::create(b, loc, bitsType, shfl(arith::TruncIOp::create(b, loc, i32, shifted)));
+      if (w) got = arith::ShLIOp::create(b, loc, got, shiftedBy(width, 32 * w));
+      joined = joined ? Value(arith::OrIOp::create(b, loc, joined, got)) : got;
+    }
+    out.push_back(fromBits(b, loc, joined, elem));
+  }
+  return out;
+}
+
+/// A warp-shuffle conversion (LayoutConversionPlan): every destination register whose
+/// element another lane holds is read with shfl.sync.idx from that lane, registers from the
+/// same source lane (the same constant part) in one batch; the rest are register picks.
+SmallVector<Value> shuffleWithinWarps(OpBuilder &b, Location loc, const LayoutConversionPlan &plan, ValueRange src,
+                                      Type elem, unsigned &shuffles) {
+  IntBuilder ib{b, loc};
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value lane = ib.urem(tid, 32), warp = ib.udiv(tid, 32);
+  // The lane-dependent part of the source lane, as a linear map (lane, warp) -> lane.
+  auto bases = [](ArrayRef<int32_t> lanes) {
+    std::vector<::tile::layout::LinearLayout::Basis> out;
+    for (int32_t l : lanes) out.push_back({l});
+    return out;
+  };
+  ::tile::layout::LinearLayout laneMap({{"lane", bases(plan.laneOfLaneBit)}, {"warp", bases(plan.laneOfWarpBit)}},
+                                       {{"lane", 32}});
+  Value lanePart = emitThreadPart(b, loc, laneMap, lane, warp, 0);
+
+  const unsigned numRegs = plan.srcRegister.size();
+  SmallVector<Value> out(numRegs);
+  // Source lane constant -> the distinct source registers read from it, in first-use order.
+  std::map<int32_t, SmallVector<unsigned>> batches;
+  for (unsigned r = 0; r < numRegs; ++r) {
+    if (plan.isLocal(r)) {
+      out[r] = src[plan.srcRegister[r]];
+      continue;
+    }
+    auto &regs = batches[plan.laneConst[r]];
+    if (!llvm::is_contained(regs, plan.srcRegister[r])) regs.push_back(plan.srcRegister[r]);
+  }
+  shuffles = 0;
+  for (auto &[laneConst, regs] : batches) {
+    Value srcLane = laneConst ? Value(arith::XOrIOp::create(b, loc, lanePart, ib.c(laneConst))) : lanePart;
+    SmallVector<Value> values;
+    for (unsigned s : regs) values.push_back(src[s]);
+    SmallVector<Value> got = shuffleFromLane(b, loc, values, elem, srcLane);
+    const unsigned width = bitWidthOf(elem);
+    shuffles +=
+        width <= 32 && 32 % width == 0 ? (values.size() * width + 31) / 32 : values.size() * ((width + 31) / 32);
+    for (unsigned r = 0; r < numRegs; ++r) {
+      if (plan.isLocal(r) || plan.laneConst[r] != laneConst) continue;
+      out[r] = got[llvm::find(regs, plan.srcRegister[r]) - regs.begin()];
+    }
+  }
+  return out;
+}
+
+/// convert_layout, as planLayoutConversion (tile/Analysis/LayoutConversion.h) classifies
+/// it: register picks, shfl.sync within warps, or the exchange through shared memory; the
+/// passes asked the same question, so only the last has scratch and barriers.
+struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
+  ConvertLayoutLowering(TypeConverter &tc, MLIRContext *ctx, SharedMemory &smem)
+      : OpConversionPattern(tc, ctx), smem(smem) {}
+  SharedMemory &smem;
+
+  LogicalResult matchAndRewrite(ConvertLayoutOp op, OneToNOpAdaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(op.getType());
+    Type elem = getTypeConverter()->convertType(srcType.getElementType());
+    LayoutConversionPlan plan = planLayoutConversion(srcType, dstType);
+    ValueRange src = adaptor.getSrc();
+    SmallVector<Value> regs;
+    unsigned shuffles = 0;
+    switch (plan.kind) {
+    case LayoutConversionKind::Registers:
+      for (unsigned s : plan.srcRegister) regs.push_back(src[s]);
+      break;
+    case LayoutConversionKind::WarpShuffle:
+      if (!elem.isIntOrFloat() && !isa<LLVM::LLVMPointerType>(elem))
+        return op.emitOpError("lowering: cannot shuffle elements of ") << elem << " between lanes (a compiler bug)";
+      regs = shuffleWithinWarps(rewriter, op.getLoc(), plan, src, elem, shuffles);
+      break;
+    case LayoutConversionKind::SharedMemory:
+      regs = exchangeThroughShared(rewriter, op, smem, srcType, src, dstType, elem);
+      break;
+    }
+    LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] tile.convert_layout at " << op.getLoc() << ": "
+                            << stringifyLayoutConversionKind(plan.kind)
+                            << (plan.kind == LayoutConversionKind::WarpShuffle
+                                    ? " (" + std::to_string(shuffles) + " shfl.sync per thread)"
+                                    : "")
+                            << (plan.reason.empty() ? "" : " (" + plan.reason + ")") << "\n");
+    rewriter.replaceOpWithMultiple(op, {regs});
     return success();
   }
 };
@@ -190,5 +339,5 @@ void mlir::tile::populateShapeOpPatterns(TileTypeConverter &converter, RewritePa
   MLIRContext *ctx = patterns.getContext();
   patterns.add<ProgramIdLowering, NumProgramsLowering, MakeRangeLowering, SplatLowering, RemapRegisters<ExpandDimsOp>,
                RemapRegisters<BroadcastOp>, AddPtrLowering>(converter, ctx);
-  patterns.add<ExchangeLowering<ConvertLayoutOp>, ExchangeLowering<ReshapeOp>>(converter, ctx, smem);
+  patterns.add<ConvertLayoutLowering, ReshapeLowering>(converter, ctx, smem);
 }

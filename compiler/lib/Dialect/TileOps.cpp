@@ -9,6 +9,21 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+/// A type that is a !tile.memdesc (written without its prefix, as ODS writes operand types
+/// of a known class) or any other type written out (tile.warpgroup_dot's a: a buffer or a
+/// register tensor).
+static ParseResult parseBufferOrTensor(OpAsmParser &parser, Type &type) {
+  OptionalParseResult full = parser.parseOptionalType(type);
+  if (full.has_value()) return *full;
+  type = MemDescType::parse(parser);
+  return success(type != nullptr);
+}
+
+static void printBufferOrTensor(OpAsmPrinter &printer, Operation *, Type type) {
+  if (auto buffer = dyn_cast<MemDescType>(type)) return printer.printStrippedAttrOrType(buffer);
+  printer.printType(type);
+}
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/TileOps.cpp.inc"
 
@@ -272,29 +287,40 @@ LogicalResult DotOp::verify() {
 }
 
 LogicalResult WarpGroupDotOp::verify() {
-  MemDescType a = getA().getType(), b = getB().getType();
+  MemDescType b = getB().getType();
   auto acc = getAcc().getType();
-  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
-    return emitOpError("operands must be one 2-D buffer each and a 2-D accumulator");
-  if (a.getShape()[1] != b.getShape()[0] || acc.getDimSize(0) != a.getShape()[0] ||
-      acc.getDimSize(1) != b.getShape()[1])
+  auto aBuffer = dyn_cast<MemDescType>(getA().getType());
+  auto aTensor = dyn_cast<RankedTensorType>(getA().getType());
+  ArrayRef<int64_t> aShape = aBuffer ? aBuffer.getShape() : aTensor.getShape();
+  if (aShape.size() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError("operands must be one 2-D buffer or register tile for a, a 2-D buffer for b and a 2-D "
+                       "accumulator");
+  if (aShape[1] != b.getShape()[0] || acc.getDimSize(0) != aShape[0] || acc.getDimSize(1) != b.getShape()[1])
     return emitOpError("shapes must be [M, K] * [K, N] -> [M, N], got ")
-           << a.getShape()[0] << "x" << a.getShape()[1] << " * " << b.getShape()[0] << "x" << b.getShape()[1] << " -> "
+           << aShape[0] << "x" << aShape[1] << " * " << b.getShape()[0] << "x" << b.getShape()[1] << " -> "
            << acc.getDimSize(0) << "x" << acc.getDimSize(1);
-  Type elem = a.getElementType();
+  Type elem = aBuffer ? aBuffer.getElementType() : aTensor.getElementType();
   if (elem != b.getElementType() || !isa<Float16Type, BFloat16Type, Float32Type>(elem))
     return emitOpError("operands must both be f16, both bf16 or both f32 (tf32)");
   if (!acc.getElementType().isF32()) return emitOpError("accumulator must be f32");
-  auto nvmmaA = dyn_cast<NvmmaSharedLayoutAttr>(a.getEncoding()),
-       nvmmaB = dyn_cast<NvmmaSharedLayoutAttr>(b.getEncoding());
-  if (!nvmmaA || !nvmmaB) return emitOpError("operands must be #tile.nvmma_shared buffers");
+  auto nvmmaB = dyn_cast<NvmmaSharedLayoutAttr>(b.getEncoding());
+  auto nvmmaA = aBuffer ? dyn_cast<NvmmaSharedLayoutAttr>(aBuffer.getEncoding()) : NvmmaSharedLayoutAttr();
+  if ((aBuffer && !nvmmaA) || !nvmmaB) return emitOpError("operands must be #tile.nvmma_shared buffers");
   // wgmma transposes (reads MN-major) 16-bit operands only.
-  if (elem.isF32() && (nvmmaA.getTransposed() || !nvmmaB.getTransposed()))
+  if (elem.isF32() && ((nvmmaA && nvmmaA.getTransposed()) || !nvmmaB.getTransposed()))
     return emitOpError("f32 (tf32) operands must be K-major: a untransposed, b transposed");
   auto mma = dyn_cast_or_null<MmaLayoutAttr>(acc.getEncoding());
   if (!mma || mma.getWarpsPerCTA().size() != 2 || mma.getWarpsPerCTA()[1] != 1 || mma.getWarpsPerCTA()[0] % 4)
     return emitOpError("accumulator must be #tile.mma with warpsPerCTA = [4 x warpgroups, 1]");
-  const int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = a.getShape()[1];
+  if (aTensor) {
+    // wgmma's register a: f16/bf16 pairs in exactly mma.sync m16n8k16's A fragments.
+    if (elem.isF32()) return emitOpError("a in registers must be f16 or bf16 (wgmma reads tf32 a from shared memory)");
+    auto operand = dyn_cast_or_null<DotOperandLayoutAttr>(aTensor.getEncoding());
+    if (!operand || operand.getOpIdx() != 0 || operand.getParent() != mma)
+      return emitOpError("a in registers must be in #tile.dot_operand<opIdx = 0, parent = ")
+             << mma << ">, the accumulator's layout, got " << aTensor.getEncoding();
+  }
+  const int64_t m = acc.getDimSize(0), n = acc.getDimSize(1), k = aShape[1];
   const int64_t slab = 16 * mma.getWarpsPerCTA()[0];
   const int64_t kStep = elem.isF32() ? 8 : 16;
   if (m % slab || n % 8 || n > 256 || k % kStep)

@@ -14,11 +14,19 @@
 // K-major only: its b must be such a transpose (and a not), else it stays on mma.sync. Its
 // buffers round their f32 inputs to tf32 as they are written (`round_tf32`), since the
 // tensor cores would truncate them.
+// An f16/bf16 a computed in registers inside the dot's loop (attention's P = exp2(...),
+// cast) is not written to shared memory each iteration: it takes wgmma's register form,
+// converted to #tile.dot_operand<0, mma> (mma.sync's A fragments, which are wgmma's), b
+// still a buffer. A loaded a (it is staged from global memory anyway, and tile-pipeline's
+// rings need the buffer) and a loop-invariant one keep the buffer. An operand buffer whose
+// source is defined outside the dot's loops (attention's Q block) is written once before the
+// outermost of them, not every iteration.
 #include "LayoutRewrite.h"
 #include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
 
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/Debug.h"
 
 #include <cassert>
@@ -173,33 +181,69 @@ void convertResultBack(Value result, Type before, bool carried, OpBuilder &b) {
   result.replaceAllUsesExcept(back, back);
 }
 
-/// tile.dot -> tile.warpgroup_dot over two #tile.nvmma_shared buffers written from the
-/// operands' own (coalesced) layouts; a transposed operand's source written as it is and
-/// viewed transposed.
+/// The outermost loop around `user` that `v` is defined outside of (a loop-invariant
+/// operand), else null.
+Operation *outermostInvariantLoop(Value v, Operation *user) {
+  Operation *outermost = nullptr;
+  for (Operation *p = user->getParentOp(); p && !isa<func::FuncOp>(p); p = p->getParentOp()) {
+    auto loop = dyn_cast<LoopLikeOpInterface>(p);
+    if (!loop) continue;
+    if (!loop.isDefinedOutsideOfLoop(v)) break;
+    outermost = p;
+  }
+  return outermost;
+}
+
+/// Whether wgmma reads a from registers: f16/bf16 computed in registers (not a load,
+/// which is staged from global memory anyway, nor a `trans`, whose conversion would move
+/// through shared memory too) and recomputed by the dot's loop (a loop-invariant a is
+/// better written once to a buffer before the loop than held in registers through it).
+bool registerA(DotOp dot) {
+  Value source = unconverted(dot.getA());
+  if (!isa<Float16Type, BFloat16Type>(dot.getA().getType().getElementType())) return false;
+  if (Operation *def = source.getDefiningOp(); def && isa<LoadOp, TransOp>(def)) return false;
+  return !outermostInvariantLoop(source, dot);
+}
+
+/// tile.dot -> tile.warpgroup_dot over #tile.nvmma_shared buffers written from the
+/// operands' own (coalesced) layouts, each before the outermost loop its source is invariant
+/// in; a transposed operand's source written as it is and viewed transposed. With
+/// `registerA`, a is converted to #tile.dot_operand<0, mma> instead.
 void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
   OpBuilder b(dot);
   Type blockedResult = dot.getType();
+  const bool aInRegisters = registerA(dot);
   const bool carried = accumulateIn(dot, mma, b);
-  SmallVector<Value> buffers;
-  for (Value fma : {dot.getA(), dot.getB()}) {
+  SmallVector<Value> operands;
+  if (aInRegisters)
+    operands.push_back(convertTo(b, unconverted(dot.getA()), DotOperandLayoutAttr::get(dot.getContext(), 0, mma)));
+  for (unsigned idx = aInRegisters ? 1 : 0; idx < 2; ++idx) {
+    Value fma = idx == 0 ? dot.getA() : dot.getB();
     // Only b is read through a transposed view (K-major: bᵀ [N, K] loads, and TF32); a
     // transposed a is written transposed from registers, K-major as before (wgmma's MN-major a
     // is not used: no GPU test has run it).
-    TransOp trans = fma == dot.getB() ? transposeOf(fma) : TransOp();
+    TransOp trans = idx == 1 ? transposeOf(fma) : TransOp();
     Value source = trans ? unconverted(trans.getSrc()) : unconverted(fma);
     fitLoadToShape(source, warps, widths);
     auto type = cast<RankedTensorType>(source.getType());
-    auto alloc = LocalAllocOp::create(b, dot.getLoc(), nvmmaBuffer(type), source);
+    OpBuilder at(dot);
+    if (Operation *loop = outermostInvariantLoop(source, dot)) {
+      at.setInsertionPoint(loop);
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": operand " << type
+                              << " is loop-invariant: its buffer is written before the loop at " << loop->getLoc()
+                              << "\n");
+    }
+    auto alloc = LocalAllocOp::create(at, dot.getLoc(), nvmmaBuffer(type), source);
     // The tensor cores would truncate f32 to tf32: the write rounds, as tile.dot's TF32 does.
     if (type.getElementType().isF32()) alloc.setRoundTf32(true);
     Value buffer = alloc;
     if (trans)
-      buffer = MemDescTransOp::create(b, dot.getLoc(),
+      buffer = MemDescTransOp::create(at, dot.getLoc(),
                                       MemDescTransOp::transposedType(cast<MemDescType>(buffer.getType())), buffer);
-    buffers.push_back(buffer);
+    operands.push_back(buffer);
   }
   auto wgmma =
-      WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), buffers[0], buffers[1], dot.getAcc());
+      WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), operands[0], operands[1], dot.getAcc());
   // All at once: A and B may be one value, or A's producers may feed B's.
   Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp(), transposeOf(dot.getB())};
   dot.getResult().replaceAllUsesWith(wgmma.getResult());
@@ -211,6 +255,7 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
 void accelerate(DotOp dot, unsigned warps, const DenseMap<unsigned, unsigned> &widths) {
   if (std::optional<MmaLayoutAttr> v3 = wgmmaLayoutFor(dot, warps)) {
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": wgmma (tile.warpgroup_dot), " << *v3
+                            << (registerA(dot) ? ", a in registers" : "")
                             << (isCarriedAccumulator(dot) ? ", accumulator carried by its loop" : "") << "\n");
     return accelerateWithWgmma(dot, *v3, warps, widths);
   }

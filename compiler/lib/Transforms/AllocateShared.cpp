@@ -1,8 +1,10 @@
 //===- AllocateShared.cpp - shared-memory offsets by liveness --------------===//
 // Ops are numbered in program order; a buffer lives from its tile.local_alloc to its
 // last use (through memdesc_index and memdesc_trans views), stretched over any loop that
-// uses it from outside, and an op's scratch lives at the op. Buffers are placed largest
-// first at the lowest offset that overlaps no buffer whose lifetime overlaps theirs.
+// uses it from outside, and an op's scratch lives at the op (scratchBytes: a layout
+// conversion has scratch only when LayoutConversion.h sends it through shared memory, not
+// when it stays in registers or within warps). Buffers are placed largest first at the
+// lowest offset that overlaps no buffer whose lifetime overlaps theirs.
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"

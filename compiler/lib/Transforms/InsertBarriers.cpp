@@ -196,11 +196,14 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       // thread's writes must be fenced and published before it, and a later write after it.
       reads.push_back(whole(op, store.getSrc()));
     } else if (auto dot = dyn_cast<WarpGroupDotOp>(op)) {
-      // Synchronous: the op waits for its wgmmas, so its reads end with it.
-      reads.push_back(whole(op, dot.getA()));
+      // Synchronous: the op waits for its wgmmas, so its reads end with it. (A register a
+      // reads no shared memory.)
+      if (!dot.hasRegisterA()) reads.push_back(whole(op, dot.getA()));
       reads.push_back(whole(op, dot.getB()));
     } else if (unsigned bytes = scratchBytes(op)) {
-      // Writes its scratch, fences, reads it back: after the op only the reads remain.
+      // Writes its scratch, fences, reads it back: after the op only the reads remain. (A
+      // layout conversion that stays in registers or within warps, LayoutConversion.h, has
+      // no scratch: it is no shared-memory access and needs no barrier.)
       auto offset = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
       if (!offset) {
         op->emitOpError("needs scratch shared memory without an offset (tile-allocate-shared must run first)");

@@ -68,12 +68,14 @@ bool isCheap(Value v, DenseMap<Value, bool> &known, int depth = 0) {
 }
 
 /// The layout `op`'s tensor operands need for its result to be in `layout`: the same,
-/// except an expand_dims, whose operand is the (blocked) result layout's slice.
+/// except an expand_dims, whose operand is the result layout's slice (of a blocked, mma,
+/// slice or linear layout: not of mma operand fragments, which no cheap value is built in).
 Attribute operandLayoutFor(Operation *op, Attribute layout) {
   auto expand = dyn_cast<ExpandDimsOp>(op);
   if (!expand) return layout;
-  auto blocked = dyn_cast<BlockedLayoutAttr>(layout);
-  return blocked ? SliceLayoutAttr::get(op->getContext(), expand.getAxis(), blocked) : Attribute();
+  auto parent = dyn_cast<DistributedLayoutInterface>(layout);
+  if (!parent || isa<DotOperandLayoutAttr>(layout)) return {};
+  return SliceLayoutAttr::get(op->getContext(), expand.getAxis(), parent);
 }
 
 /// Whether every step of cheap `v`'s computation has a form in `layout`.

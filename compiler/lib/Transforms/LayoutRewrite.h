@@ -31,7 +31,7 @@ DenseMap<unsigned, unsigned> accessVectorWidths(func::FuncOp func);
 
 /// Whether `v` can be recomputed in `layout` from scalars alone instead of converted: a
 /// short computation of ranges, splats, constants, arith ops, addptr, broadcast and
-/// expand_dims (into a blocked layout only), e.g. `base + rows[:, None] * stride + cols`.
+/// expand_dims (not into mma operand fragments), e.g. `base + rows[:, None] * stride + cols`.
 bool rebuildableIn(Value v, Attribute layout);
 
 /// A copy of rebuildable `v`'s computation producing `type` (same shape, other layout).

@@ -1,4 +1,8 @@
 //===- OptimizeDotOperands.cpp - dot operands through swizzled shared memory ===//
+// A conversion into a tensor-core operand layout (#tile.dot_operand) becomes a write to an
+// ldmatrix-swizzled buffer and a read of the fragments from it, unless the threads already
+// hold their fragments (LayoutConversion.h: Registers).
+#include "tile/Analysis/LayoutConversion.h"
 #include "tile/Layout/SharedLayouts.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
@@ -27,7 +31,15 @@ struct OptimizeDotOperands : mlir::tile::impl::TileOptimizeDotOperandsBase<Optim
       if (!isa<DotOperandLayoutAttr>(dst.getEncoding()) || dst.getRank() != 2 || !dst.getElementType().isIntOrFloat())
         return;
       const unsigned bits = dst.getElementType().getIntOrFloatBitWidth();
-      if (bits == 16 || bits == 32) converts.push_back(c);
+      if (bits != 16 && bits != 32) return;
+      // Every thread already holds its fragments (a 16-bit accumulator becoming the next
+      // dot's a, as attention's P): the conversion only picks registers.
+      if (classifyLayoutConversion(c) == LayoutConversionKind::Registers) {
+        LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << c.getLoc() << ": operand " << dst
+                                << " already in its threads' registers: not staged\n");
+        return;
+      }
+      converts.push_back(c);
     });
     for (ConvertLayoutOp c : converts) {
       auto type = c.getType();

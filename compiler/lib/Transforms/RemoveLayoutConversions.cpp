@@ -2,6 +2,8 @@
 // A tile.convert_layout moves data between threads (through shared memory, Conversion/
 // ShapeOps.cpp), so the passes before this one insert them freely and this one removes
 // what it can:
+//   - layout propagation: every tensor-core result's #tile.mma layout flows forward through
+//     what is computed from it, loop-carried values included (LayoutPropagation.cpp);
 //   - rematerialisation: a conversion of a cheap value (index arithmetic, an address
 //     tensor: ranges, splats, constants, arith, addptr, broadcast, expand_dims) becomes
 //     the value recomputed in the wanted layout;
@@ -10,6 +12,7 @@
 //   - propagation: a chain of elementwise ops converted out of a layout L and back runs in
 //     L (no conversion left); an elementwise op with several operands converted from L
 //     runs in L and its result is converted once instead.
+#include "LayoutPropagation.h"
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
@@ -194,6 +197,9 @@ struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBa
     const FrozenRewritePatternSet chainPatterns(std::move(patterns));
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
+      // Tensor-core results first keep their layout through what is computed from them
+      // (LayoutPropagation.cpp); the rounds below clean up after it.
+      propagateAccumulatorLayouts(func);
       // Each step can expose work for the others (a propagated conversion meets another
       // and folds; a folded chain leaves a cheap value's conversion); a few rounds reach
       // the fixed point of kernels seen so far.

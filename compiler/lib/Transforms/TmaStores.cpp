@@ -47,16 +47,22 @@ MemDescType stagingBuffer(RankedTensorType t) {
                           NvmmaSharedLayoutAttr::get(t.getContext(), swizzle, /*transposed=*/false));
 }
 
-/// `v` computed in `layout`: through conversions to their source, elementwise ops, broadcasts
-/// and expand_dims (of the slice of `layout`) rebuilt there, cheap values rematerialised; any
-/// other value converted (a bias row: one conversion of its 1-D load instead of one of the tile).
+/// `v` computed in `layout` at `b`: through conversions to their source, elementwise ops,
+/// broadcasts and expand_dims (of the slice of `layout`) rebuilt there, cheap values
+/// rematerialised; any other value converted (a bias row: one conversion of its 1-D load
+/// instead of one of the tile). An elementwise chain already in `layout` is rebuilt at `b`
+/// too: each branch of the store computes its own (the epilogue's cast of a wgmma
+/// accumulator read before the branch made ptxas serialise the wgmmas, C7514).
 Value computeIn(OpBuilder &b, Value v, Attribute layout) {
   auto type = cast<RankedTensorType>(v.getType());
   // Unlaid IR (the pass run alone) or foreign encodings: as it is.
-  if (!isa_and_nonnull<DistributedLayoutInterface>(layout) || type.getEncoding() == layout) return v;
+  if (!isa_and_nonnull<DistributedLayoutInterface>(layout)) return v;
   if (auto cvt = v.getDefiningOp<ConvertLayoutOp>()) return computeIn(b, cvt.getSrc(), layout);
-  if (rebuildableIn(v, layout)) return rematerialize(b, v, withLayout(type, layout));
   Operation *op = v.getDefiningOp();
+  const bool chainStep = op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
+                         (op->hasTrait<OpTrait::Elementwise>() || isa<arith::SelectOp>(op));
+  if (type.getEncoding() == layout && !chainStep) return v;
+  if (rebuildableIn(v, layout)) return rematerialize(b, v, withLayout(type, layout));
   RankedTensorType wanted = withLayout(type, layout);
   if (auto e = dyn_cast_or_null<ExpandDimsOp>(op); e && e.getAxis() < type.getRank()) {
     auto slice = SliceLayoutAttr::get(b.getContext(), e.getAxis(), cast<DistributedLayoutInterface>(layout));
@@ -64,8 +70,7 @@ Value computeIn(OpBuilder &b, Value v, Attribute layout) {
   }
   if (auto bc = dyn_cast_or_null<BroadcastOp>(op))
     return BroadcastOp::create(b, bc.getLoc(), wanted, computeIn(b, bc.getSrc(), layout));
-  if (op && op->getNumRegions() == 0 && op->getNumResults() == 1 &&
-      (op->hasTrait<OpTrait::Elementwise>() || isa<arith::SelectOp>(op))) {
+  if (chainStep) {
     IRMapping map;
     for (Value o : op->getOperands())
       if (isa<RankedTensorType>(o.getType())) map.map(o, computeIn(b, o, layout));

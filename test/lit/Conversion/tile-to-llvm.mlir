@@ -87,3 +87,65 @@ func.func @select_pointer(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>, %n: i32) attri
   tile.store %p, %v {tile.vec = 1 : i32} : !tile.ptr<f32>, f32
   return
 }
+
+// -----
+
+// tile.warpgroup_dot with a in registers (wgmma's RS form, no NVVM op): per K step of 16 one
+// inline wgmma.mma_async taking the 32 accumulators tied in and out, a's fragment as four
+// b32 registers and b's descriptor; scale-d, imm-scale-a/b 1, imm-trans-b 1 for this b
+// ([K, N] stored N-major). a's registers are packed and tied before wgmma.fence, then the
+// group is committed and waited for as in the shared-memory form.
+// CHECK-LABEL: llvm.func @wgmma_register_a
+// CHECK: %[[TIE:.*]] = llvm.inline_asm has_side_effects "", "=r,=r,=r,=r,=r,=r,=r,=r,0,1,2,3,4,5,6,7"
+// CHECK: %[[A0:[0-9]+]] = llvm.extractvalue %[[TIE]][0]
+// CHECK: %[[A1:[0-9]+]] = llvm.extractvalue %[[TIE]][1]
+// CHECK: %[[A2:[0-9]+]] = llvm.extractvalue %[[TIE]][2]
+// CHECK: %[[A3:[0-9]+]] = llvm.extractvalue %[[TIE]][3]
+// CHECK: %[[A4:[0-9]+]] = llvm.extractvalue %[[TIE]][4]
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK-NOT: nvvm.wgmma.mma_async
+// CHECK: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, $1, {{.*}}, $31}, {$64, $65, $66, $67}, $68, 1, 1, 1, 1;", "{{(=f,){32}0}},1,{{.*}},31,r,r,r,r,l" {{(%[0-9]+, ){32}%}}[[A0]], %[[A1]], %[[A2]], %[[A3]], %{{[0-9]+}} :
+// CHECK: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, $68, 1, 1, 1, 1;", {{.*}} {{(%[0-9]+, ){32}%}}[[A4]],
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+// CHECK: nvvm.wgmma.wait.group.sync.aligned 0
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+#nvmma = #tile.nvmma_shared<swizzle = 128>
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_register_a(%o: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %a = arith.constant dense<1.0> : tensor<64x32xf16, #dot_op>
+  %b = tile.local_alloc {tile.offset = 0 : i32} : () -> !tile.memdesc<32x64xf16, #nvmma>
+  %acc = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<64x32xf16, #dot_op> * !tile.memdesc<32x64xf16, #nvmma> -> tensor<64x64xf32, #mma>
+  %po = tile.splat %o : tensor<64x64x!tile.ptr<f32>, #mma>
+  tile.store %po, %d : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+  return
+}
+}
+
+// -----
+
+// bf16, two warpgroups (one 64-row slab each), b read K-major through a transposed view:
+// imm-trans-b 0.
+// CHECK-LABEL: llvm.func @wgmma_register_a_bf16_k_major_b
+// CHECK: nvvm.wgmma.fence.aligned
+// CHECK: llvm.inline_asm has_side_effects "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16 {$0, {{.*}}, $15}, {$32, $33, $34, $35}, $36, 1, 1, 1, 0;"
+// CHECK-NOT: wgmma.mma_async
+// CHECK: nvvm.wgmma.commit.group.sync.aligned
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+#nvmma = #tile.nvmma_shared<swizzle = 32>
+#nvmma_t = #tile.nvmma_shared<swizzle = 32, transposed = true>
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_register_a_bf16_k_major_b(%o: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %a = arith.constant dense<1.0> : tensor<128x16xbf16, #dot_op>
+  %bt = tile.local_alloc {tile.offset = 0 : i32} : () -> !tile.memdesc<32x16xbf16, #nvmma>
+  %b = tile.memdesc_trans %bt : !tile.memdesc<32x16xbf16, #nvmma> -> !tile.memdesc<16x32xbf16, #nvmma_t>
+  %acc = arith.constant dense<0.0> : tensor<128x32xf32, #mma>
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<128x16xbf16, #dot_op> * !tile.memdesc<16x32xbf16, #nvmma_t> -> tensor<128x32xf32, #mma>
+  %po = tile.splat %o : tensor<128x32x!tile.ptr<f32>, #mma>
+  tile.store %po, %d : tensor<128x32x!tile.ptr<f32>, #mma>, tensor<128x32xf32, #mma>
+  return
+}
+}

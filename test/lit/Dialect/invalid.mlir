@@ -523,6 +523,61 @@ func.func @warpgroup_dot_tf32_n_major(%a: !tile.memdesc<128x32xf32, #tile.nvmma_
 
 // -----
 
+// wgmma's register a is f16/bf16 pairs: f32 (tf32) a must come from shared memory.
+func.func @warpgroup_dot_register_a_f32(%a: tensor<128x32xf32, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>>,
+                                        %b: !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>>,
+                                        %acc: tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  // expected-error @+1 {{'tile.warpgroup_dot' op a in registers must be f16 or bf16 (wgmma reads tf32 a from shared memory)}}
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<128x32xf32, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>> * !tile.memdesc<32x256xf32, #tile.nvmma_shared<swizzle = 128, transposed = true>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// -----
+
+// A register a must be in the accumulator's mma.sync A fragments: not a blocked layout ...
+func.func @warpgroup_dot_register_a_blocked(%a: tensor<128x32xf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>>,
+                                            %b: !tile.memdesc<32x256xf16, #tile.nvmma_shared<swizzle = 128>>,
+                                            %acc: tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  // expected-error @+1 {{'tile.warpgroup_dot' op a in registers must be in #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>, the accumulator's layout, got #tile.blocked}}
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<128x32xf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>> * !tile.memdesc<32x256xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// -----
+
+// ... nor b's fragments ...
+func.func @warpgroup_dot_register_a_op_idx_1(%a: tensor<128x32xf16, #tile.dot_operand<opIdx = 1, parent = #tile.mma<warpsPerCTA = [8, 1]>>>,
+                                             %b: !tile.memdesc<32x256xf16, #tile.nvmma_shared<swizzle = 128>>,
+                                             %acc: tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  // expected-error @+1 {{'tile.warpgroup_dot' op a in registers must be in #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>}}
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<128x32xf16, #tile.dot_operand<opIdx = 1, parent = #tile.mma<warpsPerCTA = [8, 1]>>> * !tile.memdesc<32x256xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// -----
+
+// ... nor another mma layout's.
+func.func @warpgroup_dot_register_a_other_parent(%a: tensor<128x32xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>>>,
+                                                 %b: !tile.memdesc<32x256xf16, #tile.nvmma_shared<swizzle = 128>>,
+                                                 %acc: tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  // expected-error @+1 {{'tile.warpgroup_dot' op a in registers must be in #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>, the accumulator's layout, got #tile.dot_operand<opIdx = 0, parent = <warpsPerCTA = [4, 1]>>}}
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<128x32xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [4, 1]>>> * !tile.memdesc<32x256xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// -----
+
+// K steps of 16 for a register a too.
+func.func @warpgroup_dot_register_a_k8(%a: tensor<128x8xbf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>>,
+                                       %b: !tile.memdesc<8x64xbf16, #tile.nvmma_shared<swizzle = 128>>,
+                                       %acc: tensor<128x64xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  // expected-error @+1 {{'tile.warpgroup_dot' op needs M a multiple of 128, N a multiple of 8 up to 256 and K of 16, got 128x64x8}}
+  %d = tile.warpgroup_dot %a, %b, %acc : tensor<128x8xbf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>> * !tile.memdesc<8x64xbf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x64xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// -----
+
 // A descriptor store carries a masked tensor block of the descriptor's rank and type ...
 func.func @store_box_without_mask(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %v: tensor<64x32xf16>, %o: i32) {
   // expected-error @+1 {{'tile.store' op a descriptor box needs a masked tensor store of the descriptor's rank and element type, one offset per dimension}}

@@ -189,3 +189,13 @@ func.func @transposed_operands(%acc: tensor<128x256xf32, #tile.mma<warpsPerCTA =
   %st = tile.memdesc_trans %s : !tile.memdesc<64x32xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>> -> !tile.memdesc<32x64xf16, #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [0, 1]>>
   return
 }
+
+// wgmma with a in registers (mma.sync's A fragments of the accumulator's layout), b a buffer.
+// CHECK-LABEL: func.func @register_a
+// CHECK: tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x64xbf16, #dot_op{{[0-9]*}}> * <64x128xbf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #mma{{[0-9]*}}>
+func.func @register_a(%p: tensor<128x64xbf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>>,
+                      %acc: tensor<128x128xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
+  %v = tile.local_alloc : () -> !tile.memdesc<64x128xbf16, #tile.nvmma_shared<swizzle = 128>>
+  %d = tile.warpgroup_dot %p, %v, %acc : tensor<128x64xbf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>> * !tile.memdesc<64x128xbf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}

@@ -3,7 +3,8 @@
 // it), and the copies run ahead across tiles: at each tile's start the copies no earlier tile
 // issued (predicated), in the K loop the refill of iteration j + ahead, of this tile or the next
 // (its coordinates the tile loop's slice recomputed for the next tile). The epilogue (bias, relu,
-// the cast to f16) runs in the accumulators' layout, only the 1-D bias row converted, and the C
+// the cast to f16) runs in the accumulators' layout, only the 1-D bias row converted (once,
+// before the branch below), and the C
 // block leaves by a TMA store while the next tile's first copies are in flight, where the block
 // starts inside C (else, masked stores of the f16 block). No spills.
 // RUN: tilec --kernel=matmul_tma_persistent_f16_out_f16 --spec=w8,s5,d16,d16,d16,p16,i16,i16,i16,c128,c128,c64,c8,c2,c0 --stage=opt | FileCheck %s
@@ -28,8 +29,9 @@
 // CHECK: scf.yield
 // CHECK: tile.warpgroup_dot_wait {{.*}} {pendings = 0 : i32}
 // CHECK-NOT: tile.convert_layout {{.*}} tensor<128x128xf32
-// CHECK: scf.if
 // CHECK: tile.convert_layout {{.*}} : tensor<128xf32, #blocked{{[0-9]*}}> -> tensor<128xf32, #slice>
+// CHECK-NOT: tile.convert_layout {{.*}} tensor<128x128xf32
+// CHECK: scf.if
 // CHECK-NOT: tile.convert_layout {{.*}} tensor<128x128xf32
 // CHECK: tile.local_alloc %{{.*}} : (tensor<128x128xf16, #mma>) -> !tile.memdesc<128x128xf16, #tile.nvmma_shared<swizzle = 128>>
 // CHECK: tile.async_tma_store

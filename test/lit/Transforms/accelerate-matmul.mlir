@@ -346,3 +346,88 @@ func.func @tf32_row_major_b_keeps_mma_sync(%a: !tile.ptr<f32>, %b: !tile.ptr<f32
   return
 }
 }
+
+// -----
+
+// sm_90a, attention's two products: a computed in registers inside the loop (P =
+// exp2(S), cast to f16) takes wgmma's register form, converted to #tile.dot_operand<0, mma>
+// (no buffer for it); b (V) is still a buffer. Q, loaded once before the loop, is a loaded a
+// and keeps its buffer, written once before the loop, not every iteration; K, loaded in
+// the loop, is written where it is.
+// CHECK-LABEL: func.func @wgmma_register_a
+// CHECK: %[[Q:.*]] = tile.load
+// CHECK: %[[QB:.*]] = tile.local_alloc %[[Q]] : (tensor<64x64xf16, #blocked{{[0-9]*}}>) -> !tile.memdesc<64x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: scf.for
+// CHECK: %[[K:.*]] = tile.load
+// CHECK: %[[KB:.*]] = tile.local_alloc %[[K]]
+// CHECK: tile.warpgroup_dot %[[QB]], %[[KB]], %{{.*}} : <64x64xf16, #tile.nvmma_shared<swizzle = 128>> * <64x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<64x64xf32, #mma>
+// CHECK: %[[P:.*]] = arith.truncf
+// CHECK: %[[PA:.*]] = tile.convert_layout %[[P]] : tensor<64x64xf16, #blocked{{[0-9]*}}> -> tensor<64x64xf16, #dot_op>
+// CHECK-NOT: tile.local_alloc %[[P]]
+// CHECK: %[[VB:.*]] = tile.local_alloc %{{.*}} -> !tile.memdesc<64x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: tile.warpgroup_dot %[[PA]], %[[VB]], %{{.*}} : tensor<64x64xf16, #dot_op> * <64x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<64x64xf32, #mma>
+// CHECK: scf.yield
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_register_a(%q: !tile.ptr<f16>, %k: !tile.ptr<f16>, %v: !tile.ptr<f16>, %o: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %pq = tile.splat %q : tensor<64x64x!tile.ptr<f16>>
+  %vq = tile.load %pq : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %pk = tile.splat %k : tensor<64x64x!tile.ptr<f16>>
+  %pv = tile.splat %v : tensor<64x64x!tile.ptr<f16>>
+  %acc = scf.for %i = %c0 to %n step %c64 iter_args(%acc1 = %zero) -> (tensor<64x64xf32>) : i32 {
+    %vk = tile.load %pk : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+    %s = tile.dot %vq, %vk, %zero : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    %e = math.exp2 %s : tensor<64x64xf32>
+    %p = arith.truncf %e : tensor<64x64xf32> to tensor<64x64xf16>
+    %vv = tile.load %pv : tensor<64x64x!tile.ptr<f16>> -> tensor<64x64xf16>
+    %d = tile.dot %p, %vv, %acc1 : tensor<64x64xf16> * tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  }
+  %po = tile.splat %o : tensor<64x64x!tile.ptr<f32>>
+  tile.store %po, %acc : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+}
+
+// -----
+
+// An a computed before the loop (loop-invariant) is written once to a buffer before the
+// outermost loop it does not change in, not held in registers through it nor written every
+// iteration; with no loop around it, a computed a takes the register form.
+// CHECK-LABEL: func.func @wgmma_invariant_computed_a
+// CHECK: %[[A:.*]] = arith.truncf
+// CHECK: %[[AB:.*]] = tile.local_alloc %[[A]] : {{.*}} -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK-NOT: tile.local_alloc %[[A]]
+// CHECK: tile.warpgroup_dot %[[AB]], %{{.*}}, %{{.*}} : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: scf.yield
+// CHECK: scf.yield
+// CHECK: %[[R:.*]] = tile.convert_layout %[[A]] : {{.*}} -> tensor<64x32xf16, #dot_op>
+// CHECK: tile.warpgroup_dot %[[R]], %{{.*}}, %{{.*}} : tensor<64x32xf16, #dot_op> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+module attributes {tile.target = "sm_90a"} {
+func.func @wgmma_invariant_computed_a(%a: !tile.ptr<f32>, %b: !tile.ptr<f16>, %o: !tile.ptr<f32>, %n: i32) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c32 = arith.constant 32 : i32
+  %pa = tile.splat %a : tensor<64x32x!tile.ptr<f32>>
+  %va32 = tile.load %pa : tensor<64x32x!tile.ptr<f32>> -> tensor<64x32xf32>
+  %va = arith.truncf %va32 : tensor<64x32xf32> to tensor<64x32xf16>
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32>
+  %pb = tile.splat %b : tensor<32x64x!tile.ptr<f16>>
+  %acc = scf.for %i = %c0 to %n step %c32 iter_args(%acc1 = %zero) -> (tensor<64x64xf32>) : i32 {
+    %acc2 = scf.for %j = %c0 to %n step %c32 iter_args(%acc3 = %acc1) -> (tensor<64x64xf32>) : i32 {
+      %vb = tile.load %pb : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+      %d = tile.dot %va, %vb, %acc3 : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+      scf.yield %d : tensor<64x64xf32>
+    }
+    scf.yield %acc2 : tensor<64x64xf32>
+  }
+  %vb2 = tile.load %pb : tensor<32x64x!tile.ptr<f16>> -> tensor<32x64xf16>
+  %d2 = tile.dot %va, %vb2, %acc : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+  %po = tile.splat %o : tensor<64x64x!tile.ptr<f32>>
+  tile.store %po, %d2 : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>
+  return
+}
+}

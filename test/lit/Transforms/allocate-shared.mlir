@@ -222,6 +222,28 @@ func.func @scratch(%x: tensor<64x32xf16, #blocked>, %y: tensor<512xf32, #blocked
 
 // -----
 
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot = #tile.dot_operand<opIdx = 0, parent = #mma>
+#lanes = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#reversed = #tile.linear<register = [], lane = [[16], [8], [4], [2], [1]], warp = [[32], [64]]>
+
+// Conversions that need no shared memory (tile/Analysis/LayoutConversion.h) get no
+// scratch: an mma accumulator read as the next mma's operand a (each thread already holds
+// its elements), the row statistics between the slices of the two, and the lanes of each
+// warp permuted (shfl.sync). Nothing else needs shared memory: no tile.shared_bytes.
+// CHECK: module {
+// CHECK-NEXT: func.func @no_scratch
+// CHECK-NOT: tile.scratch_offset
+// CHECK: return
+func.func @no_scratch(%x: tensor<128x64xf16, #mma>, %m: tensor<128xf32, #tile.slice<dim = 1, parent = #mma>>, %y: tensor<128xf32, #lanes>) attributes {tile.kernel} {
+  %a = tile.convert_layout %x : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #dot>
+  %b = tile.convert_layout %m : tensor<128xf32, #tile.slice<dim = 1, parent = #mma>> -> tensor<128xf32, #tile.slice<dim = 1, parent = #dot>>
+  %c = tile.convert_layout %y : tensor<128xf32, #lanes> -> tensor<128xf32, #reversed>
+  return
+}
+
+// -----
+
 #blocked = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
 
 // The reductions' scratch sizes, seen in tile.shared_bytes when nothing else needs any:
@@ -250,13 +272,16 @@ func.func @argmax_scratch(%y: tensor<512xf32, #blocked>) -> i32 attributes {tile
 // -----
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
-#blocked1 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#blocked1 = #tile.linear<register = [], lane = [[0], [0], [0], [0], [0]], warp = [[1], [2]]>
 #blocked2 = #tile.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#blocked3 = #tile.linear<register = [], lane = [[1], [2], [0], [0], [0]], warp = [[4], [8]]>
 #tiny = #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 
 // Scratch is aligned to 16 bytes only: next to a live 8-byte buffer (2x4xi8) a 4-byte
 // conversion scratch goes to 16. A buffer next to live scratch still starts on a 1024
-// boundary: a 4-byte buffer (2x2xi8) live across a 64-byte conversion goes to 1024.
+// boundary: a 4-byte buffer (2x2xi8) live across a 64-byte conversion goes to 1024. (The
+// sources spread their elements over the warps, which #blocked2 gives all to warp 0's
+// lanes: the data crosses warps, so both conversions need shared memory.)
 // CHECK: module attributes {tile.shared_bytes = 1028 : i32}
 // CHECK-LABEL: func.func @scratch_alignment
 // CHECK: tile.local_alloc %{{.*}} {tile.offset = 0 : i32} : (tensor<2x4xi8
@@ -264,12 +289,12 @@ func.func @argmax_scratch(%y: tensor<512xf32, #blocked>) -> i32 attributes {tile
 // CHECK-NEXT: tile.local_load
 // CHECK-NEXT: tile.local_alloc %{{.*}} {tile.offset = 1024 : i32} : (tensor<2x2xi8
 // CHECK-NEXT: tile.convert_layout %{{.*}} {tile.scratch_offset = 0 : i32} : tensor<16xf32
-func.func @scratch_alignment(%x: tensor<2x4xi8, #blocked>, %y: tensor<4xi8, #blocked1>, %z: tensor<2x2xi8, #blocked>, %w: tensor<16xf32, #blocked1>) attributes {tile.kernel} {
+func.func @scratch_alignment(%x: tensor<2x4xi8, #blocked>, %y: tensor<4xi8, #blocked1>, %z: tensor<2x2xi8, #blocked>, %w: tensor<16xf32, #blocked3>) attributes {tile.kernel} {
   %a = tile.local_alloc %x : (tensor<2x4xi8, #blocked>) -> !tile.memdesc<2x4xi8, #tiny>
   %c = tile.convert_layout %y : tensor<4xi8, #blocked1> -> tensor<4xi8, #blocked2>
   %u = tile.local_load %a : !tile.memdesc<2x4xi8, #tiny> -> tensor<2x4xi8, #blocked>
   %b = tile.local_alloc %z : (tensor<2x2xi8, #blocked>) -> !tile.memdesc<2x2xi8, #tiny>
-  %d = tile.convert_layout %w : tensor<16xf32, #blocked1> -> tensor<16xf32, #blocked2>
+  %d = tile.convert_layout %w : tensor<16xf32, #blocked3> -> tensor<16xf32, #blocked2>
   %v = tile.local_load %b : !tile.memdesc<2x2xi8, #tiny> -> tensor<2x2xi8, #blocked>
   return
 }

@@ -406,6 +406,34 @@ func.func @scratch(%x: tensor<64x32xf16, #blocked>) attributes {tile.kernel} {
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
 #shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot = #tile.dot_operand<opIdx = 0, parent = #mma>
+#lanes = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+#reversed = #tile.linear<register = [], lane = [[16], [8], [4], [2], [1]], warp = [[32], [64]]>
+
+// Conversions that stay in registers (mma accumulator -> operand a) or within warps (a
+// lane permutation) touch no shared memory (tile-allocate-shared gave them no scratch):
+// no barrier before them, and no barrier of theirs retires the read before them, so the
+// write after them still needs one.
+// CHECK-LABEL: func.func @no_shared_conversions
+// CHECK: tile.local_load
+// CHECK-NEXT: tile.convert_layout
+// CHECK-NEXT: tile.convert_layout
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_store
+func.func @no_shared_conversions(%x: tensor<64x32xf16, #blocked>, %m: tensor<64x64xf16, #mma>, %y: tensor<128xf32, #lanes>) attributes {tile.kernel} {
+  %a = tile.local_alloc {tile.offset = 0 : i32} : () -> !tile.memdesc<64x32xf16, #shared>
+  %u = tile.local_load %a : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
+  %c = tile.convert_layout %m : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot>
+  %d = tile.convert_layout %y : tensor<128xf32, #lanes> -> tensor<128xf32, #reversed>
+  tile.local_store %x, %a : tensor<64x32xf16, #blocked>, !tile.memdesc<64x32xf16, #shared>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+#shared = #tile.swizzled_shared<vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]>
 
 // A barrier already there counts: nothing is added next to it.
 // CHECK-LABEL: func.func @existing_barrier

@@ -102,3 +102,47 @@ func.func @no_gain(%a: tensor<128xf32, #b0>, %w: tensor<128xf32, #b1>) -> tensor
   %s = arith.addf %ca, %w : tensor<128xf32, #b1>
   return %s : tensor<128xf32, #b1>
 }
+
+// -----
+
+// Layout propagation: a tensor-core result's #mma layout flows through the softmax-like
+// body (reduction to a slice, elementwise, expand_dims + broadcast) and into the values the
+// loop carries (a running row max, an accumulator), so the loop converts nothing; the
+// carried values convert back once, after the loop, for the return.
+// CHECK-DAG: #[[MMA:mma[0-9]*]] = #tile.mma<warpsPerCTA = [4, 1]>
+// CHECK-DAG: #[[SL:slice[0-9]*]] = #tile.slice<dim = 1, parent = #[[MMA]]>
+// CHECK-LABEL: func.func @propagate_through_loop
+// CHECK: scf.for {{.*}} -> (tensor<64xf32, #[[SL]]>, tensor<64x64xf32, #[[MMA]]>)
+// CHECK-NOT: tile.convert_layout
+// CHECK: tile.reduce max %{{.*}} : tensor<64x64xf32, #[[MMA]]> -> tensor<64xf32, #[[SL]]>
+// CHECK-NOT: tile.convert_layout
+// CHECK: scf.yield {{.*}} : tensor<64xf32, #[[SL]]>, tensor<64x64xf32, #[[MMA]]>
+// CHECK-DAG: tile.convert_layout {{.*}} -> tensor<64xf32, #blocked
+// CHECK-DAG: tile.convert_layout {{.*}} -> tensor<64x64xf32, #blocked
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#opa = #tile.dot_operand<opIdx = 0, parent = #mma>
+#opb = #tile.dot_operand<opIdx = 1, parent = #mma>
+#blk = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]>
+#row = #tile.slice<dim = 1, parent = #blk>
+#b1 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+func.func @propagate_through_loop(%a: tensor<64x16xf16, #opa>, %b: tensor<16x64xf16, #opb>, %n: i32) -> (tensor<64xf32, #b1>, tensor<64x64xf32, #blk>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %m0 = arith.constant dense<0.0> : tensor<64xf32, #b1>
+  %acc0 = arith.constant dense<0.0> : tensor<64x64xf32, #blk>
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%m = %m0, %acc = %acc0) -> (tensor<64xf32, #b1>, tensor<64x64xf32, #blk>) : i32 {
+    %s = tile.dot %a, %b, %zero : tensor<64x16xf16, #opa> * tensor<16x64xf16, #opb> -> tensor<64x64xf32, #mma>
+    %sb = tile.convert_layout %s : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blk>
+    %mx = tile.reduce max %sb {axis = 1 : i32} : tensor<64x64xf32, #blk> -> tensor<64xf32, #row>
+    %mc = tile.convert_layout %m : tensor<64xf32, #b1> -> tensor<64xf32, #row>
+    %mn = arith.maximumf %mc, %mx : tensor<64xf32, #row>
+    %e = tile.expand_dims %mn {axis = 1 : i32} : tensor<64xf32, #row> -> tensor<64x1xf32, #blk>
+    %eb = tile.broadcast %e : tensor<64x1xf32, #blk> -> tensor<64x64xf32, #blk>
+    %p = arith.subf %sb, %eb : tensor<64x64xf32, #blk>
+    %acc2 = arith.addf %acc, %p : tensor<64x64xf32, #blk>
+    %mback = tile.convert_layout %mn : tensor<64xf32, #row> -> tensor<64xf32, #b1>
+    scf.yield %mback, %acc2 : tensor<64xf32, #b1>, tensor<64x64xf32, #blk>
+  }
+  return %r#0, %r#1 : tensor<64xf32, #b1>, tensor<64x64xf32, #blk>
+}

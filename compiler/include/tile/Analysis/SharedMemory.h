@@ -1,9 +1,9 @@
 //===- SharedMemory.h - shared memory a value or an op occupies -----------===//
 // The sizes tile-allocate-shared places, tile-insert-barriers fences and the lowering
 // (convert-tile-to-llvm) fills: bytes per element of a buffer, and the scratch an op needs
-// while it runs (layout conversions and reshapes exchange the whole tensor through shared
-// memory, reductions across warps one slot per warp). Passes at every floor ask here, so
-// none has to include the lowering's headers.
+// while it runs (layout conversions that need it and reshapes exchange the whole tensor
+// through shared memory, reductions across warps one slot per warp). Passes at every floor
+// ask here, so none has to include the lowering's headers.
 #ifndef TILE_ANALYSIS_SHAREDMEMORY_H
 #define TILE_ANALYSIS_SHAREDMEMORY_H
 
@@ -41,8 +41,9 @@ struct ReduceScratch {
 };
 ReduceScratch reduceScratch(ReduceOp op);
 
-/// Scratch shared memory `op` needs while it runs (0: none): layout conversions and
-/// reshapes exchange the whole tensor, reductions across warps one slot per warp.
+/// Scratch shared memory `op` needs while it runs (0: none): layout conversions that
+/// planLayoutConversion (LayoutConversion.h) sends through shared memory and reshapes
+/// exchange the whole tensor, reductions across warps one slot per warp.
 /// tile-allocate-shared reserves it; the lowering reads the offset from the op.
 unsigned scratchBytes(Operation *op);
 

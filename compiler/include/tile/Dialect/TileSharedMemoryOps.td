@@ -137,29 +137,40 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead<Tile_Shared
 
 def Tile_WarpGroupDotOp : Tile_Op<"warpgroup_dot", [MemoryEffects<[MemRead<Tile_SharedMemory>]>,
     AllTypesMatch<["acc", "result"]>]> {
-  let summary = "matrix product of two shared-memory tiles on Hopper's warpgroup tensor cores (wgmma)";
+  let summary = "matrix product on Hopper's warpgroup tensor cores (wgmma): b from shared memory, a from shared memory or registers";
   let description = [{
-    `tile.dot` as tile-accelerate-matmul rewrites it for sm_90a: a [M, K] and b [K, N] are
-    buffers in `#tile.nvmma_shared` layout, read by `wgmma.mma_async` through matrix
-    descriptors; acc and the result are f32 in `#tile.mma` with warpsPerCTA = [W, 1]
-    (each group of four warps owns 64-row slabs). f16/bf16 operands may lie K-major
+    `tile.dot` as tile-accelerate-matmul rewrites it for sm_90a: b [K, N] is a buffer in
+    `#tile.nvmma_shared` layout, read by `wgmma.mma_async` through a matrix descriptor;
+    a [M, K] is such a buffer too, or (f16/bf16 only) a tensor in registers in
+    `#tile.dot_operand<opIdx = 0, parent = P>` with P the result's layout (wgmma's "RS"
+    form: each warp's 16-row part of a 64-row slab in the fragments mma.sync m16n8k16 reads).
+    acc and the result are f32 in `#tile.mma` with warpsPerCTA = [W, 1]
+    (each group of four warps owns 64-row slabs). f16/bf16 operands in buffers may lie K-major
     (a untransposed, b transposed) or MN-major; f32 operands are multiplied as tf32
     (the tensor cores read the f32 bits and ignore the 13 low ones) and must both be
-    K-major. Each warpgroup issues one m64nNk16 (tf32: m64nNk8) per 64-row slab and K
+    K-major buffers. Each warpgroup issues one m64nNk16 (tf32: m64nNk8) per 64-row slab and K
     step, in increasing k, commits them as one group, then waits until at most
     `pendings` groups are in flight. With pendings = 0
     the result is final; with more (tile-pipeline's K loops keep one group in flight)
     it may still be being written: only a later warpgroup_dot accumulating into it or a
-    `tile.warpgroup_dot_wait` may use it, and the operand buffers stay in use until then.
+    `tile.warpgroup_dot_wait` may use it, and the operand buffers (and a's registers) stay
+    in use until then.
     ```mlir
     %d = tile.warpgroup_dot %a, %b, %acc : !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>> * !tile.memdesc<64x256xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x256xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+    // a in registers (attention's P · V):
+    %o = tile.warpgroup_dot %p, %v, %acc : tensor<128x64xf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>> * !tile.memdesc<64x128xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #tile.mma<warpsPerCTA = [8, 1]>>
     ```
+    A buffer operand's type is printed without its `!tile.memdesc` prefix.
   }];
-  let arguments = (ins Tile_MemDescType:$a, Tile_MemDescType:$b, Tile_Tensor:$acc,
+  let arguments = (ins AnyTypeOf<[Tile_MemDescType, Tile_Tensor]>:$a, Tile_MemDescType:$b, Tile_Tensor:$acc,
                        DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$pendings);
   let results = (outs Tile_Tensor:$result);
-  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` type($a) `*` type($b) `->` type($result)";
+  let assemblyFormat = "$a `,` $b `,` $acc attr-dict `:` custom<BufferOrTensor>(type($a)) `*` type($b) `->` type($result)";
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Whether a is a register tensor (wgmma's RS form) rather than a buffer.
+    bool hasRegisterA() { return ::llvm::isa<::mlir::RankedTensorType>(getA().getType()); }
+  }];
 }
 
 def Tile_WarpGroupDotWaitOp : Tile_Op<"warpgroup_dot_wait", [AllTypesMatch<["inputs", "outputs"]>,

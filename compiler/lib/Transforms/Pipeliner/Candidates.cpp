@@ -27,12 +27,6 @@ using namespace mlir::tile::pipeliner;
 
 namespace {
 
-bool isZero(Value v) {
-  if (!v) return true;
-  if (auto splat = v.getDefiningOp<SplatOp>()) v = splat.getSrc();
-  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
-}
-
 /// The body ops `v` depends on, if they are pure and reach only the induction variable
 /// and values defined outside the loop.
 bool collectSlice(Value v, scf::ForOp loop, SetVector<Operation *> &slice) {
@@ -52,18 +46,6 @@ SmallVector<Operation *> inOrder(const SetVector<Operation *> &slice) {
   SmallVector<Operation *> ops(slice.begin(), slice.end());
   llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return ops;
-}
-
-/// Whether only warpgroup dots read `buffer`, directly or through a transposed view.
-bool readOnlyByWarpGroupDots(Value buffer) {
-  for (Operation *user : buffer.getUsers()) {
-    if (auto view = dyn_cast<MemDescTransOp>(user)) {
-      if (!readOnlyByWarpGroupDots(view.getResult())) return false;
-    } else if (!isa<WarpGroupDotOp>(user)) {
-      return false;
-    }
-  }
-  return true;
 }
 
 /// Whether `c` (a descriptor block read only by warpgroup dots) can be a TMA copy: a rank-2
@@ -113,7 +95,8 @@ std::optional<Candidate> asCandidate(LocalAllocOp alloc, scf::ForOp loop, bool a
 }
 
 /// The warpgroup dots that can stay in flight across iterations: reading only pipelined
-/// buffers, accumulating into a loop-carried value that only the yield uses after them.
+/// buffers (not a register a, whose registers the next iteration would rewrite while wgmma
+/// still reads them), accumulating into a loop-carried value that only the yield uses after them.
 SmallVector<WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Candidate> cands) {
   SmallVector<WarpGroupDotOp> dots;
   auto pipelined = [&](Value v) {
@@ -123,8 +106,8 @@ SmallVector<WarpGroupDotOp> asyncDots(scf::ForOp loop, ArrayRef<Candidate> cands
   auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
   for (auto dot : loop.getBody()->getOps<WarpGroupDotOp>()) {
     auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-    if (!pipelined(dot.getA()) || !pipelined(dot.getB()) || !arg || arg.getOwner() != loop.getBody() ||
-        arg.getArgNumber() == 0 || !arg.hasOneUse() || !dot->hasOneUse() ||
+    if (dot.hasRegisterA() || !pipelined(dot.getA()) || !pipelined(dot.getB()) || !arg ||
+        arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 || !arg.hasOneUse() || !dot->hasOneUse() ||
         yield.getOperand(arg.getArgNumber() - 1) != dot.getResult())
       return {}; // all or none: one wait count serves the loop
     dots.push_back(dot);
@@ -231,4 +214,21 @@ SmallVector<Value> mlir::tile::pipeliner::boxOffsetsAt(OpBuilder &b, const Candi
   LoadOp load = c.load;
   for (Value off : load.getDescOffsets()) offsets.push_back(map.lookupOrDefault(off));
   return offsets;
+}
+
+bool mlir::tile::pipeliner::isZero(Value v) {
+  if (!v) return true;
+  if (auto splat = v.getDefiningOp<SplatOp>()) v = splat.getSrc();
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+
+bool mlir::tile::pipeliner::readOnlyByWarpGroupDots(Value buffer) {
+  for (Operation *user : buffer.getUsers()) {
+    if (auto view = dyn_cast<MemDescTransOp>(user)) {
+      if (!readOnlyByWarpGroupDots(view.getResult())) return false;
+    } else if (!isa<WarpGroupDotOp>(user)) {
+      return false;
+    }
+  }
+  return true;
 }

@@ -2,7 +2,8 @@
 // Plans every scf.for (Candidates.cpp) and expands the plan: within the loop
 // (InLoopSchedule.cpp), or across the tiles of a persistent tile loop
 // (CrossTileSchedule.cpp). Loops tile-warp-specialize split before are left without
-// candidates and so untouched.
+// candidates and so untouched. Then, on sm_90a, blocks the kernel copies once outside its
+// loops for warpgroup dots move by TMA too (OneShotTma.cpp).
 #include "Pipeliner.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
@@ -39,6 +40,10 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
       if (plan->tileSlice) pipelineAcrossTiles(*plan);
       else pipelineInLoop(*plan);
     }
+    if (targetHasWgmma(getOperation()))
+      getOperation().walk([&](func::FuncOp f) {
+        if (f->hasAttr(kKernelAttr)) copyTopLevelBlocksByTma(f);
+      });
   }
 };
 

@@ -10,12 +10,15 @@
 //               CrossTileSchedule.cpp  the K loop of a persistent tile loop, ahead across tiles
 //               WarpSpecialize.cpp     a producer warp and consumer warps (its own pass,
 //                                      tile-warp-specialize, run just before tile-pipeline)
+//               OneShotTma.cpp         outside loops: a block copied once, by TMA
 //   lower     the ops made here (tile.async_copy, tile.async_tma_load, tile.barrier_wait, ...)
 //             are lowered by convert-tile-to-llvm; tile-insert-barriers adds the barriers.
 #ifndef TILE_TRANSFORMS_PIPELINER_PIPELINER_H
 #define TILE_TRANSFORMS_PIPELINER_PIPELINER_H
 
 #include "tile/Dialect/Tile.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -82,6 +85,17 @@ void waitForDots(OpBuilder &b, Location loc, scf::ForOp loop, ArrayRef<WarpGroup
 /// The schedules (each consumes the plan: the candidates' loads and buffers are gone after).
 void pipelineInLoop(LoopPlan &plan);
 void pipelineAcrossTiles(LoopPlan &plan);
+
+/// Outside loops (OneShotTma.cpp): a descriptor block at a kernel's top level read only by
+/// warpgroup dots (attention's Q block, read by every iteration of the K/V loop after it)
+/// becomes one TMA copy into its buffer on an mbarrier of its own, instead of a masked load
+/// from registers. Returns how many.
+unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
+
+/// A load's `other` that is absent or zero (a copy past the end zero-fills).
+bool isZero(Value v);
+/// Whether only warpgroup dots read `buffer`, directly or through a transposed view.
+bool readOnlyByWarpGroupDots(Value buffer);
 
 } // namespace mlir::tile::pipeliner
 

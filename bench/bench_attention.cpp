@@ -1,0 +1,105 @@
+// bench_attention: TFLOP/s of the library's attention forward (kernels/Attention.h, ahead-of-time PTX)
+// at FlashAttention's benchmark shapes: batch·seqlen = 16k tokens, heads·headDim = 2048, seqlen 512..16k,
+// head dims 64/128/256, causal counted as half the FLOPs. Prints `RESULT tile_attn_fwd_<dtype>_d<D>_<full|
+// causal> <B>x<H>x<S> <TFLOP/s> <us>`, the names bench/attention_torch_bench.py prints for PyTorch's SDPA
+// (cuDNN and flash) and Triton in the same run (scripts/gpu-check.sh puts them side by side).
+// Then the other declared tiles (kSweep) at seqlen 4096 and 16384, as `tile-<tile>_attn_...` rows.
+//   bench_attention [--quick]      (--quick or ATTN_QUICK=1: seqlen 4096 and 16384 only)
+#include "tile/HalfBits.h"
+#include "tile/kernels/AotLauncher.h"
+#include "tile/kernels/Attention.h"
+#include "tile/runtime/Context.h"
+#include "tile/runtime/Memory.h"
+#include "tile/runtime/Stream.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace tile::rt;
+namespace tk = tile::kernels;
+
+namespace {
+
+tk::AotLauncher gAot;
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// Median event-timed microseconds of `launch` over `reps` after a warm-up.
+template <class F> double medianUs(F launch, int reps) {
+  for (int i = 0; i < 3; ++i) launch();
+  std::vector<Event> start(reps), stop(reps);
+  for (int i = 0; i < reps; ++i) {
+    start[i].record();
+    launch();
+    stop[i].record();
+  }
+  stop.back().synchronize();
+  std::vector<double> us(reps);
+  for (int i = 0; i < reps; ++i) us[i] = 1e3 * stop[i].elapsedMs(start[i]);
+  return median(us);
+}
+
+/// One row per seqlen: the library's tile (`config` null, name `tile_attn_...`) or a sweep tile
+/// (`tile-<BM>x<BN>w<warps>s<stages>_attn_...`, which gpu-check's table leaves out).
+template <class T>
+void run(const char *dtype, int headDim, bool causal, const std::vector<int> &seqlens,
+         const tk::AttentionConfig *config = nullptr) {
+  const int heads = 2048 / headDim;
+  const int64_t tokens = 16384;
+  const size_t elems = size_t(tokens) * heads * headDim;
+  std::vector<uint16_t> host(elems);
+  std::mt19937 gen(1);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  for (uint16_t &h : host) h = std::is_same_v<T, tile::f16> ? tile::halfBits(normal(gen)) : tile::bf16Bits(normal(gen));
+  DeviceBuffer q = DeviceBuffer::fromHost(host), k = DeviceBuffer::fromHost(host), v = DeviceBuffer::fromHost(host);
+  DeviceBuffer o(elems * 2), lse(size_t(tokens) * heads * 4);
+  const std::string impl = config ? "tile-" + std::to_string(config->bm) + "x" + std::to_string(config->bn) + "w" +
+                                        std::to_string(config->numWarps) + "s" + std::to_string(config->numStages)
+                                  : std::string("tile");
+  for (int seqlen : seqlens) {
+    const int64_t batch = tokens / seqlen;
+    tk::AttentionProblem p{q, k, v, o, lse, batch, heads, heads, headDim, seqlen};
+    p.causal = causal;
+    try {
+      const double us = medianUs([&] { tk::AttentionForward<T>::launch(gAot, p, nullptr, config); }, 20);
+      const double flops = 4.0 * double(batch) * heads * double(seqlen) * seqlen * headDim / (causal ? 2 : 1);
+      std::printf("RESULT %s_attn_fwd_%s_d%d_%s %lldx%dx%d %.1f %.3f\n", impl.c_str(), dtype, headDim,
+                  causal ? "causal" : "full", static_cast<long long>(batch), heads, seqlen, flops / (us * 1e-6) / 1e12,
+                  us);
+    } catch (const std::exception &e) {
+      std::printf("skip tile_attn_fwd_%s_d%d_%s seqlen %d: %s\n", dtype, headDim, causal ? "causal" : "full", seqlen,
+                  e.what());
+    }
+    std::fflush(stdout);
+  }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::string why;
+  if (!gpuAvailable(&why)) {
+    std::printf("bench_attention: skipped: %s\n", why.c_str());
+    return 0;
+  }
+  const char *quickEnv = std::getenv("ATTN_QUICK");
+  const bool quick =
+      (argc > 1 && std::strcmp(argv[1], "--quick") == 0) || (quickEnv && std::strcmp(quickEnv, "1") == 0);
+  const std::vector<int> seqlens =
+      quick ? std::vector<int>{4096, 16384} : std::vector<int>{512, 1024, 2048, 4096, 8192, 16384};
+  for (int d : {64, 128, 256})
+    for (bool causal : {false, true}) run<tile::f16>("f16", d, causal, seqlens);
+  for (bool causal : {false, true}) run<tile::bf16>("bf16", 128, causal, seqlens);
+  // The other declared tiles (AttentionForward::kSweep) at two lengths: what configFor's choice is measured against.
+  for (const auto &t : tk::AttentionForward<tile::f16>::kSweep)
+    for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, &t.config);
+  return 0;
+}

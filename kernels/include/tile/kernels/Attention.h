@@ -1,0 +1,192 @@
+//===- Attention.h - fused scaled-dot-product attention (FlashAttention) --===//
+// O = softmax(Q Kᵀ · scale [+ causal mask]) V per (sequence, head), never materialising
+// the scores: each program owns BM query rows of one head and walks the key blocks with an
+// online softmax in base 2 (FlashAttention-2's forward, Triton's tutorial 06).
+//
+// Layout (FlashAttention's): tokens of every sequence packed one after another, each token
+// a row of heads x D elements: q [tokens, heads·D], k and v [tokens, kvHeads·D], o like q,
+// all row-major and 16-byte aligned (q, k, v are tensor descriptors: TMA on sm_90a). Batches
+// of equal lengths are sequences of `seqlen` tokens; variable lengths are given as the
+// cumulative offsets `cuSeqlens` [batch + 1] (FlashAttention's varlen interface). Grouped-
+// and multi-query attention: query head h reads key/value head h / (heads / kvHeads).
+#pragma once
+
+#include "tile/kernels/Declare.h"
+
+#include <cmath>
+#include <limits>
+
+namespace tile::kernels {
+
+/// A batch of attention problems in FlashAttention's packed layout (above).
+struct AttentionProblem {
+  Address q, k, v; ///< [tokens, heads·headDim], [tokens, kvHeads·headDim] (f16 or bf16)
+  Address o;       ///< [tokens, heads·headDim], the inputs' type
+  Address lse;     ///< [heads, tokens] f32: the natural-log row log-sum-exp
+  int64_t batch = 0, heads = 0, kvHeads = 0, headDim = 0;
+  /// Equal lengths: every sequence's. Variable lengths: the longest (it sizes the grid).
+  int64_t seqlen = 0;
+  /// Variable lengths: device i32 [batch + 1] cumulative offsets, and their last value.
+  Address cuSeqlens = nullptr;
+  int64_t tokens = 0;
+  bool causal = false;
+  double scale = 0; ///< 0: 1 / sqrt(headDim)
+};
+
+/// An attention tile: BM query rows, BN keys per step, warps, K/V ring stages.
+struct AttentionConfig {
+  int bm, bn, numWarps, numStages;
+};
+
+namespace detail {
+
+/// The online-softmax state of BM query rows: running max m (base-2 units), running sum l,
+/// unnormalised output acc [BM, D].
+struct OnlineSoftmax {
+  Value m, l, acc;
+};
+
+/// One key block [n0, n0 + BN) folded into `st`. `mask` (a [BM, BN] i1, or null) keeps the
+/// visible scores; scaleLog2 = scale · log2(e), so exp2 of scaled scores is exp of scores.
+inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value kBlock, Value vBlock, Value scaleLog2,
+                                   Value mask, DType elem) {
+  Value s = dot(qBlock, trans(kBlock)) * scaleLog2;
+  if (mask.valid()) s = where(mask, s, -std::numeric_limits<float>::infinity());
+  Value mNew = maximum(st.m, max(s, 1));
+  Value p = exp2(s - col(mNew));
+  Value alpha = exp2(st.m - mNew);
+  Value l = st.l * alpha + sum(p, 1);
+  Value acc = dot(cast(p, elem), vBlock, st.acc * col(alpha));
+  return {mNew, l, acc};
+}
+
+} // namespace detail
+
+/// The forward pass: O and the row log-sum-exp (natural log, [heads, tokens] f32, what the
+/// backward pass recomputes P from) for f16/bf16 inputs, f32 accumulation, head dim D.
+/// Rows past a sequence's length are neither read as keys nor written.
+template <class T> struct AttentionForward {
+  static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16>, "attention inputs are f16 or bf16");
+  static constexpr const char *name = std::is_same_v<T, f16> ? "attention_fwd_f16" : "attention_fwd_bf16";
+  static constexpr DType kElem = std::is_same_v<T, f16> ? DType::f16 : DType::bf16;
+
+  static constexpr auto body = [](TensorDesc<T, 2> q, TensorDesc<T, 2> k, TensorDesc<T, 2> v, Ptr<T> o, Ptr<float> lse,
+                                  Ptr<int32_t> cuSeqlens, I32 seqlen, I32 tokens, I32 heads, I32 groupSize,
+                                  F32 scaleLog2, Const<int> BM, Const<int> BN, Const<int> D, Const<int> CAUSAL,
+                                  Const<int> VARLEN) {
+    Value m0 = program_id(0) * BM, bh = program_id(1);
+    Value b = bh / heads, h = bh % heads, kvh = h / groupSize;
+    Value start = VARLEN ? load(cuSeqlens + b) : b * seqlen;
+    Value len = VARLEN ? load(cuSeqlens + (b + 1)) - start : seqlen;
+
+    Value qBlock = load(q, {start + m0, h * D}, {BM, D});
+    const float inf = std::numeric_limits<float>::infinity();
+    detail::OnlineSoftmax st{full({BM}, -inf, DType::f32), zeros({BM}, DType::f32), zeros({BM, D}, DType::f32)};
+    // Key blocks wholly visible to every row run unmasked; then the blocks the mask cuts
+    // (the ragged tail, or the causal diagonal). A program past its sequence's end runs none.
+    Value hi = CAUSAL ? minimum(m0 + BM, len) : len;
+    hi = where(m0 < len, hi, 0);
+    Value lo = minimum(CAUSAL ? m0 : (len / BN) * BN, hi);
+    auto step = [&](bool masked) {
+      return [&, masked](Value n0, std::vector<Value> c) {
+        Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
+        Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
+        Value mask;
+        if (masked) {
+          Value cols = n0 + arange(0, BN);
+          mask = row(cols < len);
+          if (CAUSAL) mask = mask & (col(m0 + arange(0, BM)) >= row(cols));
+        }
+        detail::OnlineSoftmax next =
+            detail::attentionStep({c[0], c[1], c[2]}, qBlock, kBlock, vBlock, scaleLog2, mask, kElem);
+        return std::vector<Value>{next.m, next.l, next.acc};
+      };
+    };
+    std::vector<Value> c = for_range(0, lo, BN, {st.m, st.l, st.acc}, step(false));
+    c = for_range(lo, hi, BN, c, step(true));
+
+    Value rows = m0 + arange(0, BM);
+    Value inside = rows < len;
+    Value out = c[2] * col(1.0f / c[1]); // one division per row
+    Value cols = arange(0, D);
+    store(o + col(start + rows) * (heads * D) + (row(cols) + h * D), cast(out, kElem), col(inside));
+    // log-sum-exp in natural units: sum exp(s) = 2^m · l.
+    store(lse + h * tokens + (start + rows), c[0] * float(M_LN2) + log(c[1]), inside);
+  };
+  static constexpr std::array params{"q",      "k",      "v",      "o",          "lse",        "cu_seqlens",
+                                     "seqlen", "tokens", "heads",  "group_size", "scale_log2", "BM",
+                                     "BN",     "D",      "CAUSAL", "VARLEN"};
+
+  /// The tile per head dim: BM query rows on two warpgroups (64 rows each), BN keys per
+  /// step, K/V rings as deep as shared memory allows (Q once + 2 · stages · BN · D · 2 bytes).
+  static constexpr AttentionConfig configFor(int headDim) {
+    return headDim <= 64    ? AttentionConfig{128, 128, 8, 3}
+           : headDim <= 128 ? AttentionConfig{128, 128, 8, 2}
+                            : AttentionConfig{128, 64, 8, 2};
+  }
+  static constexpr int kHeadDims[] = {64, 128, 256};
+  /// bench_attention's sweep (equal lengths): other tiles per head dim, beside configFor's.
+  struct SweepTile {
+    int headDim;
+    AttentionConfig config;
+  };
+  static constexpr SweepTile kSweep[] = {{64, {128, 64, 8, 4}},   {64, {64, 128, 4, 3}},  {64, {128, 128, 8, 4}},
+                                         {128, {128, 128, 8, 3}}, {128, {128, 64, 8, 3}}, {128, {64, 128, 4, 2}},
+                                         {256, {128, 32, 8, 3}},  {256, {64, 64, 4, 2}}};
+
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    auto add = [&](int d, const AttentionConfig &c, int causal, int varlen) {
+      v.push_back({{c.bm, c.bn, d, causal, varlen}, c.numWarps, /*unitOnly=*/false, c.numStages});
+    };
+    for (int d : kHeadDims)
+      for (int causal = 0; causal < 2; ++causal)
+        for (int varlen = 0; varlen < 2; ++varlen) add(d, configFor(d), causal, varlen);
+    for (const SweepTile &t : kSweep)
+      for (int causal = 0; causal < 2; ++causal) add(t.headDim, t.config, causal, 0);
+    return v;
+  }
+
+  /// O = softmax(Q Kᵀ · scale [causal]) V and the row log-sum-exp, for the packed problem `p`
+  /// (the layout above). Refuses what no variant computes, naming the rule.
+  /// `config`: one of kSweep's tiles for p.headDim (equal lengths only), else configFor's.
+  static void launch(Launcher &l, const AttentionProblem &p, CUstream stream = nullptr,
+                     const AttentionConfig *config = nullptr) {
+    checkRange(name, "headDim", p.headDim, 64, 256);
+    if (p.headDim != 64 && p.headDim != 128 && p.headDim != 256) fail(name, "headDim is 64, 128 or 256");
+    checkRange(name, "heads", p.heads, 1, 1 << 16);
+    checkRange(name, "kvHeads", p.kvHeads, 1, p.heads);
+    if (p.heads % p.kvHeads) fail(name, "kvHeads = " + num(p.kvHeads) + " does not divide heads = " + num(p.heads));
+    checkRange(name, "batch", p.batch, 1, 1 << 16);
+    checkRange(name, "seqlen", p.seqlen, 0, kMaxI32);
+    const bool varlen = p.cuSeqlens.ptr() != 0;
+    const int64_t tokens = varlen ? p.tokens : p.batch * p.seqlen;
+    checkRange(name, "tokens", tokens, 0, kMaxI32 / (p.heads * p.headDim));
+    if (tokens == 0 || p.seqlen == 0) return;
+    if (config && (varlen || !inSweep(int(p.headDim), *config)))
+      fail(name, "no compiled variant has the requested tile (kSweep's, equal lengths)");
+    const AttentionConfig c = config ? *config : configFor(int(p.headDim));
+    const int64_t qRow = p.heads * p.headDim, kvRow = p.kvHeads * p.headDim;
+    const double scale = p.scale > 0 ? p.scale : 1.0 / std::sqrt(double(p.headDim));
+    launchKernel<AttentionForward>(l, {ceilDiv(p.seqlen, c.bm), p.batch * p.heads}, {c.numWarps, c.numStages}, stream,
+                                   TensorDescArg{p.q.ptr(), {tokens, qRow}, {qRow, 1}},
+                                   TensorDescArg{p.k.ptr(), {tokens, kvRow}, {kvRow, 1}},
+                                   TensorDescArg{p.v.ptr(), {tokens, kvRow}, {kvRow, 1}}, p.o, p.lse, p.cuSeqlens,
+                                   int32_t(p.seqlen), int32_t(tokens), int32_t(p.heads), int32_t(p.heads / p.kvHeads),
+                                   float(scale / M_LN2), c.bm, c.bn, int(p.headDim), int(p.causal), int(varlen));
+  }
+
+  static constexpr bool inSweep(int headDim, const AttentionConfig &c) {
+    for (const SweepTile &t : kSweep)
+      if (t.headDim == headDim && t.config.bm == c.bm && t.config.bn == c.bn && t.config.numWarps == c.numWarps &&
+          t.config.numStages == c.numStages)
+        return true;
+    return false;
+  }
+};
+using AttentionForwardF16 = AttentionForward<f16>;
+using AttentionForwardBf16 = AttentionForward<bf16>;
+TILE_LIBRARY_KERNEL(AttentionForwardF16);
+TILE_LIBRARY_KERNEL(AttentionForwardBf16);
+
+} // namespace tile::kernels
