@@ -1,6 +1,7 @@
 // Random valid DSL programs (see cpu_random_kernels.h): generation, the kernel that
 // traces a program, and the float64 reference with a rounding-error scale per element.
 #include "cpu_random_kernels.h"
+#include "cpu_random_attention.h"
 
 #include "tile/HalfBits.h"
 
@@ -40,7 +41,8 @@ enum class Op {
   Loop,
   If,
   Dot,
-  Transpose
+  Transpose,
+  Attention
 };
 enum class Red { Sum, Max, Min };
 /// Dot inputs: f32 exact and TF32 (CUDA cores), f16 and bf16 (tensor cores where the tile allows).
@@ -72,6 +74,7 @@ struct Node {
   /// Loop: LoopOptions::warpSpecialize, a hint the compiler must ignore for these loops (no
   /// TMA-fed wgmma K loop): the code is then the same as without it.
   bool warpSpecialize = false;
+  AttentionSpec attention = {}; ///< Attention (cpu_random_attention.h): its queries are operand a
 };
 
 /// How the output is stored: in one masked store, or split at a column constant c into two
@@ -84,8 +87,14 @@ struct Program {
   int rank = 2;
   /// Whether a leaf of kind `op` (Input: of input `input`, -1 any) reads through `via`.
   bool reads(Op op, Via via, int input = -1) const {
-    return std::any_of(nodes.begin(), nodes.end(),
-                       [&](const Node &n) { return n.op == op && n.via == via && (input < 0 || n.input == input); });
+    return std::any_of(nodes.begin(), nodes.end(), [&](const Node &n) {
+      if (n.op == Op::Attention) // in2's f16 copy, through its descriptor of rank 2
+        return op == Op::Input && via == Via::DescF16 && input != 0 && input != 1 && n.attention.readsHalfCopy();
+      return n.op == op && n.via == via && (input < 0 || n.input == input);
+    });
+  }
+  bool has(Op op) const {
+    return std::any_of(nodes.begin(), nodes.end(), [&](const Node &n) { return n.op == op; });
   }
   /// The tile's blocks through descriptors of rank >= 2 need rows of a multiple of 16 bytes:
   /// n a multiple of this (1: no such descriptor).
@@ -165,6 +174,7 @@ const char *opName(Op op) {
   case Op::If: return "if(flag, a * 2, b - 1)";
   case Op::Dot: return "dot(where(mask, a, 0), W) with W[k][j] = k == j ? 1 : 0.25";
   case Op::Transpose: return "trans(reshape(where(mask, a, 0), [.., BN, BM]))";
+  case Op::Attention: return "attention(q = where(mask, a, 0))";
   }
   return "?";
 }
@@ -312,33 +322,37 @@ private:
       static const Op unary[] = {Op::Neg, Op::Abs, Op::Exp, Op::Half};
       n.op = unary[pick(0, 3)];
       n.a = operand(scope);
-    } else if (r < 55) {
+    } else if (r < 53) {
       static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min};
       n.op = binary[pick(0, 5)];
       n.a = operand(scope);
       n.b = operand(scope);
-    } else if (r < 65) {
+    } else if (r < 63) {
       n.op = Op::Where;
       n.a = leafOperand(scope);
       n.b = leafOperand(scope);
       n.c = operand(scope);
       n.d = operand(scope);
-    } else if (r < 77) {
+    } else if (r < 75) {
       n.op = Op::Reduce;
       n.a = operand(scope);
       n.axis = pick(0, p_.rank - 1);
       n.red = static_cast<Red>(pick(0, 2));
-    } else if (r < 82) {
+    } else if (r < 80) {
       n.op = Op::ArgMax;
       n.a = leafOperand(scope);
       n.axis = pick(0, p_.rank - 1);
-    } else if (r < 86 && depth < 2) {
+    } else if (r < 84 && depth < 2) {
       return loop(scope, depth);
-    } else if (r < 89 && p_.rank == 2) {
+    } else if (r < 87 && p_.rank == 2) {
       n.op = Op::Dot;
       n.a = operand(scope);
       n.dotInput = static_cast<DotInput>(pick(0, 3));
-    } else if (r < 92) {
+    } else if (r < 93 && p_.rank == 2) {
+      n.op = Op::Attention;
+      n.a = operand(scope);
+      n.attention = drawAttention(rng_);
+    } else if (r < 96) {
       n.op = Op::Transpose;
       n.a = operand(scope);
     } else {
@@ -419,6 +433,7 @@ struct Tracer {
   Value rowDesc, colDesc;            ///< rank 1: the row vector (n), the column vector (m)
   Value rowStart, colStart;          ///< the program's first column and row
   Value rowv, colv, s, flag;
+  Value m, n; ///< the problem's rows and columns
 
   /// A [BN] block of the row vector or a [BM] block of the column vector, expanded to the rank
   /// as the column / row indices are.
@@ -529,6 +544,15 @@ struct Tracer {
       if (shape.size() == 2) return trans(reshape(x, {shape[1], shape[0]}));
       return trans(reshape(x, {shape[0], shape[2], shape[1]}), {0, 2, 1});
     }
+    case Op::Attention:
+      return traceAttention(n.attention, AttentionOperands{.q = where(mask, A(), 0.0f),
+                                                           .in = {in[0], in[1], in[2]},
+                                                           .halfDesc = descHalf,
+                                                           .colStart = rowStart,
+                                                           .colIdx = colIdx,
+                                                           .cmask = cmask,
+                                                           .m = this->m,
+                                                           .n = this->n});
     case Op::If: {
       Value x = A(), y = B(); // built outside: the branches only transform them
       return if_then_else(
@@ -583,6 +607,8 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     t.s = s;
     t.flag = flag;
     t.trips = trips;
+    t.m = m;
+    t.n = n;
     Scope top;
     t.buildScope(prog->output, top);
     Value result = t.build(prog->output, top);
@@ -820,6 +846,11 @@ struct Reference {
           }
       return t;
     }
+    case Op::Attention: {
+      Tile t;
+      referenceAttention(n.attention, g.m, g.n, g.bn, inputs, A().v, A().mag, kTolerance, t.v, t.mag);
+      return t;
+    }
     case Op::If: {
       if (flag) return unary(A(), [](double x, double m, double &v, double &r) { v = x * 2, r = m * 2; });
       return unary(B(), [](double x, double m, double &v, double &r) { v = x - 1, r = m + 1; });
@@ -847,6 +878,7 @@ std::string RandomCase::describe() const {
     if (nd.op == Op::Reduce)
       os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
+    if (nd.op == Op::Attention) os << " " << describeAttention(nd.attention);
     if (nd.op == Op::Dot) {
       static const char *names[] = {" f32", " tf32", " f16", " bf16"};
       os << names[static_cast<int>(nd.dotInput)];
@@ -983,6 +1015,17 @@ RandomCase makeRandomCase(uint64_t seed) {
   c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, (c.p + c.bp - 1) / c.bp);
 
   auto program = std::make_shared<Program>(Generator(rng, rank).run());
+  // Three in four programs with an attention block get a tile its tensor-core paths take on
+  // sm_90a with 4 warps: 64 rows (one warpgroup's slab) and a head dimension of 16 to 64.
+  // Up to 100 rows (keys: several key blocks) and 1.5 tiles of columns: ragged edges, while
+  // the diff bundle's inputs stay small.
+  if (program->has(Op::Attention) && pick(0, 3)) {
+    c.bm = 64;
+    c.bn = 16 << pick(0, 2);
+    c.m = pick(1, 100);
+    c.n = pick(1, c.bn + c.bn / 2);
+    c.grid = Grid((c.m + c.bm - 1) / c.bm, (c.n + c.bn - 1) / c.bn, 1);
+  }
   // Half the programs split their store at a column: at 0, at a multiple of 4, 8 or 16 (the
   // divisibility a vectorised store would trust), or anywhere in the columns.
   if (pick(0, 1)) {

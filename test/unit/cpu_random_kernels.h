@@ -4,7 +4,8 @@
 // edges masked: elementwise chains (+ - * / maximum minimum exp abs neg), comparisons with
 // where, broadcasts of rows (along n) and columns (along m), reductions along any axis
 // (sum, max, min, argmax) broadcast back,
-// loops with a carried tile and branches on a scalar argument; leaves read through tensor
+// loops with a carried tile and branches on a scalar argument, attention blocks (an online
+// softmax over key blocks: cpu_random_attention.h); leaves read through tensor
 // descriptors of every rank and of f32 and f16 (in0 as blocks of its descriptor of the
 // program's rank or of a rank-4 view, in2 through an f16 copy's, the row and column vectors
 // through rank-1 descriptors) and then, unsplit, half the results stored through out's (most
@@ -66,6 +67,11 @@ struct RandomCase {
   /// it, else a valid one-element one.
   TensorDescArg descriptor(Desc which, const void *base) const;
 };
+
+/// What a correct executor meets: |out - expected| <= kTolerance * magnitude (about 1000
+/// float32 roundings of the largest intermediate; the attention block's magnitudes are its
+/// error bound over this).
+constexpr double kTolerance = 1.0 / (1 << 14);
 
 /// The same seed always gives the same case.
 RandomCase makeRandomCase(uint64_t seed);

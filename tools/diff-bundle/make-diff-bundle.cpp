@@ -347,7 +347,7 @@ Descriptor descriptor(const randomkernels::RandomCase &c, randomkernels::RandomC
 }
 
 void randomCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng, int count) {
-  constexpr double kBound = 2.0 / (1 << 14);
+  constexpr double kBound = 2 * randomkernels::kTolerance;
   for (int i = 0; i < count; ++i) {
     uint64_t seed = rng();
     randomkernels::RandomCase c = randomkernels::makeRandomCase(seed);
