@@ -18,6 +18,13 @@ struct AttentionShape {
   int64_t tokens() const { return starts.back(); }
 };
 
+/// The offsets of `batch` sequences of `len` tokens each.
+inline std::vector<int32_t> equalLengthStarts(int batch, int len) {
+  std::vector<int32_t> s;
+  for (int b = 0; b <= batch; ++b) s.push_back(b * len);
+  return s;
+}
+
 struct AttentionReference {
   std::vector<double> o;   ///< [tokens, heads·d]
   std::vector<double> lse; ///< [heads, tokens], natural log

@@ -121,13 +121,6 @@ struct BatchedMatmulProblem {
   int64_t biasOffset() const { return cs.offset; }
 };
 
-inline float bf16BitsToFloat(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
-
 /// How the kernel rounds f32 to tf32: cvt.rna (mma.sync's operands) or a TMA copy through a
 /// TFLOAT32 map (wgmma's). They differ on ties, about one input in 8192: a one-ulp move of a factor
 /// that a 1e-5 bound notices at small K.

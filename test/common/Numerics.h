@@ -99,6 +99,13 @@ inline float halfToFloat(uint16_t h) {
   return (h & 0x8000) ? -v : v;
 }
 
+inline float bf16BitsToFloat(uint16_t h) {
+  uint32_t u = uint32_t(h) << 16;
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 inline bool isHalfNaN(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
 inline bool isBf16NaN(uint16_t h) { return (h & 0x7f80) == 0x7f80 && (h & 0x7f); }
 

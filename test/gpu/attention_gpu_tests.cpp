@@ -29,19 +29,6 @@ namespace {
 
 tk::AotLauncher gAot;
 
-float bf16ToFloat(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-std::vector<int32_t> equalLengths(int batch, int len) {
-  std::vector<int32_t> s;
-  for (int b = 0; b <= batch; ++b) s.push_back(b * len);
-  return s;
-}
-
 class AttentionGpu : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -109,15 +96,17 @@ TEST_F(AttentionGpu, ForwardF16MatchesFloat64) {
   using tile::testutil::toHalf;
   for (int d : {64, 128, 256})
     for (bool causal : {false, true}) {
-      check<tile::f16>({2, 2, d, causal, equalLengths(2, 256)}, false, toHalf, halfToFloat); // whole tiles
-      check<tile::f16>({4, 1, d, causal, equalLengths(1, 200)}, false, toHalf, halfToFloat); // ragged, multi-query
-      check<tile::f16>({4, 2, d, causal, {0, 37, 300, 364}}, true, toHalf, halfToFloat);     // packed, grouped
+      check<tile::f16>({2, 2, d, causal, tt::equalLengthStarts(2, 256)}, false, toHalf, halfToFloat); // whole tiles
+      check<tile::f16>({4, 1, d, causal, tt::equalLengthStarts(1, 200)}, false, toHalf,
+                       halfToFloat);                                                     // ragged, multi-query
+      check<tile::f16>({4, 2, d, causal, {0, 37, 300, 364}}, true, toHalf, halfToFloat); // packed, grouped
     }
 }
 
 TEST_F(AttentionGpu, ForwardBf16MatchesFloat64) {
   for (bool causal : {false, true})
-    check<tile::bf16>({4, 2, 128, causal, {0, 130, 131, 390}}, true, tile::testutil::toBf16, bf16ToFloat);
+    check<tile::bf16>({4, 2, 128, causal, {0, 130, 131, 390}}, true, tile::testutil::toBf16,
+                      tile::testutil::bf16BitsToFloat);
 }
 
 } // namespace

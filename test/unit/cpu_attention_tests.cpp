@@ -18,19 +18,6 @@ namespace tt = tile::testing;
 
 namespace {
 
-float bf16ToFloat(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-std::vector<int32_t> equalLengths(int batch, int len) {
-  std::vector<int32_t> s;
-  for (int b = 0; b <= batch; ++b) s.push_back(b * len);
-  return s;
-}
-
 struct Case {
   tt::AttentionShape shape;
   bool varlen;
@@ -107,20 +94,20 @@ protected:
 
 TEST_F(CpuAttention, ForwardMatchesFloat64) {
   const std::vector<Case> cases = {
-      {{2, 2, 64, false, equalLengths(2, 128)}, false, 64, 64},           // whole blocks
-      {{2, 1, 64, true, equalLengths(1, 100)}, false, 64, 64},            // ragged, causal, multi-query
-      {{4, 2, 128, false, equalLengths(2, 77)}, false, 64, 32},           // grouped-query, d 128
+      {{2, 2, 64, false, tt::equalLengthStarts(2, 128)}, false, 64, 64},  // whole blocks
+      {{2, 1, 64, true, tt::equalLengthStarts(1, 100)}, false, 64, 64},   // ragged, causal, multi-query
+      {{4, 2, 128, false, tt::equalLengthStarts(2, 77)}, false, 64, 32},  // grouped-query, d 128
       {{2, 2, 64, true, {0, 37, 37 + 130, 37 + 130 + 64}}, true, 64, 64}, // packed lengths
       {{2, 2, 64, false, {0, 5, 90}}, true, 32, 32},                      // packed, tiny
   };
   for (const Case &c : cases) check<f16>(c, toHalf, halfToFloat);
-  check<bf16>(cases[1], toBf16, bf16ToFloat);
+  check<bf16>(cases[1], toBf16, tile::testutil::bf16BitsToFloat);
 }
 
 TEST_F(CpuAttention, LibraryLaunchMatchesFloat64) {
-  check<f16>({{2, 1, 64, true, equalLengths(2, 150)}, false}, toHalf, halfToFloat);
-  check<bf16>({{4, 2, 128, false, {0, 20, 220}}, true}, toBf16, bf16ToFloat);
-  check<f16>({{2, 2, 256, true, equalLengths(1, 70)}, false}, toHalf, halfToFloat);
+  check<f16>({{2, 1, 64, true, tt::equalLengthStarts(2, 150)}, false}, toHalf, halfToFloat);
+  check<bf16>({{4, 2, 128, false, {0, 20, 220}}, true}, toBf16, tile::testutil::bf16BitsToFloat);
+  check<f16>({{2, 2, 256, true, tt::equalLengthStarts(1, 70)}, false}, toHalf, halfToFloat);
 }
 
 TEST_F(CpuAttention, LaunchRefusesWhatNoVariantComputes) {
