@@ -84,10 +84,7 @@ Value traceAttention(const AttentionSpec &a, const AttentionOperands &o) {
   auto step = [&](Value n0, std::vector<Value> c) {
     Value k = block(a.keys == AttnKeys::In2Half, a.keys == AttnKeys::In0 ? 0 : 1, n0);
     Value v = as(block(a.values == AttnValues::In2Half, 2, n0), elem);
-    // bf16 keys are transposed in f32, then cast: the CPU executor's code for a transposed
-    // bf16 tile (a gather of bf16 vectors, which LLVM turns into llvm.fabs on bfloat) calls
-    // __truncsfbf2 on the x86-64 baseline, which it does not provide (to lift once fixed).
-    Value kt = a.bf16 ? as(trans(as(k, DType::f32)), elem) : trans(as(k, elem));
+    Value kt = trans(as(k, elem));
     Value s = dot(q, kt) * a.scale;
     s = where(row(n0 + arange(0, a.bkv) < o.m), s, -kInf); // every block holds a key < m
     Value mNew = maximum(c[0], max(s, 1));

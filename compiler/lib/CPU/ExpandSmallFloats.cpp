@@ -9,15 +9,27 @@
 //  2. every conversion to or from f16/bf16 becomes integer code written here, rounding
 //     to nearest even directly from the source type (no double rounding through f32),
 //     keeping denormals, turning NaN into a quiet NaN and overflow into infinity —
-//     the semantics of PTX's cvt.rn.
-// Afterwards no f16/bf16 value is computed on, only loaded, stored, selected and
-// bit-cast, which every x86-64 CPU does with plain integer moves.
+//     the semantics of PTX's cvt.rn;
+//  3. what is left only moves f16/bf16 values (memory, vectors, selects, control flow),
+//     and every such value becomes its 16 bits, an i16. Leaving them typed half/bfloat
+//     is not enough: LLVM's InstCombine turns integer code on a bfloat's bits into float
+//     operations (`bits & 0x7fff` of a gathered bfloat becomes llvm.fabs), which the x86
+//     backend then computes in f32 and rounds back through __truncsfbf2. With no f16/bf16
+//     type left, LLVM has nothing to compute on in them.
 #include "tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/Support/Debug.h"
@@ -220,58 +232,178 @@ template <typename OpTy> struct SmallFloatToInt : OpRewritePattern<OpTy> {
   }
 };
 
-/// Masked vector memory intrinsics on f16/bf16 vectors as the same on i16 vectors: x86's
-/// legaliser scalarises bfloat ones through __truncsfbf2 even on AVX-512 hosts.
-template <typename OpTy> struct MemoryIntrinsicAsInt16 : OpRewritePattern<OpTy> {
-  using OpRewritePattern<OpTy>::OpRewritePattern;
-  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rw) const override {
-    auto asInt16 = [&](Type t) -> Type {
-      return isSmallFloat(t) ? Type(cast<VectorType>(t).clone(rw.getI16Type())) : t;
-    };
-    auto small = [](Type t) { return isSmallFloat(t); };
-    if (llvm::none_of(op->getOperandTypes(), small) && llvm::none_of(op->getResultTypes(), small)) return failure();
-    logRewrite(op, "the same intrinsic on i16 vectors");
-    OperationState state(op.getLoc(), op->getName());
-    for (Value v : op->getOperands())
-      state.operands.push_back(
-          isSmallFloat(v.getType()) ? Value(arith::BitcastOp::create(rw, op.getLoc(), asInt16(v.getType()), v)) : v);
-    for (Type t : op->getResultTypes()) state.types.push_back(asInt16(t));
-    state.attributes = op->getAttrs();
-    Operation *replacement = rw.create(state);
-    SmallVector<Value> results;
-    for (auto [old, now] : llvm::zip(op->getResults(), replacement->getResults()))
-      results.push_back(old.getType() == now.getType()
-                            ? Value(now)
-                            : Value(arith::BitcastOp::create(rw, op.getLoc(), old.getType(), now)));
-    rw.replaceOp(op, results);
+/// math.absf on f16/bf16 (tile::abs): the sign bit cleared, as PTX's abs.f16/abs.bf16.
+struct AbsOfSmallFloat : OpRewritePattern<math::AbsFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(math::AbsFOp op, PatternRewriter &rw) const override {
+    if (!isSmallFloat(op.getType())) return failure();
+    logRewrite(op, "sign bit cleared");
+    ShapedBuilder sb{rw, op.getLoc(), op.getType()};
+    Value bits = sb.band(sb.bitcast(sb.intTy(16), op.getOperand()), sb.cInt(16, 0x7fff));
+    rw.replaceOp(op, sb.bitcast(op.getType(), bits));
     return success();
   }
 };
 
-/// f16/bf16 function arguments as i16 (the same bits): x86's calling convention
-/// converts a bfloat argument through __truncsfbf2 on CPUs without AVX512-BF16.
-void passSmallFloatArgumentsAsInt16(func::FuncOp f) {
-  if (f.isExternal()) return;
-  Block &entry = f.front();
-  OpBuilder b = OpBuilder::atBlockBegin(&entry);
-  SmallVector<Type> inputs(f.getArgumentTypes());
-  for (BlockArgument arg : entry.getArguments()) {
-    if (!isa<Float16Type, BFloat16Type>(arg.getType())) continue;
-    LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] argument " << arg.getArgNumber() << " of "
-                            << f.getSymName() << ": " << arg.getType() << " passed as i16\n");
-    Type small = arg.getType();
-    arg.setType(b.getI16Type());
-    auto bits = arith::BitcastOp::create(b, f.getLoc(), small, arg);
-    arg.replaceAllUsesExcept(bits, bits);
-    inputs[arg.getArgNumber()] = b.getI16Type();
+/// atomicrmw fadd on f16/bf16 (tile::atomic_add): a compare-and-swap loop on the 16 bits,
+/// the sum computed in f32 and rounded back by the integer code above (one rounding, as
+/// the GPU's atom.add.noftz). The first guess is +0; a miss retries with what memory held.
+struct AtomicAddOfSmallFloat : OpRewritePattern<LLVM::AtomicRMWOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(LLVM::AtomicRMWOp op, PatternRewriter &rw) const override {
+    if (op.getBinOp() != LLVM::AtomicBinOp::fadd || !isSmallFloat(op.getVal().getType())) return failure();
+    logRewrite(op, "compare-and-swap loop on i16, the sum in f32");
+    Location loc = op.getLoc();
+    Type small = op.getVal().getType(), i16 = rw.getI16Type(), f32 = rw.getF32Type();
+    Value addend = arith::ExtFOp::create(rw, loc, f32, op.getVal());
+    Value zero = arith::ConstantOp::create(rw, loc, rw.getIntegerAttr(i16, 0));
+    Value yes = arith::ConstantOp::create(rw, loc, rw.getBoolAttr(true));
+    auto loop = scf::WhileOp::create(
+        rw, loc, TypeRange{i16}, ValueRange{zero},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value held = arith::BitcastOp::create(b, l, small, args[0]);
+          Value seenBefore = arith::ExtFOp::create(b, l, f32, held);
+          Value sum = arith::AddFOp::create(b, l, seenBefore, addend);
+          Value desired = arith::BitcastOp::create(b, l, i16, arith::TruncFOp::create(b, l, small, sum));
+          auto cas = LLVM::AtomicCmpXchgOp::create(b, l, op.getPtr(), args[0], desired, op.getOrdering(),
+                                                   LLVM::AtomicOrdering::monotonic);
+          Value seen = LLVM::ExtractValueOp::create(b, l, cas, ArrayRef<int64_t>{0});
+          Value swapped = LLVM::ExtractValueOp::create(b, l, cas, ArrayRef<int64_t>{1});
+          scf::ConditionOp::create(b, l, arith::XOrIOp::create(b, l, swapped, yes), ValueRange{seen});
+        },
+        [](OpBuilder &b, Location l, ValueRange args) { scf::YieldOp::create(b, l, args); });
+    rw.replaceOp(op, arith::BitcastOp::create(rw, loc, small, loop.getResult(0)));
+    return success();
   }
-  f.setFunctionType(FunctionType::get(f.getContext(), inputs, f.getResultTypes()));
+};
+
+//===----------------------------------------------------------------------===//
+// Phase 4: f16/bf16 values as their bits (i16).
+//===----------------------------------------------------------------------===//
+
+/// Ops that only move their f16/bf16 operands and results, so that the same op on i16
+/// moves the same bits. Anything else on a small float computes (or may: atomics).
+bool onlyMovesBits(Operation *op) {
+  return isa<arith::SelectOp, ub::PoisonOp, memref::AllocaOp, memref::AllocOp, memref::DeallocOp, memref::LoadOp,
+             memref::StoreOp, memref::ReinterpretCastOp, memref::SubViewOp, memref::CastOp, memref::GetGlobalOp,
+             memref::CopyOp, memref::CollapseShapeOp, memref::ExpandShapeOp, memref::ExtractStridedMetadataOp,
+             memref::ExtractAlignedPointerAsIndexOp, vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp,
+             vector::MaskedStoreOp, vector::GatherOp, vector::ScatterOp, vector::ExpandLoadOp, vector::CompressStoreOp,
+             vector::TransferReadOp, vector::TransferWriteOp, vector::BroadcastOp, vector::ExtractOp, vector::InsertOp,
+             vector::ShuffleOp, vector::ShapeCastOp, vector::TransposeOp, vector::ExtractStridedSliceOp,
+             vector::InsertStridedSliceOp, vector::FromElementsOp, vector::ToElementsOp, vector::InterleaveOp,
+             vector::DeinterleaveOp, vector::BitCastOp, LLVM::LoadOp, LLVM::StoreOp, LLVM::MaskedLoadOp,
+             LLVM::MaskedStoreOp, LLVM::masked_gather, LLVM::masked_scatter, LLVM::PoisonOp, LLVM::UndefOp,
+             LLVM::ZeroOp>(op);
+}
+
+/// Ops that pass values between regions and blocks (converted by MLIR's structural patterns).
+bool isStructural(Operation *op) {
+  return isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::ConditionOp, scf::YieldOp, scf::IndexSwitchOp,
+             scf::ExecuteRegionOp, func::FuncOp, func::ReturnOp, func::CallOp, cf::BranchOp, cf::CondBranchOp,
+             memref::GlobalOp>(op);
+}
+
+bool hasSmallFloatValue(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(), isSmallFloat) || llvm::any_of(op->getResultTypes(), isSmallFloat);
+}
+
+/// f16/bf16 -> i16 in scalars, vectors and memrefs; every other type is kept.
+struct BitsConverter : TypeConverter {
+  BitsConverter() {
+    addConversion([](Type t) { return t; });
+    addConversion([](FloatType t) -> Type {
+      return isa<Float16Type, BFloat16Type>(t) ? Type(IntegerType::get(t.getContext(), 16)) : Type(t);
+    });
+    addConversion([this](VectorType t) -> Type { return t.clone(convertType(t.getElementType())); });
+    addConversion([this](MemRefType t) -> Type {
+      return MemRefType::Builder(t).setElementType(convertType(t.getElementType()));
+    });
+  }
+};
+
+/// An op of onlyMovesBits: the same op on the converted operands and result types.
+struct RetypeBitMove : ConversionPattern {
+  RetypeBitMove(const TypeConverter &converter, MLIRContext *ctx)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1, ctx) {}
+  LogicalResult matchAndRewrite(Operation *op, ArrayRef<Value> operands, ConversionPatternRewriter &rw) const override {
+    if (!onlyMovesBits(op)) return failure();
+    SmallVector<Type> types;
+    if (failed(getTypeConverter()->convertTypes(op->getResultTypes(), types))) return failure();
+    OperationState state(op->getLoc(), op->getName(), operands, types, op->getAttrs());
+    rw.replaceOp(op, rw.create(state)->getResults());
+    return success();
+  }
+};
+
+/// The bits of an f16/bf16 constant.
+Attribute bitsOf(Attribute value, Type i16) {
+  if (auto f = dyn_cast<FloatAttr>(value)) return IntegerAttr::get(i16, f.getValue().bitcastToAPInt());
+  if (auto d = dyn_cast<DenseElementsAttr>(value)) return d.bitcast(i16);
+  return {};
+}
+
+struct RetypeConstant : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(arith::ConstantOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    Type to = getTypeConverter()->convertType(op.getType());
+    auto value = dyn_cast_or_null<TypedAttr>(bitsOf(op.getValue(), getElementTypeOrSelf(to)));
+    if (!value) return failure();
+    rw.replaceOpWithNewOp<arith::ConstantOp>(op, to, value);
+    return success();
+  }
+};
+
+/// A read-only global's type and initial value (tile-lower-to-cpu's non-splat constants).
+struct RetypeGlobal : OpConversionPattern<memref::GlobalOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(memref::GlobalOp op, OpAdaptor, ConversionPatternRewriter &rw) const override {
+    auto to = cast<MemRefType>(getTypeConverter()->convertType(op.getType()));
+    Attribute init = op.getInitialValueAttr();
+    if (init && !isa<UnitAttr>(init) && !(init = bitsOf(init, to.getElementType()))) return failure();
+    rw.modifyOpInPlace(op, [&] {
+      op.setType(to);
+      if (init) op.setInitialValueAttr(init);
+    });
+    return success();
+  }
+};
+
+/// The bitcasts phases 2 and 3 left between f16/bf16 and i16 become no-ops.
+struct RetypeBitcast : OpConversionPattern<arith::BitcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(arith::BitcastOp op, OpAdaptor adaptor, ConversionPatternRewriter &rw) const override {
+    Type to = getTypeConverter()->convertType(op.getType());
+    if (to == adaptor.getIn().getType()) rw.replaceOp(op, adaptor.getIn());
+    else rw.replaceOpWithNewOp<arith::BitcastOp>(op, to, adaptor.getIn());
+    return success();
+  }
+};
+
+LogicalResult smallFloatsAsBits(ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  BitsConverter converter;
+  ConversionTarget target(*ctx);
+  target.markUnknownOpDynamicallyLegal([&](Operation *op) { return converter.isLegal(op); });
+  target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+    return converter.isSignatureLegal(f.getFunctionType()) && converter.isLegal(&f.getBody());
+  });
+  target.addDynamicallyLegalOp<memref::GlobalOp>(
+      [&](memref::GlobalOp g) { return converter.isLegal(Type(g.getType())); });
+  RewritePatternSet patterns(ctx);
+  patterns.add<RetypeBitMove>(converter, ctx);
+  patterns.add<RetypeConstant, RetypeGlobal, RetypeBitcast>(converter, ctx);
+  populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns, converter);
+  populateCallOpTypeConversionPattern(patterns, converter);
+  populateReturnOpTypeConversionPattern(patterns, converter);
+  populateBranchOpInterfaceTypeConversionPattern(patterns, converter);
+  scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
+  return applyPartialConversion(module, target, std::move(patterns));
 }
 
 struct ExpandSmallFloatsPass : mlir::tile::impl::TileCpuExpandSmallFloatsBase<ExpandSmallFloatsPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
-    getOperation()->walk(passSmallFloatArgumentsAsInt16);
     // 1. Integer <-> small float conversions first: arith's emulation would route an
     //    i64 -> bf16 through f32 (two roundings).
     LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] phase 1: integer <-> f16/bf16 conversions\n");
@@ -294,23 +426,22 @@ struct ExpandSmallFloatsPass : mlir::tile::impl::TileCpuExpandSmallFloatsBase<Ex
 
     // 3. extf/truncf as integer code.
     RewritePatternSet expand(ctx);
-    expand.add<TruncToSmallFloat, ExtFromSmallFloat, MemoryIntrinsicAsInt16<LLVM::MaskedLoadOp>,
-               MemoryIntrinsicAsInt16<LLVM::MaskedStoreOp>, MemoryIntrinsicAsInt16<LLVM::masked_gather>,
-               MemoryIntrinsicAsInt16<LLVM::masked_scatter>>(ctx);
+    expand.add<TruncToSmallFloat, ExtFromSmallFloat, AbsOfSmallFloat, AtomicAddOfSmallFloat>(ctx);
     if (failed(applyPatternsGreedily(getOperation(), std::move(expand)))) return signalPassFailure();
 
     // Anything left that computes on a small float would reach LLVM's soft-float helpers.
     WalkResult left = getOperation()->walk([&](Operation *op) {
-      if (!isa<arith::ArithDialect>(op->getDialect()) || isa<arith::ConstantOp, arith::SelectOp, arith::BitcastOp>(op))
+      if (!hasSmallFloatValue(op) || onlyMovesBits(op) || isStructural(op) ||
+          isa<arith::ConstantOp, arith::BitcastOp>(op))
         return WalkResult::advance();
-      for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes()))
-        if (isSmallFloat(t)) {
-          op->emitError("tile-cpu-expand-small-floats: no integer expansion for this f16/bf16 operation");
-          return WalkResult::interrupt();
-        }
-      return WalkResult::advance();
+      op->emitError("tile-cpu-expand-small-floats: no integer expansion for this f16/bf16 operation");
+      return WalkResult::interrupt();
     });
-    if (left.wasInterrupted()) signalPassFailure();
+    if (left.wasInterrupted()) return signalPassFailure();
+
+    // 4. Every f16/bf16 value as its bits.
+    LLVM_DEBUG(llvm::dbgs() << "[tile-cpu-expand-small-floats] phase 4: f16/bf16 values as i16\n");
+    if (failed(smallFloatsAsBits(getOperation()))) signalPassFailure();
   }
 };
 

@@ -1,15 +1,16 @@
 // RUN: tile-opt %s -split-input-file --tile-cpu-expand-small-floats | FileCheck %s
 
 // f32 -> f16: integer rounding on the f32 bits (nearest even: the kept bit is added),
-// the denormal path through one f32 add of the magic 0.5, then the 16 bits are bit-cast.
+// the denormal path through one f32 add of the magic 0.5; the result is its 16 bits.
 // CHECK-LABEL: func.func @trunc_f32_f16
+// CHECK-SAME: -> vector<16xi16>
 // CHECK-NOT: arith.truncf
 // CHECK: arith.bitcast %{{.*}} : vector<16xf32> to vector<16xi32>
 // CHECK: arith.shrui
 // CHECK: arith.addf {{.*}} : vector<16xf32>
-// CHECK: arith.trunci {{.*}} : vector<16xi32> to vector<16xi16>
-// CHECK: arith.bitcast {{.*}} : vector<16xi16> to vector<16xf16>
+// CHECK: %[[R:.*]] = arith.trunci {{.*}} : vector<16xi32> to vector<16xi16>
 // CHECK-NOT: arith.truncf
+// CHECK: return %[[R]] : vector<16xi16>
 func.func @trunc_f32_f16(%x: vector<16xf32>) -> vector<16xf16> {
   %h = arith.truncf %x : vector<16xf32> to vector<16xf16>
   return %h : vector<16xf16>
@@ -21,8 +22,8 @@ func.func @trunc_f32_f16(%x: vector<16xf32>) -> vector<16xf16> {
 // CHECK-LABEL: func.func @trunc_f64_bf16
 // CHECK-NOT: arith.truncf
 // CHECK: arith.bitcast %{{.*}} : f64 to i64
-// CHECK: arith.trunci {{.*}} : i64 to i16
-// CHECK: arith.bitcast {{.*}} : i16 to bf16
+// CHECK: %[[R:.*]] = arith.trunci {{.*}} : i64 to i16
+// CHECK: return %[[R]] : i16
 func.func @trunc_f64_bf16(%x: f64) -> bf16 {
   %h = arith.truncf %x : f64 to bf16
   return %h : bf16
@@ -32,9 +33,9 @@ func.func @trunc_f64_bf16(%x: f64) -> bf16 {
 
 // f16 -> f32 is exact: shifts and a rebias, denormals through an exact int -> float.
 // CHECK-LABEL: func.func @ext_f16_f32
+// CHECK-SAME: (%[[H:.*]]: vector<8xi16>)
 // CHECK-NOT: arith.extf
-// CHECK: arith.bitcast %{{.*}} : vector<8xf16> to vector<8xi16>
-// CHECK: arith.extui {{.*}} : vector<8xi16> to vector<8xi32>
+// CHECK: arith.extui %[[H]] : vector<8xi16> to vector<8xi32>
 // CHECK: arith.sitofp {{.*}} : vector<8xi32> to vector<8xf32>
 // CHECK: arith.bitcast {{.*}} : vector<8xi32> to vector<8xf32>
 func.func @ext_f16_f32(%h: vector<8xf16>) -> vector<8xf32> {
@@ -81,3 +82,4 @@ func.func @int_conversions(%i: i64, %h: bf16) -> (bf16, i32) {
   %b = arith.fptosi %h : bf16 to i32
   return %a, %b : bf16, i32
 }
+

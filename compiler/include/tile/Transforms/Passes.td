@@ -233,21 +233,25 @@ def TileCpuExpandSmallFloats : Pass<"tile-cpu-expand-small-floats", "mlir::Modul
   let summary = "Compute f16/bf16 in f32 and convert them with integer code (CPU executor)";
   let description = [{
     Runs on the CPU executor's lowered code, before the LLVM dialect, so that no f16 or
-    bf16 value reaches LLVM's x86 backend as anything but a load, store, select or
-    bitcast: the backend would otherwise call soft-float helpers that a host may lack
-    (`__truncsfbf2`, `__extendhfsf2`, ...) or use host instructions that flush denormals.
-    Arithmetic on f16/bf16 is emulated in f32 (one rounding back, exact for + - * /);
-    `arith.extf`/`arith.truncf` to and from f16/bf16 (from f32 or f64), `sitofp`/`uitofp`
-    to them and `fptosi`/`fptoui` from them become integer code with PTX's `cvt.rn`
-    semantics: round to nearest even directly from the source type, denormals kept,
-    overflow to infinity, NaN to a quiet NaN.
+    bf16 type reaches LLVM: its x86 backend would otherwise call soft-float helpers that a
+    host may lack (`__truncsfbf2`, `__extendhfsf2`, ...) or use host instructions that
+    flush denormals, and its InstCombine makes float operations (`llvm.fabs`) of integer
+    code on a bfloat's bits. Arithmetic on f16/bf16 is emulated in f32 (one rounding back,
+    exact for + - * /); `arith.extf`/`arith.truncf` to and from f16/bf16 (from f32 or
+    f64), `sitofp`/`uitofp` to them, `fptosi`/`fptoui` from them and `math.absf` become
+    integer code with PTX's semantics (`cvt.rn`: round to nearest even directly from the
+    source type, denormals kept, overflow to infinity, NaN to a quiet NaN); an atomic add
+    of them, a compare-and-swap loop on their bits. What is left only moves f16/bf16
+    values (memory, gathers, vectors, selects, loops, arguments) and moves their bits:
+    every f16/bf16 type becomes i16. Any other op on them is an error.
     ```mlir
     %h = arith.truncf %x : vector<16xf32> to vector<16xf16>
     // becomes bitcasts, shifts, adds and selects on vector<16xi32>, then
-    %h = arith.bitcast %r16 : vector<16xi16> to vector<16xf16>
+    %h = arith.trunci %r : vector<16xi32> to vector<16xi16>
     ```
   }];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 #endif
