@@ -4,20 +4,22 @@
 #     bash .device/gpu-check.sh
 # SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the GPU test binaries;
 # SANITIZE_ONLY=1 runs only that (and the planted-bug line check): for a device call of its own.
-# BENCH_ONLY="name ..." runs only those benchmarks after the tests (e.g. "bench_attention attention_torch_bench").
+# BENCH_ONLY="name ..." runs only those benchmarks after the tests (e.g. "bench_attention attention_torch_bench");
+# TESTS_ONLY="name ..." only those test binaries (e.g. "attention_gpu_tests").
 # ANCHORS_ONLY=1 runs only bench_anchors (ours against cuBLAS/cuBLASLt and cuDNN in one process, interleaved,
 # with NVML's clocks and power; about a minute) and prints its table: ANCHORS_ONLY=1 bash .device/gpu-check.sh
 # (ANCHORS_FILTER="matmul f16" and ANCHORS_ROUNDS=N pass its FILTER and --rounds).
 # Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, bench_conv, bench_anchors and PyTorch's
 # convolutions (bench/torch_conv_bench.py), bench_train_step and PyTorch's training step
 # (bench/torch_train_step_bench.py), then the PyTorch/Triton anchors (bench/torch_triton_bench.py), then the
-# attention forward: bench_attention and PyTorch's SDPA / Triton's (bench/attention_torch_bench.py);
+# attention forward and backward: bench_attention and PyTorch's SDPA / Triton's (bench/attention_torch_bench.py);
 # writes full logs to $OUT (or a temp dir), and prints a summary last.
 # Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
 # no GPU is usable, so on the GPU machine a skip means nothing was checked). Benchmarks never fail the check.
-# Per-step timeouts (60 s per test binary, 60 s bench_kernels, 240 s bench_anchors, 150 s python, 300 s the PyTorch training step,
-# which compiles with torch.compile) bound the worst case at about 11 minutes with two test binaries; a normal
-# run should take about four minutes (the attention anchors' Triton autotuning about two of them).
+# Per-step timeouts (60 s per test binary, 60 s bench_kernels, 150 s bench_attention, 240 s bench_anchors, 150 s python, 300 s the PyTorch training step,
+# which compiles with torch.compile, 300 s the attention anchors) bound the worst case at about 14 minutes with two
+# test binaries; a normal run should take about five minutes (the attention anchors' Triton autotuning about two of
+# them, their backward about one).
 set -u
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -28,6 +30,7 @@ TEST_TIMEOUT=${TEST_TIMEOUT:-150}
 BENCH_TIMEOUT=${BENCH_TIMEOUT:-60}
 PY_TIMEOUT=${PY_TIMEOUT:-150}
 TRAIN_PY_TIMEOUT=${TRAIN_PY_TIMEOUT:-300}
+ATTN_PY_TIMEOUT=${ATTN_PY_TIMEOUT:-300}  # forward autotuning (~105 s cold) and the backward (~60 s)
 ANCHOR_TIMEOUT=${ANCHOR_TIMEOUT:-240}
 START=$SECONDS
 
@@ -42,19 +45,17 @@ echo "logs: $LOGS"
 status=0
 summary=()
 
-# The executables and the differential bundle travel xz-compressed (scripts/gpu-bundle.sh: the AOT PTX
-# table each executable embeds compresses ~20x with xz's large window, ~6x with gzip): unpack them
-# next to this script, with xz or, where it is missing, Python's lzma.
+# The executables (one tar) and the differential bundle travel xz-compressed (scripts/gpu-bundle.sh: the
+# AOT PTX table every executable embeds is stored about once in one stream with a large dictionary):
+# unpack them next to this script, with xz or, where it is missing, Python's lzma.
 unxz_to() {  # file.xz destination
   xz -dc "$1" >"$2" 2>/dev/null ||
     python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2], "wb"))' "$1" "$2"
 }
-for xzf in "$HERE"/*_gpu_tests.xz "$HERE"/bench_kernels.xz "$HERE"/bench_conv.xz "$HERE"/bench_anchors.xz "$HERE"/bench_train_step.xz "$HERE"/tile-mnist-aot.xz "$HERE"/planted_oob_store.xz \
-  "$HERE"/softmax_aot.xz "$HERE"/bench_attention.xz; do
-  [ -f "$xzf" ] || continue
-  [ "${ANCHORS_ONLY:-0}" = 1 ] && [ "$(basename "$xzf")" != bench_anchors.xz ] && continue
-  unxz_to "$xzf" "${xzf%.xz}" && chmod +x "${xzf%.xz}"
-done
+if [ -f "$HERE/executables.tar.xz" ]; then
+  unxz_to "$HERE/executables.tar.xz" "$HERE/executables.tar" && tar -xf "$HERE/executables.tar" -C "$HERE" &&
+    rm -f "$HERE/executables.tar" || echo "gpu-check: cannot unpack $HERE/executables.tar.xz"
+fi
 
 # --- tests --------------------------------------------------------------------------------------------
 # The differential bundle: unpacked where diff_gpu_tests looks (TILE_DIFF_BUNDLE).
@@ -103,6 +104,12 @@ shopt -s nullglob
 tests=("$HERE"/*_gpu_tests)
 full=1
 [ "${SANITIZE_ONLY:-0}" = 1 ] && full=0 SANITIZE=1 && tests=()
+# TESTS_ONLY="attention_gpu_tests ...": run only the named test binaries (a call of its own).
+if [ -n "${TESTS_ONLY:-}" ]; then
+  kept=()
+  for bin in "${tests[@]}"; do [[ " $TESTS_ONLY " == *" $(basename "$bin") "* ]] && kept+=("$bin"); done
+  tests=("${kept[@]}")
+fi
 if [ ${#tests[@]} -eq 0 ] && [ "$full" = 1 ]; then
   echo "no *_gpu_tests binaries in $HERE (run scripts/gpu-bundle.sh on the build machine)"
   status=1
@@ -300,12 +307,12 @@ if [ "$full" = 1 ] && command -v "$PY" >/dev/null && [ -f "$HERE/torch_triton_be
 else
   echo "torch_triton_bench skipped ($PY or $HERE/torch_triton_bench.py missing)"
 fi
-# The attention forward at FlashAttention's shapes: ours, then PyTorch's SDPA (cuDNN, flash) and Triton's
-# tutorial kernel (autotuned: most of its time), tabulated together in the summary.
+# The attention forward and backward at FlashAttention's shapes: ours, then PyTorch's SDPA (cuDNN, flash) and
+# Triton's tutorial kernels (the forward autotuned: most of its time), tabulated together in the summary.
 if [ "$full" = 1 ]; then
-  [ -x "$HERE/bench_attention" ] && run_bench bench_attention "$BENCH_TIMEOUT" "$HERE/bench_attention"
+  [ -x "$HERE/bench_attention" ] && run_bench bench_attention "${ATTN_BENCH_TIMEOUT:-150}" "$HERE/bench_attention"
   if command -v "$PY" >/dev/null && [ -f "$HERE/attention_torch_bench.py" ]; then
-    PYTHONUNBUFFERED=1 run_bench attention_torch_bench "$PY_TIMEOUT" "$PY" "$HERE/attention_torch_bench.py"
+    PYTHONUNBUFFERED=1 run_bench attention_torch_bench "$ATTN_PY_TIMEOUT" "$PY" "$HERE/attention_torch_bench.py"
   else
     echo "attention_torch_bench skipped ($PY or $HERE/attention_torch_bench.py missing)"
   fi
@@ -381,11 +388,13 @@ cat "$LOGS/bench_conv.log" "$LOGS/torch_conv_bench.log" 2>/dev/null | awk '
 # ms per MNIST training step, batch by batch: ours (graph, no graph), the step's work and floor, then PyTorch's
 # (eager, graph, compile); sort -s keeps each log's order within a batch.
 grep -h '^train-step' "$LOGS/bench_train_step.log" "$LOGS/torch_train_step_bench.log" 2>/dev/null | sort -s -n -k3,3
-# The attention forward, TFLOP/s by op and B x H x S: ours, PyTorch's SDPA backends and Triton's tutorial kernel
-# (tl.load, and tensor descriptors as tri-tma); tile/triton against the faster Triton variant. Skips, the
-# Triton checks and autotuning choices: attention_torch_bench.log.
+# The attention forward, then the backward (its FLOPs 2.5 times the forward's, FlashAttention's convention), TFLOP/s
+# by op and B x H x S: ours, PyTorch's SDPA backends and Triton's tutorial kernels (tl.load, and tensor descriptors
+# as tri-tma, forward only); tile/triton against the faster Triton variant. Skips, the Triton checks and autotuning
+# choices: attention_torch_bench.log.
 cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | grep '^RESULT .*_attn_' | awk '
-  # RESULT <impl>_attn_<op> <BxHxS> <TFLOP/s> <us>, impl in tile, torch-cudnn, torch-flash, triton, triton-tma.
+  # RESULT <impl>_attn_<op> <BxHxS> <TFLOP/s> <us>, impl in tile, torch-cudnn, torch-flash, triton, triton-tma;
+  # op attn_fwd_... or attn_bwd_...: the rows of each pass together, in the order they first appear.
   {
     i = index($2, "_attn_"); impl = substr($2, 1, i - 1); k = substr($2, i + 1) SUBSEP $3
     # Sweep tiles (bench_attention: tile-<tile>) only feed the best-tile lines below the table.
@@ -395,22 +404,24 @@ cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | 
       next
     }
     tf[impl, k] = $4
-    if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+    if (!(k in seen)) { seen[k] = 1; if (k ~ /^attn_bwd_/) bwd[++nb] = k; else fwd[++nf] = k }
   }
   function v(impl, k) { return ((impl, k) in tf) ? tf[impl, k] + 0 : 0 }
   function cell(impl, k) { return ((impl, k) in tf) ? sprintf("%9.1f", tf[impl, k]) : sprintf("%9s", "-") }
   function pct(a, b) { return (a > 0 && b > 0) ? sprintf("%10.1f%%", 100 * a / b) : sprintf("%11s", "-") }
+  function row(k) {
+    split(k, p, SUBSEP)
+    tri = v("triton", k) > v("triton-tma", k) ? v("triton", k) : v("triton-tma", k)
+    printf "%-26s %-10s %s %s %s %s %s %s %s\n", p[1], p[2], cell("tile", k), cell("torch-cudnn", k), \
+      cell("torch-flash", k), cell("triton", k), cell("triton-tma", k), pct(v("tile", k), v("torch-cudnn", k)), \
+      pct(v("tile", k), tri)
+  }
   END {
-    if (!n) exit
+    if (!nf && !nb) exit
     printf "%-26s %-10s %9s %9s %9s %9s %9s %11s %11s\n", "attention TFLOP/s", "BxHxS", "tile", "cudnn", "flash", \
       "triton", "tri-tma", "tile/cudnn", "tile/triton"
-    for (j = 1; j <= n; j++) {
-      k = order[j]; split(k, p, SUBSEP)
-      tri = v("triton", k) > v("triton-tma", k) ? v("triton", k) : v("triton-tma", k)
-      printf "%-26s %-10s %s %s %s %s %s %s %s\n", p[1], p[2], cell("tile", k), cell("torch-cudnn", k), \
-        cell("torch-flash", k), cell("triton", k), cell("triton-tma", k), pct(v("tile", k), v("torch-cudnn", k)), \
-        pct(v("tile", k), tri)
-    }
+    for (j = 1; j <= nf; j++) row(fwd[j])
+    for (j = 1; j <= nb; j++) row(bwd[j])
     for (j = 1; j <= ns; j++) {
       k = sweepOrder[j]; split(k, p, SUBSEP)
       printf "attention sweep: %-24s %-10s library tile %s, best declared tile %s %.1f\n", p[1], p[2], \
