@@ -1,32 +1,48 @@
 #!/usr/bin/env python3
-"""The anchors for bench_attention: FlashAttention forward TFLOP/s of PyTorch's SDPA (cuDNN and flash backends) and of
-a Triton kernel written as Triton's tutorial 06 (fused attention) writes its forward, at the same shapes, in lines
-    RESULT <impl>_attn_fwd_<f16|bf16>_d<D>_<full|causal> <B>x<H>x<S> <TFLOP/s> <us>
+"""The anchors for bench_attention: FlashAttention forward and backward TFLOP/s of PyTorch's SDPA (cuDNN and flash
+backends) and of Triton kernels written as Triton's tutorial 06 (fused attention) writes them, at the same shapes,
+in lines
+    RESULT <impl>_attn_<fwd|bwd>_<f16|bf16>_d<D>_<full|causal> <B>x<H>x<S> <TFLOP/s> <us>
 with impl torch-cudnn, torch-flash, triton (tl.load with strides) and triton-tma (tensor descriptors, where this
-Triton has them); bench_attention prints the same with impl tile, and scripts/gpu-check.sh tabulates both logs.
+Triton has them; forward only: the tutorial's backward has no descriptor variant); bench_attention prints the same
+with impl tile, and scripts/gpu-check.sh tabulates both logs.
 
 Runs on the GPU machine:  PYTHONUNBUFFERED=1 python3 bench/attention_torch_bench.py
 Shapes (FlashAttention's benchmark): batch * seqlen = 16384 tokens, heads * headDim = 2048, seqlen 512 .. 16384,
 headDim 64 / 128 / 256, causal or not, f16 (and bf16 at headDim 128). q, k, v are [B, S, H, D] contiguous (the packed
 [tokens, heads * D] layout); SDPA gets their [B, H, S, D] views (.transpose(1, 2)), as FlashAttention's users call it.
-FLOPs: 4 * B * H * S^2 * D, halved for causal. Timing: CUDA events, L2 flushed before each repeat, median of 20..100
-repeats after warm-up, at the GPU's own clocks. Every backend runs in its own try block: a failure prints one
-`skip <what>: <reason>` line. The Triton output is checked against SDPA's at every shape (`check` lines; BAD above a
-max |diff| / max |ref| of 1e-2, and a BAD kernel gets no RESULT line).
+FLOPs (FlashAttention's): forward 4 * B * H * S^2 * D, backward 2.5 times that (10 * B * H * S^2 * D: its four
+matmuls and the recomputed QK^T), both halved for causal. Timing: CUDA events, L2 flushed before each repeat, median
+of 20..100 repeats after warm-up, at the GPU's own clocks. Every backend runs in its own try block: a failure prints
+one `skip <what>: <reason>` line. The Triton output is checked against SDPA's at every shape (`check` lines; BAD
+above a max |diff| / max |ref| of 1e-2, and a BAD kernel gets no RESULT line).
+
+The backward (ATTN_BWD=0 turns it off) runs at headDim 64 and 128 only (FlashAttention's backward does not cover
+256 everywhere), after the forward rows of each shape, with one dO for all backends. SDPA's: the forward once with
+inputs that require grad, then torch.autograd.grad(out, (q, k, v), dO, retain_graph=True) timed (the backward
+kernels alone, and no .grad accumulation). Triton's: the tutorial's backward (_attn_bwd_preprocess, then _attn_bwd
+with _attn_bwd_dkdv and _attn_bwd_dq) on our layout through strides, its fixed configuration (BLOCK_M1 32, BLOCK_N1
+128, BLOCK_M2 128, BLOCK_N2 32, slice factor 2, 4 warps, 5 stages), causal or not (the tutorial's version with a
+CAUSAL switch; earlier ones were causal only), P and dS rounded to the input's type (the tutorial's to f16). It
+needs the forward's O and row log-sum-exp in base 2 (M): the tl.load forward above (its configuration already tuned
+at that shape) gives O and the natural-log one, M = that / ln 2 outside the timing. Timed as the tutorial's
+_attention.backward runs: K pre-scaled by sm_scale / ln 2 (an elementwise pass), the preprocess (Delta = rowsum(O *
+dO)), the fused kernel. dq, dk and dv are checked against SDPA's gradients (the `check` line gives the worst of the
+three). The backward adds about a minute (compiles and repeats); its time does not count against the tuning budget.
 
 Autotuning (Triton's autotuner over the tutorial's space: BLOCK_M 64/128, BLOCK_N 32/64/128, 2-4 stages, 4/8 warps,
 keyed on N_CTX, HEAD_DIM and causal) is the slow part, its compiles (about 1 s each) most of it: an H100 run takes
 about 105 s from an empty Triton cache (bf16 then runs on f16's winners untimed, the budget below spent), 60 s from a
-warm one. Its choice among close candidates varies from run to run, and Triton's figures with it (by up to ~15% at
-a shape; the `autotune` lines say what was chosen). By default,
+warm one, without the backward. Its choice among close candidates varies from run to run, and Triton's figures with
+it (by up to ~15% at a shape; the `autotune` lines say what was chosen). By default,
   - configurations that cannot run are dropped (the tutorial's rules: BLOCK_N <= HEAD_DIM, BLOCK_M >= BLOCK_N when
     causal, no 8 warps under 128x128 on Hopper; shared memory over the GPU's), and so are ones that would spill
     (the f32 accumulator and scores over 192 registers a thread) or waste wgmma width (BLOCK_N 32 below headDim 256);
   - each variant (tl.load, descriptors) is tuned over all of those in f16 without causal mask; its causal and bf16
     runs only over what it won there at the same headDim (BLOCK_N clamped to BLOCK_M for causal): the kernels
     differ, the tile that suits a headDim hardly does;
-  - after ATTN_TUNE_BUDGET_S seconds (default 90) from the start, a shape not yet tuned takes one configuration
-    (the variant's most frequent winner where it has one).
+  - after ATTN_TUNE_BUDGET_S seconds (default 90) from the start, the backward's time left out, a shape not yet
+    tuned takes one configuration (the variant's most frequent winner where it has one).
 ATTN_FULL_TUNE=1 tunes every variant over the whole valid space without a budget (several minutes).
 ATTN_QUICK=1 runs seqlen 4096 and 16384 only; ATTN_VERBOSE=1 prints a traceback after a Triton variant's skip line.
 """
@@ -66,12 +82,18 @@ DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
 FULL_TUNE = os.environ.get("ATTN_FULL_TUNE", "0") == "1"
 TUNE_BUDGET_S = float(os.environ.get("ATTN_TUNE_BUDGET_S", "90"))
 TOLERANCE = 1e-2
+# Gradients against SDPA's: both sides round P and dS to the inputs' type, bf16's (2^-8) ~4e-3 each
+# (seen: Triton's bf16 dq at 1.04e-2 of flash's at 2x16x8192 on an H200).
+BWD_TOLERANCE = {"f16": 1e-2, "bf16": 2e-2}
 VERBOSE = os.environ.get("ATTN_VERBOSE", "0") == "1"  # tracebacks after skip lines
+BWD = os.environ.get("ATTN_BWD", "1") != "0"
+BWD_HEAD_DIMS = (64, 128)
+RCP_LN2 = 1.4426950408889634  # 1 / ln 2
 
 # Autotuning state: the configurations each variant won, (use_tma, headDim, STAGE, dtype) -> {(BM, BN, stages,
 # warps): times}, which later variants are tuned over; and what the last tuning did, for its `autotune` line.
 WINNERS = {}
-TUNE = {"candidates": None, "cut": 0}
+TUNE = {"candidates": None, "cut": 0, "bwd_s": 0.0}  # bwd_s: the backward's seconds, kept out of the budget
 GPU = {"max_smem": 232448, "major": 9}  # H100's opt-in shared memory per block; replaced by the device's in main()
 
 
@@ -192,7 +214,7 @@ if TRITON_ERROR is None:
             by = {_cfg(c): c for c in ok}
             chosen = [by[t] for t in _preferred(use_tma, d, stage, dt) or () if t in by]
             ok = chosen or ok
-            if len(ok) > 1 and time.perf_counter() - T0 > TUNE_BUDGET_S:
+            if len(ok) > 1 and time.perf_counter() - T0 - TUNE["bwd_s"] > TUNE_BUDGET_S:
                 ok = [chosen[0] if chosen else next((by[t] for t in FALLBACKS if t in by), ok[0])]
                 TUNE["cut"] += 1
         if not ok:
@@ -295,6 +317,177 @@ if TRITON_ERROR is None:
         if TensorDescriptor is None and not hasattr(triton, "set_allocator"):
             return "neither host descriptors nor triton.set_allocator for device ones"
         return None
+
+    # --- the Triton kernel: tutorial 06's backward ------------------------------------------------------------------
+    # Its fixed configuration (no autotuning), as its _attention.backward launches it. BLOCK_N1 == BLOCK_M2: program
+    # pid does key block pid (dK, dV) and query block pid (dQ), so the grid covers both.
+    BWD_PRE_BLOCK, BWD_BLOCKS, BWD_SLICE, BWD_WARPS, BWD_STAGES = 128, (32, 128, 128, 32), 2, 4, 5
+
+    @triton.jit
+    def _attn_bwd_preprocess(O, DO, Delta, stride_z, stride_h, stride_tok, H, N_CTX, BLOCK_M: tl.constexpr,
+                             HEAD_DIM: tl.constexpr):
+        # Delta = rowsum(O * dO) of BLOCK_M rows of one (sequence, head); O, DO share strides (head dim: unit).
+        off_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
+        off_hz = tl.program_id(1)
+        off_n = tl.arange(0, HEAD_DIM)
+        adj = (stride_z * (off_hz // H) + stride_h * (off_hz % H)).to(tl.int64)
+        offs = adj + off_m[:, None] * stride_tok + off_n[None, :]
+        o = tl.load(O + offs)
+        do = tl.load(DO + offs).to(tl.float32)
+        tl.store(Delta + off_hz * N_CTX + off_m, tl.sum(o * do, axis=1))
+
+    @triton.jit
+    def _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, stride_d, BLOCK_M1: tl.constexpr,
+                       BLOCK_N1: tl.constexpr, HEAD_DIM: tl.constexpr, start_n, start_m, num_steps, MASK: tl.constexpr):
+        # dK, dV of the key block at start_n over num_steps query blocks from start_m. k is pre-scaled by
+        # sm_scale / ln 2, so exp2(k q^T - M) is P^T; Delta (D) is rowsum(O * dO).
+        offs_m = start_m + tl.arange(0, BLOCK_M1)
+        offs_n = start_n + tl.arange(0, BLOCK_N1)
+        offs_k = tl.arange(0, HEAD_DIM)
+        qT_ptrs = Q + offs_m[None, :] * stride_tok + offs_k[:, None] * stride_d
+        do_ptrs = DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d
+        tl.static_assert(BLOCK_N1 % BLOCK_M1 == 0)
+        curr_m = start_m
+        for blk_idx in range(num_steps):
+            qT = tl.load(qT_ptrs)
+            offs_m = curr_m + tl.arange(0, BLOCK_M1)
+            m = tl.load(M + offs_m)  # before the dot, as the tutorial does: the load's latency hides behind it
+            qkT = tl.dot(k, qT)
+            pT = tl.math.exp2(qkT - m[None, :])
+            if MASK:  # causal, on the diagonal block
+                pT = tl.where(offs_m[None, :] >= offs_n[:, None], pT, 0.0)
+            do = tl.load(do_ptrs)
+            # P and dS in the input's type (the tutorial's f16), so that bf16 runs too.
+            dv += tl.dot(pT.to(qT.dtype), do)
+            Di = tl.load(D + offs_m)
+            dpT = tl.dot(v, tl.trans(do)).to(tl.float32)
+            dsT = pT * (dpT - Di[None, :])
+            dk += tl.dot(dsT.to(qT.dtype), tl.trans(qT))
+            curr_m += BLOCK_M1
+            qT_ptrs += BLOCK_M1 * stride_tok
+            do_ptrs += BLOCK_M1 * stride_tok
+        return dk, dv
+
+    @triton.jit
+    def _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+                     HEAD_DIM: tl.constexpr, start_m, start_n, num_steps, MASK: tl.constexpr):
+        # dQ of the query block at start_m over num_steps key blocks from start_n (K pre-scaled: dq is rescaled by
+        # the caller).
+        offs_m = start_m + tl.arange(0, BLOCK_M2)
+        offs_n = start_n + tl.arange(0, BLOCK_N2)
+        offs_k = tl.arange(0, HEAD_DIM)
+        kT_ptrs = K + offs_n[None, :] * stride_tok + offs_k[:, None] * stride_d
+        vT_ptrs = V + offs_n[None, :] * stride_tok + offs_k[:, None] * stride_d
+        Di = tl.load(D + offs_m)
+        tl.static_assert(BLOCK_M2 % BLOCK_N2 == 0)
+        curr_n = start_n
+        for blk_idx in range(num_steps):
+            kT = tl.load(kT_ptrs)
+            vT = tl.load(vT_ptrs)
+            qk = tl.dot(q, kT)
+            p = tl.math.exp2(qk - m)
+            if MASK:
+                offs_n = curr_n + tl.arange(0, BLOCK_N2)
+                p = tl.where(offs_m[:, None] >= offs_n[None, :], p, 0.0)
+            dp = tl.dot(do, vT).to(tl.float32)
+            ds = p * (dp - Di[:, None])
+            dq += tl.dot(ds.to(kT.dtype), tl.trans(kT))
+            curr_n += BLOCK_N2
+            kT_ptrs += BLOCK_N2 * stride_tok
+            vT_ptrs += BLOCK_N2 * stride_tok
+        return dq
+
+    @triton.jit
+    def _attn_bwd(Q, K, V, sm_scale, DO, DQ, DK, DV, M, D, stride_z, stride_h, stride_tok, stride_d, H, N_CTX,
+                  BLOCK_M1: tl.constexpr, BLOCK_N1: tl.constexpr, BLOCK_M2: tl.constexpr, BLOCK_N2: tl.constexpr,
+                  BLK_SLICE_FACTOR: tl.constexpr, HEAD_DIM: tl.constexpr, CAUSAL: tl.constexpr):
+        # Program (pid, 0, bhid): dK, dV of key block pid, then dQ of query block pid, of (sequence, head) bhid.
+        # Q, K (pre-scaled), V, DO, DQ, DK, DV share strides ([B, S, H, D] here; [B, H, S, D] in the tutorial);
+        # M (row log-sum-exp, base 2) and D (Delta): [B * H, N_CTX].
+        LN2: tl.constexpr = 0.6931471824645996
+        bhid = tl.program_id(2)
+        off_chz = (bhid * N_CTX).to(tl.int64)
+        adj = (stride_h * (bhid % H) + stride_z * (bhid // H)).to(tl.int64)
+        pid = tl.program_id(0)
+        Q += adj
+        K += adj
+        V += adj
+        DO += adj
+        DQ += adj
+        DK += adj
+        DV += adj
+        M += off_chz
+        D += off_chz
+        offs_k = tl.arange(0, HEAD_DIM)
+
+        # dK, dV: K and V stay in registers; causal starts at the diagonal, in slices of MASK_BLOCK_M1 queries.
+        start_n = pid * BLOCK_N1
+        start_m = 0
+        MASK_BLOCK_M1: tl.constexpr = BLOCK_M1 // BLK_SLICE_FACTOR
+        offs_n = start_n + tl.arange(0, BLOCK_N1)
+        dv = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+        dk = tl.zeros([BLOCK_N1, HEAD_DIM], dtype=tl.float32)
+        k = tl.load(K + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d)
+        v = tl.load(V + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d)
+        if CAUSAL:
+            start_m = start_n
+            num_steps = BLOCK_N1 // MASK_BLOCK_M1
+            dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, stride_d, MASK_BLOCK_M1, BLOCK_N1,
+                                    HEAD_DIM, start_n, start_m, num_steps, MASK=True)
+            start_m += num_steps * MASK_BLOCK_M1
+        num_steps = (N_CTX - start_m) // BLOCK_M1
+        dk, dv = _attn_bwd_dkdv(dk, dv, Q, k, v, DO, M, D, stride_tok, stride_d, BLOCK_M1, BLOCK_N1, HEAD_DIM,
+                                start_n, start_m, num_steps, MASK=False)
+        tl.store(DV + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d, dv.to(DV.dtype.element_ty))
+        dk *= sm_scale
+        tl.store(DK + offs_n[:, None] * stride_tok + offs_k[None, :] * stride_d, dk.to(DK.dtype.element_ty))
+
+        # dQ: q, dO and M stay in registers; causal takes the diagonal first (slices of MASK_BLOCK_N2 keys, masked),
+        # then the keys left of it.
+        start_m = pid * BLOCK_M2
+        start_n = 0
+        num_steps = N_CTX // BLOCK_N2
+        MASK_BLOCK_N2: tl.constexpr = BLOCK_N2 // BLK_SLICE_FACTOR
+        offs_m = start_m + tl.arange(0, BLOCK_M2)
+        q = tl.load(Q + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d)
+        dq = tl.zeros([BLOCK_M2, HEAD_DIM], dtype=tl.float32)
+        do = tl.load(DO + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d)
+        m = tl.load(M + offs_m)[:, None]
+        if CAUSAL:
+            end_n = start_m + BLOCK_M2
+            num_steps = BLOCK_M2 // MASK_BLOCK_N2
+            dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, BLOCK_M2, MASK_BLOCK_N2, HEAD_DIM,
+                              start_m, end_n - num_steps * MASK_BLOCK_N2, num_steps, MASK=True)
+            end_n -= num_steps * MASK_BLOCK_N2
+            num_steps = end_n // BLOCK_N2
+            start_n = end_n - num_steps * BLOCK_N2
+        dq = _attn_bwd_dq(dq, q, K, V, do, m, D, stride_tok, stride_d, BLOCK_M2, BLOCK_N2, HEAD_DIM, start_m,
+                          start_n, num_steps, MASK=False)
+        dq *= LN2  # K was pre-scaled by sm_scale / ln 2
+        tl.store(DQ + offs_m[:, None] * stride_tok + offs_k[None, :] * stride_d, dq.to(DQ.dtype.element_ty))
+
+    def triton_bwd_runner(q, k, v, o, do, m2, delta, k_scaled, dq, dk, dv, causal):
+        """The tutorial's _attention.backward on [B, S, H, D] q, k, v, o, dO and gradients that share strides; m2:
+        the forward's row log-sum-exp in base 2, delta and k_scaled scratch."""
+        b, s, h, d = q.shape
+        bm1, bn1, bm2, bn2 = BWD_BLOCKS
+        if s % BWD_PRE_BLOCK or s % bn1:
+            raise ValueError(f"seqlen {s} is not a multiple of {max(BWD_PRE_BLOCK, bn1)} (the tutorial's blocks)")
+        if any(x.stride() != q.stride() for x in (k, v, o, do, k_scaled, dq, dk, dv)) or q.stride(3) != 1:
+            raise ValueError("q, k, v, o, dO and the gradients must share strides, the head dim's unit")
+        sm_scale = 1.0 / math.sqrt(d)
+        s_z, s_tok, s_h, s_d = q.stride()
+
+        def run():
+            torch.mul(k, sm_scale * RCP_LN2, out=k_scaled)  # as the tutorial's arg_k: scores in log2 units
+            _attn_bwd_preprocess[(s // BWD_PRE_BLOCK, b * h)](o, do, delta, s_z, s_h, s_tok, h, s,
+                                                              BLOCK_M=BWD_PRE_BLOCK, HEAD_DIM=d)
+            _attn_bwd[(s // bn1, 1, b * h)](q, k_scaled, v, sm_scale, do, dq, dk, dv, m2, delta, s_z, s_h, s_tok, s_d,
+                                            h, s, BLOCK_M1=bm1, BLOCK_N1=bn1, BLOCK_M2=bm2, BLOCK_N2=bn2,
+                                            BLK_SLICE_FACTOR=BWD_SLICE, HEAD_DIM=d, CAUSAL=causal,
+                                            num_warps=BWD_WARPS, num_stages=BWD_STAGES)
+
+        return run
 
 
 # --- timing and checking --------------------------------------------------------------------------------------------
@@ -405,7 +598,94 @@ def bench_triton(impl, use_tma, name, shape, flops, q4, k4, v4, o, lse, causal, 
             traceback.print_exc(file=sys.stdout)
 
 
-def bench_shape(dt, d, causal, seqlen, q, k, v, o, lse):
+def sdpa_backends():
+    return (("torch-cudnn", getattr(SDPBackend, "CUDNN_ATTENTION", None) if SDPA_ERROR is None else None),
+            ("torch-flash", SDPBackend.FLASH_ATTENTION if SDPA_ERROR is None else None))
+
+
+def bench_sdpa_bwd(impl, backend, name, shape, flops, qt, kt, vt, do4, causal):
+    """One SDPA backend's backward: the forward once, then autograd.grad timed; returns (dq, dk, dv) ([B, H, S, D],
+    the reference for the Triton check) or None."""
+    if SDPA_ERROR is not None or backend is None:
+        print(f"skip {impl}_{name} {shape}: {SDPA_ERROR or 'this torch has no such SDPBackend'}")
+        return None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with sdpa_kernel(backend):
+                inputs = tuple(x.detach().requires_grad_() for x in (qt, kt, vt))
+                out = F.scaled_dot_product_attention(*inputs, is_causal=causal)
+                # dO in out's own strides: a backend that wants them equal copies nothing inside the timing.
+                dout = torch.empty_like(out).copy_(do4.transpose(1, 2))
+                grads = torch.autograd.grad(out, inputs, dout, retain_graph=True)
+                us = time_us(lambda: torch.autograd.grad(out, inputs, dout, retain_graph=True))
+        except Exception as e:
+            why = "; ".join(str(w.message).strip().splitlines()[0][:160] for w in caught[:2] if str(w.message).strip())
+            print(f"skip {impl}_{name} {shape}: {reason(e)}{f' ({why})' if why else ''}")
+            return None
+    result(impl, name, shape, flops, us)
+    return grads
+
+
+def bench_triton_bwd(name, shape, flops, q4, k4, v4, o, lse, bufs, causal, ref, ref_name):
+    impl = "triton"
+    if TRITON_ERROR is not None:
+        return
+    if DEAD.get((impl, name)):
+        print(f"skip {impl}_{name} {shape}: {DEAD[(impl, name)]}")
+        return
+    try:
+        o4 = o.view(q4.shape)
+        triton_runner(q4, k4, v4, o4, lse, causal, False)()  # O and the natural-log LSE (tuned at the forward)
+        torch.mul(lse, RCP_LN2, out=bufs["m2"])  # the tutorial's M: the log-sum-exp in base 2
+        grads = [bufs[g].view(q4.shape) for g in ("dq", "dk", "dv")]
+        for g in grads:
+            g.fill_(float("nan"))  # a block the kernel never writes shows as NaN in the check
+        run = triton_bwd_runner(q4, k4, v4, o4, bufs["do"].view(q4.shape), bufs["m2"], bufs["delta"],
+                                bufs["ks"].view(k4.shape), *grads, causal)
+        run()  # compiles at the first shape of each (dtype, headDim, causal)
+        torch.cuda.synchronize()
+        if ref is None:
+            print(f"check {impl}_{name} {shape}: unchecked (no SDPA gradients to compare with)")
+        else:
+            errs = [rel_err(g.transpose(1, 2), r) for g, r in zip(grads, ref)]
+            err = float("nan") if any(math.isnan(e) for e in errs) else max(errs)
+            tol = BWD_TOLERANCE["bf16" if "bf16" in name else "f16"]
+            bad = not err <= tol
+            print(f"check {impl}_{name} {shape}: max rel err {err:.2e} (dq {errs[0]:.2e} dk {errs[1]:.2e} "
+                  f"dv {errs[2]:.2e}) vs {ref_name}{' BAD' if bad else ''}")
+            if bad:
+                print(f"skip {impl}_{name} {shape}: BAD gradients (max rel err {err:.2e} > {tol})")
+                return
+        result(impl, name, shape, flops, time_us(run))
+    except Exception as e:
+        DEAD[(impl, name)] = f"{reason(e)} (at seqlen {q4.shape[1]})"
+        print(f"skip {impl}_{name} {shape}: {reason(e)}")
+        if VERBOSE:
+            traceback.print_exc(file=sys.stdout)
+
+
+def bench_bwd_shape(dt, d, causal, q4, k4, v4, o, lse, bufs):
+    """The backward rows of one shape (its forward rows printed): SDPA's backends, then Triton's, checked against
+    the last SDPA backend that ran."""
+    t0 = time.perf_counter()
+    batch, seqlen, heads, _ = q4.shape
+    name = f"attn_bwd_{dt}_d{d}_{'causal' if causal else 'full'}"
+    shape = f"{batch}x{heads}x{seqlen}"
+    flops = 2.5 * 4.0 * batch * heads * seqlen * seqlen * d / (2 if causal else 1)
+    qt, kt, vt = (x.transpose(1, 2) for x in (q4, k4, v4))
+    do4 = bufs["do"].view(q4.shape)
+    ref, ref_name = None, None
+    for impl, backend in sdpa_backends():
+        grads = bench_sdpa_bwd(impl, backend, name, shape, flops, qt, kt, vt, do4, causal)
+        if grads is not None:
+            ref, ref_name = grads, impl
+    bench_triton_bwd(name, shape, flops, q4, k4, v4, o, lse, bufs, causal, ref, ref_name)
+    del ref
+    TUNE["bwd_s"] += time.perf_counter() - t0
+
+
+def bench_shape(dt, d, causal, seqlen, q, k, v, o, lse, bufs):
     heads = MODEL_DIM // d
     batch = TOKENS // seqlen
     name = f"attn_fwd_{dt}_d{d}_{'causal' if causal else 'full'}"
@@ -413,16 +693,16 @@ def bench_shape(dt, d, causal, seqlen, q, k, v, o, lse):
     flops = 4.0 * batch * heads * seqlen * seqlen * d / (2 if causal else 1)
     q4, k4, v4 = (x.view(batch, seqlen, heads, d) for x in (q, k, v))
     qt, kt, vt = (x.transpose(1, 2) for x in (q4, k4, v4))  # [B, H, S, D] views, as FlashAttention's users pass
-    backends = (("torch-cudnn", getattr(SDPBackend, "CUDNN_ATTENTION", None) if SDPA_ERROR is None else None),
-                ("torch-flash", SDPBackend.FLASH_ATTENTION if SDPA_ERROR is None else None))
     ref, ref_name = None, None
-    for impl, backend in backends:
+    for impl, backend in sdpa_backends():
         out = bench_sdpa(impl, backend, name, shape, flops, qt, kt, vt, causal)
         if out is not None:
             ref, ref_name = out, impl
     for impl, use_tma in (("triton", False), ("triton-tma", True)):
         bench_triton(impl, use_tma, name, shape, flops, q4, k4, v4, o, lse, causal, ref, ref_name)
     del ref
+    if bufs is not None:
+        bench_bwd_shape(dt, d, causal, q4, k4, v4, o, lse, bufs)
 
 
 def main():
@@ -444,6 +724,7 @@ def main():
           f"triton {triton.__version__ if TRITON_ERROR is None else 'unavailable'}, cudnn "
           f"{torch.backends.cudnn.version()}; tokens {TOKENS}, heads*headDim {MODEL_DIM}, seqlens "
           f"{','.join(map(str, SEQLENS))}; {'full tuning' if FULL_TUNE else f'tuning budget {TUNE_BUDGET_S:.0f} s'}; "
+          f"backward {'at headDim ' + '/'.join(map(str, BWD_HEAD_DIMS)) if BWD else 'off (ATTN_BWD=0)'}; "
           f"clocks: the GPU's own")
     if TRITON_ERROR is not None:
         print(f"skip triton: {TRITON_ERROR}")
@@ -459,13 +740,24 @@ def main():
         except Exception as e:
             print(f"skip attn_fwd_{dt}_d{d}: {reason(e)}")
             continue
+        bufs = None  # the backward's dO, gradients and the Triton backward's scratch
+        if BWD and d not in BWD_HEAD_DIMS:
+            print(f"skip attn_bwd_{dt}_d{d}: not run (FlashAttention's backward does not cover headDim {d} everywhere)")
+        elif BWD:
+            try:
+                do = torch.randn(TOKENS, heads * d, device="cuda", dtype=DTYPES[dt], generator=gen)
+                bufs = {"do": do, **{g: torch.empty_like(q) for g in ("dq", "dk", "dv", "ks")},
+                        "m2": torch.empty_like(lse), "delta": torch.empty_like(lse)}
+            except Exception as e:
+                print(f"skip attn_bwd_{dt}_d{d}: {reason(e)}")
         for causal in (False, True):
             for seqlen in SEQLENS:
-                bench_shape(dt, d, causal, seqlen, q, k, v, o, lse)
-        del q, k, v, o, lse
+                bench_shape(dt, d, causal, seqlen, q, k, v, o, lse, bufs)
+        del q, k, v, o, lse, bufs
         torch.cuda.empty_cache()
     cut = f", {TUNE['cut']} shapes took one configuration after the tuning budget" if TUNE["cut"] else ""
-    print(f"attention_torch_bench: done in {time.perf_counter() - T0:.0f} s{cut}")
+    bwd = f" (the backward {TUNE['bwd_s']:.0f} s)" if BWD else ""
+    print(f"attention_torch_bench: done in {time.perf_counter() - T0:.0f} s{bwd}{cut}")
     return 0
 
 

@@ -1,13 +1,15 @@
-// bench_attention: TFLOP/s of the library's attention forward (kernels/Attention.h, ahead-of-time PTX)
+// bench_attention: TFLOP/s of the library's attention forward and backward (kernels/Attention*.h, AOT PTX)
 // at FlashAttention's benchmark shapes: batch·seqlen = 16k tokens, heads·headDim = 2048, seqlen 512..16k,
 // head dims 64/128/256, causal counted as half the FLOPs. Prints `RESULT tile_attn_fwd_<dtype>_d<D>_<full|
 // causal> <B>x<H>x<S> <TFLOP/s> <us>`, the names bench/attention_torch_bench.py prints for PyTorch's SDPA
 // (cuDNN and flash) and Triton in the same run (scripts/gpu-check.sh puts them side by side).
-// Then the other declared tiles (kSweep) at seqlen 4096 and 16384, as `tile-<tile>_attn_...` rows.
+// The backward (kernels/AttentionBackward.h, head dims 64 and 128) as `tile_attn_bwd_...` rows, FLOPs 2.5x the
+// forward's. Then the other declared tiles (AttentionForward::kSweep, kAttentionBackwardSweep) at seqlen 4096 and
+// 16384, as `tile-<tile>_attn_...` rows.
 //   bench_attention [--quick]      (--quick or ATTN_QUICK=1: seqlen 4096 and 16384 only)
 #include "tile/HalfBits.h"
 #include "tile/kernels/AotLauncher.h"
-#include "tile/kernels/Attention.h"
+#include "tile/kernels/AttentionBackward.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Memory.h"
 #include "tile/runtime/Stream.h"
@@ -47,11 +49,17 @@ template <class F> double medianUs(F launch, int reps) {
   return median(us);
 }
 
-/// One row per seqlen: the library's tile (`config` null, name `tile_attn_...`) or a sweep tile
-/// (`tile-<BM>x<BN>w<warps>s<stages>_attn_...`, which gpu-check's table leaves out).
+std::string tileName(const tk::AttentionConfig &c) {
+  return std::to_string(c.bm) + "x" + std::to_string(c.bn) + "w" + std::to_string(c.numWarps) + "s" +
+         std::to_string(c.numStages);
+}
+
+/// Rows per seqlen, forward and (head dims 64 and 128) backward, of the library's tiles (name
+/// `tile_attn_...`); or of a forward sweep tile `config` (`tile-<BM>x<BN>w<warps>s<stages>_attn_fwd_...`)
+/// or a backward one `backwardConfig` (`tile-kv<tile>-q<tile>_attn_bwd_...`), which gpu-check's table leaves out.
 template <class T>
 void run(const char *dtype, int headDim, bool causal, const std::vector<int> &seqlens,
-         const tk::AttentionConfig *config = nullptr) {
+         const tk::AttentionConfig *config = nullptr, const tk::AttentionBackwardConfig *backwardConfig = nullptr) {
   const int heads = 2048 / headDim;
   const int64_t tokens = 16384;
   const size_t elems = size_t(tokens) * heads * headDim;
@@ -61,24 +69,37 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
   for (uint16_t &h : host) h = std::is_same_v<T, tile::f16> ? tile::halfBits(normal(gen)) : tile::bf16Bits(normal(gen));
   DeviceBuffer q = DeviceBuffer::fromHost(host), k = DeviceBuffer::fromHost(host), v = DeviceBuffer::fromHost(host);
   DeviceBuffer o(elems * 2), lse(size_t(tokens) * heads * 4);
-  const std::string impl = config ? "tile-" + std::to_string(config->bm) + "x" + std::to_string(config->bn) + "w" +
-                                        std::to_string(config->numWarps) + "s" + std::to_string(config->numStages)
-                                  : std::string("tile");
+  // The backward's (head dims 64 and 128): dO like q, the gradients, delta.
+  const bool forward = !backwardConfig, backward = !config && headDim <= 128;
+  DeviceBuffer dO = DeviceBuffer::fromHost(host), dq(elems * 2), dk(elems * 2), dv(elems * 2), delta(lse.bytes());
+  const std::string impl = config ? "tile-" + tileName(*config)
+                           : backwardConfig
+                               ? "tile-kv" + tileName(backwardConfig->keyValue) + "-q" + tileName(backwardConfig->query)
+                               : std::string("tile");
   for (int seqlen : seqlens) {
     const int64_t batch = tokens / seqlen;
     tk::AttentionProblem p{q, k, v, o, lse, batch, heads, heads, headDim, seqlen};
     p.causal = causal;
-    try {
-      const double us = medianUs([&] { tk::AttentionForward<T>::launch(gAot, p, nullptr, config); }, 20);
-      const double flops = 4.0 * double(batch) * heads * double(seqlen) * seqlen * headDim / (causal ? 2 : 1);
-      std::printf("RESULT %s_attn_fwd_%s_d%d_%s %lldx%dx%d %.1f %.3f\n", impl.c_str(), dtype, headDim,
-                  causal ? "causal" : "full", static_cast<long long>(batch), heads, seqlen, flops / (us * 1e-6) / 1e12,
-                  us);
-    } catch (const std::exception &e) {
-      std::printf("skip tile_attn_fwd_%s_d%d_%s seqlen %d: %s\n", dtype, headDim, causal ? "causal" : "full", seqlen,
-                  e.what());
-    }
-    std::fflush(stdout);
+    // FlashAttention's FLOP counts: 4·B·H·S²·D forward (two products), 2.5 times that backward
+    // (five products), causal half.
+    const double flops = 4.0 * double(batch) * heads * double(seqlen) * seqlen * headDim / (causal ? 2 : 1);
+    auto report = [&](const char *pass, double passFlops, auto launch) {
+      try {
+        const double us = medianUs(launch, 20);
+        std::printf("RESULT %s_attn_%s_%s_d%d_%s %lldx%dx%d %.1f %.3f\n", impl.c_str(), pass, dtype, headDim,
+                    causal ? "causal" : "full", static_cast<long long>(batch), heads, seqlen,
+                    passFlops / (us * 1e-6) / 1e12, us);
+      } catch (const std::exception &e) {
+        std::printf("skip tile_attn_%s_%s_d%d_%s seqlen %d: %s\n", pass, dtype, headDim, causal ? "causal" : "full",
+                    seqlen, e.what());
+      }
+      std::fflush(stdout);
+    };
+    if (forward) report("fwd", flops, [&] { tk::AttentionForward<T>::launch(gAot, p, nullptr, config); });
+    else tk::AttentionForward<T>::launch(gAot, p); // the backward reads its O and row log-sum-exp
+    if (backward)
+      report("bwd", 2.5 * flops,
+             [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta}, nullptr, backwardConfig); });
   }
 }
 
@@ -101,5 +122,7 @@ int main(int argc, char **argv) {
   // The other declared tiles (AttentionForward::kSweep) at two lengths: what configFor's choice is measured against.
   for (const auto &t : tk::AttentionForward<tile::f16>::kSweep)
     for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, &t.config);
+  for (const auto &t : tk::kAttentionBackwardSweep)
+    for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, nullptr, &t.config);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "../common/AttentionReference.h"
+#include "SeededGpuTest.h"
 #include "../common/Numerics.h"
 
 #include <cmath>
@@ -29,19 +30,8 @@ namespace {
 
 tk::AotLauncher gAot;
 
-class AttentionGpu : public ::testing::Test {
+class AttentionGpu : public tt::SeededGpuTest {
 protected:
-  void SetUp() override {
-    std::string why;
-    if (!gpuAvailable(&why)) GTEST_SKIP() << why;
-    const char *fixed = std::getenv("TILE_TEST_SEED");
-    seed_ = fixed ? static_cast<uint32_t>(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
-    gen_.seed(seed_);
-  }
-  void TearDown() override {
-    if (HasFailure()) std::printf("seed %u (replay with TILE_TEST_SEED=%u)\n", seed_, seed_);
-  }
-
   template <class T>
   void check(const tt::AttentionShape &s, bool varlen, uint16_t (*toBits)(float), float (*fromBits)(uint16_t)) {
     SCOPED_TRACE("heads " + std::to_string(s.heads) + "/" + std::to_string(s.kvHeads) + " d " + std::to_string(s.d) +
@@ -86,9 +76,6 @@ protected:
     EXPECT_TRUE(tile::testutil::closeTo(got, ref.o, std::is_same_v<T, tile::f16> ? 2e-3 : 1e-2, "o"));
     EXPECT_TRUE(tile::testutil::closeTo(lse, ref.lse, 1e-5, "lse"));
   }
-
-  uint32_t seed_ = 0;
-  std::mt19937 gen_;
 };
 
 TEST_F(AttentionGpu, ForwardF16MatchesFloat64) {

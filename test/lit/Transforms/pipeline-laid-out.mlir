@@ -320,3 +320,47 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// One block read by two dots, as Bᵀ and as B (attention's backward reads Q so), staged
+// into two buffers of one type: they merge into one, which the loop streams by TMA (one
+// ring, one copy per iteration) instead of leaving the load unpipelined.
+// CHECK-LABEL: func.func @one_block_two_buffers
+// CHECK:      %[[RING:.*]] = tile.local_alloc : () -> !tile.memdesc<3x64x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NOT:  tile.local_alloc : () -> !tile.memdesc<3x64x64xf16
+// CHECK:      scf.for
+// CHECK:        tile.async_tma_load %arg0
+// CHECK-NOT:    tile.async_tma_load
+// CHECK:        %[[Q:.*]] = tile.memdesc_index %[[RING]]
+// CHECK:        tile.memdesc_trans %[[Q]]
+// CHECK:        tile.warpgroup_dot
+// CHECK:        tile.warpgroup_dot %{{.*}}, %[[Q]]
+// CHECK-NOT:    tile.load
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#shared = #tile.nvmma_shared<swizzle = 128>
+#sharedT = #tile.nvmma_shared<swizzle = 128, transposed = true>
+module attributes {tile.target = "sm_90a"} {
+  func.func @one_block_two_buffers(%q: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                                   %pq: tensor<64x64x!tile.ptr<f16>, #blocked>, %k: !tile.memdesc<64x64xf16, #shared>,
+                                   %pc: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) attributes {tile.kernel, tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %true = arith.constant dense<true> : tensor<64x64xi1, #blocked>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x64xf16, #blocked>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %acc = scf.for %m = %c0 to %n step %c64 iter_args(%acc1 = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
+      %x = tile.load %pq, %true, %z box %q[%m, %c0] of !tile.tensordesc<f16, 2> : tensor<64x64x!tile.ptr<f16>, #blocked>, tensor<64x64xi1, #blocked>, tensor<64x64xf16, #blocked> -> tensor<64x64xf16, #blocked>
+      %b1 = tile.local_alloc %x : (tensor<64x64xf16, #blocked>) -> !tile.memdesc<64x64xf16, #shared>
+      %t = tile.memdesc_trans %b1 : <64x64xf16, #shared> -> <64x64xf16, #sharedT>
+      %s = tile.warpgroup_dot %k, %t, %acc0 : <64x64xf16, #shared> * <64x64xf16, #sharedT> -> tensor<64x64xf32, #mma>
+      %b2 = tile.local_alloc %x : (tensor<64x64xf16, #blocked>) -> !tile.memdesc<64x64xf16, #shared>
+      %d = tile.warpgroup_dot %k, %b2, %acc1 : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+      %e = arith.addf %d, %s : tensor<64x64xf32, #mma>
+      scf.yield %e : tensor<64x64xf32, #mma>
+    }
+    tile.store %pc, %acc : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+}

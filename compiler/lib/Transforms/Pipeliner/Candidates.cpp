@@ -176,6 +176,7 @@ std::optional<LoopPlan> mlir::tile::pipeliner::planLoop(scf::ForOp loop, int num
   if (requested == 1) return std::nullopt;
   LoopPlan plan;
   plan.loop = loop;
+  mergeDuplicateBuffers(*loop.getBody());
   for (auto alloc : loop.getBody()->getOps<LocalAllocOp>())
     if (auto c = asCandidate(alloc, loop)) plan.cands.push_back(*c);
   if (plan.cands.empty()) return std::nullopt;
@@ -214,6 +215,31 @@ SmallVector<Value> mlir::tile::pipeliner::boxOffsetsAt(OpBuilder &b, const Candi
   LoadOp load = c.load;
   for (Value off : load.getDescOffsets()) offsets.push_back(map.lookupOrDefault(off));
   return offsets;
+}
+
+unsigned mlir::tile::pipeliner::mergeDuplicateBuffers(Block &block) {
+  auto onlyRead = [](LocalAllocOp alloc) {
+    return llvm::all_of(alloc->getUsers(),
+                        [](Operation *u) { return isa<LocalLoadOp, WarpGroupDotOp, MemDescTransOp>(u); });
+  };
+  unsigned merged = 0;
+  for (LoadOp load : llvm::to_vector(block.getOps<LoadOp>())) {
+    SmallVector<LocalAllocOp> allocs;
+    for (Operation *user : load->getUsers())
+      if (auto alloc = dyn_cast<LocalAllocOp>(user); alloc && alloc->getBlock() == &block && onlyRead(alloc))
+        allocs.push_back(alloc);
+    llvm::sort(allocs, [](LocalAllocOp a, LocalAllocOp b) { return a->isBeforeInBlock(b); });
+    for (size_t i = 0; i < allocs.size(); ++i)
+      for (size_t j = i + 1; j < allocs.size(); ++j)
+        if (allocs[j] && allocs[i] && allocs[j].getType() == allocs[i].getType() &&
+            allocs[j].getRoundTf32() == allocs[i].getRoundTf32()) {
+          allocs[j].replaceAllUsesWith(allocs[i].getResult());
+          allocs[j].erase();
+          allocs[j] = nullptr;
+          ++merged;
+        }
+  }
+  return merged;
 }
 
 bool mlir::tile::pipeliner::isZero(Value v) {

@@ -21,36 +21,27 @@ using namespace mlir::tile::pipeliner;
 namespace {
 
 /// The block `load` reads, as a TMA candidate, if it can be one: a zero-filled 2-D
-/// descriptor block of a kernel parameter at the kernel's top level, staged only into
-/// swizzled #tile.nvmma_shared buffers of one type that only warpgroup dots read. Several
-/// such buffers (one hoisted before each loop reading the block: attention's unmasked and
-/// masked loops) become the first.
+/// descriptor block of a kernel parameter at the kernel's top level, staged only into one
+/// swizzled #tile.nvmma_shared buffer that only warpgroup dots read (its duplicates, one
+/// hoisted before each loop reading the block, merged before: mergeDuplicateBuffers).
 std::optional<Candidate> topLevelTmaBlock(LoadOp load, func::FuncOp kernel) {
   Block *top = &kernel.getBody().front();
-  if (!load.getDesc() || !isZero(load.getOther()) || load->getBlock() != top || load->use_empty()) return std::nullopt;
+  if (!load.getDesc() || !isZero(load.getOther()) || load->getBlock() != top || !load->hasOneUse()) return std::nullopt;
   auto arg = dyn_cast<BlockArgument>(load.getDesc());
-  if (!arg || arg.getOwner() != top) return std::nullopt;
-  SmallVector<LocalAllocOp> allocs;
-  for (Operation *user : load->getUsers()) {
-    auto alloc = dyn_cast<LocalAllocOp>(user);
-    if (!alloc || alloc->getBlock() != top || !readOnlyByWarpGroupDots(alloc.getResult())) return std::nullopt;
-    if (!allocs.empty() && alloc.getType() != allocs.front().getType()) return std::nullopt;
-    allocs.push_back(alloc);
-  }
-  MemDescType t = allocs.front().getType();
+  auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
+  if (!arg || arg.getOwner() != top || !alloc || alloc->getBlock() != top ||
+      !readOnlyByWarpGroupDots(alloc.getResult()))
+    return std::nullopt;
+  MemDescType t = alloc.getType();
   auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(t.getEncoding());
   if (!nvmma || !nvmma.getSwizzle() || t.getRank() != 2) return std::nullopt;
-  llvm::sort(allocs, [](LocalAllocOp a, LocalAllocOp b) { return a->isBeforeInBlock(b); });
-  for (LocalAllocOp later : ArrayRef(allocs).drop_front()) {
-    later.replaceAllUsesWith(allocs.front().getResult());
-    later.erase();
-  }
-  return Candidate{load, allocs.front(), {}, /*tma=*/true};
+  return Candidate{load, alloc, {}, /*tma=*/true};
 }
 
 } // namespace
 
 unsigned mlir::tile::pipeliner::copyTopLevelBlocksByTma(func::FuncOp kernel) {
+  mergeDuplicateBuffers(kernel.getBody().front());
   SmallVector<Candidate> cands;
   SmallVector<LoadOp> loads;
   kernel.walk([&](LoadOp load) { loads.push_back(load); });

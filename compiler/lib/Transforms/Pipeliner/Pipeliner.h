@@ -92,6 +92,10 @@ void pipelineAcrossTiles(LoopPlan &plan);
 /// from registers. Returns how many.
 unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
 
+/// Buffers of `block` that stage the same load with the same type and are only read (one
+/// per dot that reads the block: attention's backward reads Q as both Qᵀ and Q) become the
+/// first of them, so the load has one buffer to pipeline. Returns how many went.
+unsigned mergeDuplicateBuffers(Block &block);
 /// A load's `other` that is absent or zero (a copy past the end zero-fills).
 bool isZero(Value v);
 /// Whether only warpgroup dots read `buffer`, directly or through a transposed view.

@@ -60,6 +60,40 @@ inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value 
   return {mNew, l, acc};
 }
 
+constexpr bool sameTile(const AttentionConfig &a, const AttentionConfig &b) {
+  return a.bm == b.bm && a.bn == b.bn && a.numWarps == b.numWarps && a.numStages == b.numStages;
+}
+
+/// The packed problem's token count, after checking the shapes every attention kernel
+/// shares (heads, kv heads, batch, lengths: 32-bit offsets). Fails naming `kernel`.
+inline int64_t checkedTokens(const char *kernel, const AttentionProblem &p) {
+  checkRange(kernel, "headDim", p.headDim, 64, 256);
+  checkRange(kernel, "heads", p.heads, 1, 1 << 16);
+  checkRange(kernel, "kvHeads", p.kvHeads, 1, p.heads);
+  if (p.heads % p.kvHeads) fail(kernel, "kvHeads = " + num(p.kvHeads) + " does not divide heads = " + num(p.heads));
+  checkRange(kernel, "batch", p.batch, 1, 1 << 16);
+  checkRange(kernel, "seqlen", p.seqlen, 0, kMaxI32);
+  const int64_t tokens = p.cuSeqlens.ptr() != 0 ? p.tokens : p.batch * p.seqlen;
+  checkRange(kernel, "tokens", tokens, 0, kMaxI32 / (p.heads * p.headDim));
+  return tokens;
+}
+
+/// The softmax scale: the problem's, or 1 / sqrt(headDim).
+inline double softmaxScale(const AttentionProblem &p) {
+  return p.scale > 0 ? p.scale : 1.0 / std::sqrt(double(p.headDim));
+}
+
+/// Sequence b's first token and its length: equal lengths, or the packed cumulative
+/// offsets `cuSeqlens` (varlen).
+struct SequenceExtent {
+  Value start, len;
+};
+inline SequenceExtent sequenceExtent(Value b, Value seqlen, Value cuSeqlens, bool varlen) {
+  Value start = varlen ? load(cuSeqlens + b) : b * seqlen;
+  Value len = varlen ? load(cuSeqlens + (b + 1)) - start : seqlen;
+  return {start, len};
+}
+
 } // namespace detail
 
 /// The forward pass: O and the row log-sum-exp (natural log, [heads, tokens] f32, what the
@@ -76,8 +110,8 @@ template <class T> struct AttentionForward {
                                   Const<int> VARLEN) {
     Value m0 = program_id(0) * BM, bh = program_id(1);
     Value b = bh / heads, h = bh % heads, kvh = h / groupSize;
-    Value start = VARLEN ? load(cuSeqlens + b) : b * seqlen;
-    Value len = VARLEN ? load(cuSeqlens + (b + 1)) - start : seqlen;
+    const detail::SequenceExtent seq = detail::sequenceExtent(b, seqlen, cuSeqlens, VARLEN);
+    Value start = seq.start, len = seq.len;
 
     Value qBlock = load(q, {start + m0, h * D}, {BM, D});
     const float inf = std::numeric_limits<float>::infinity();
@@ -154,22 +188,15 @@ template <class T> struct AttentionForward {
   /// `config`: one of kSweep's tiles for p.headDim (equal lengths only), else configFor's.
   static void launch(Launcher &l, const AttentionProblem &p, CUstream stream = nullptr,
                      const AttentionConfig *config = nullptr) {
-    checkRange(name, "headDim", p.headDim, 64, 256);
     if (p.headDim != 64 && p.headDim != 128 && p.headDim != 256) fail(name, "headDim is 64, 128 or 256");
-    checkRange(name, "heads", p.heads, 1, 1 << 16);
-    checkRange(name, "kvHeads", p.kvHeads, 1, p.heads);
-    if (p.heads % p.kvHeads) fail(name, "kvHeads = " + num(p.kvHeads) + " does not divide heads = " + num(p.heads));
-    checkRange(name, "batch", p.batch, 1, 1 << 16);
-    checkRange(name, "seqlen", p.seqlen, 0, kMaxI32);
-    const bool varlen = p.cuSeqlens.ptr() != 0;
-    const int64_t tokens = varlen ? p.tokens : p.batch * p.seqlen;
-    checkRange(name, "tokens", tokens, 0, kMaxI32 / (p.heads * p.headDim));
+    const int64_t tokens = detail::checkedTokens(name, p);
     if (tokens == 0 || p.seqlen == 0) return;
+    const bool varlen = p.cuSeqlens.ptr() != 0;
     if (config && (varlen || !inSweep(int(p.headDim), *config)))
       fail(name, "no compiled variant has the requested tile (kSweep's, equal lengths)");
     const AttentionConfig c = config ? *config : configFor(int(p.headDim));
     const int64_t qRow = p.heads * p.headDim, kvRow = p.kvHeads * p.headDim;
-    const double scale = p.scale > 0 ? p.scale : 1.0 / std::sqrt(double(p.headDim));
+    const double scale = detail::softmaxScale(p);
     launchKernel<AttentionForward>(l, {ceilDiv(p.seqlen, c.bm), p.batch * p.heads}, {c.numWarps, c.numStages}, stream,
                                    TensorDescArg{p.q.ptr(), {tokens, qRow}, {qRow, 1}},
                                    TensorDescArg{p.k.ptr(), {tokens, kvRow}, {kvRow, 1}},
@@ -180,9 +207,7 @@ template <class T> struct AttentionForward {
 
   static constexpr bool inSweep(int headDim, const AttentionConfig &c) {
     for (const SweepTile &t : kSweep)
-      if (t.headDim == headDim && t.config.bm == c.bm && t.config.bn == c.bn && t.config.numWarps == c.numWarps &&
-          t.config.numStages == c.numStages)
-        return true;
+      if (t.headDim == headDim && detail::sameTile(t.config, c)) return true;
     return false;
   }
 };

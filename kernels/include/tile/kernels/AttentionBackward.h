@@ -1,0 +1,305 @@
+//===- AttentionBackward.h - the gradients of fused attention (FlashAttention-2) ===//
+// Given the forward's inputs, its output O and row log-sum-exp L (Attention.h), and the
+// output's gradient dO, computes dQ, dK, dV without materialising the scores, as
+// FlashAttention-2's backward does, in three kernels:
+//   1. delta: D_i = rowsum(dO ∘ O)_i per query row (= Σ_j P_ij dP_ij);
+//   2. dK, dV: each program owns BN keys of one kv head and walks the query blocks of every
+//      query head of its group, recomputing Pᵀ = exp(scale·K Qᵀ - L) from L:
+//        dV += Pᵀ dO,  dSᵀ = Pᵀ ∘ (V dOᵀ - D),  dK += scale · dSᵀ Q;
+//   3. dQ: each program owns BM query rows of one head and walks the key blocks:
+//        dS = P ∘ (dO Vᵀ - D),  dQ += scale · dS K.
+// No atomics: dQ gets its own pass and a kv head's dK/dV sum its query heads in one program,
+// so the gradients are deterministic (bit-identical from run to run) by construction.
+// The transposed products are computed transposed (K Qᵀ, V dOᵀ) so that Pᵀ and dSᵀ come out
+// in the accumulator layout and feed the next dot from registers.
+#pragma once
+
+#include "tile/kernels/Attention.h"
+
+namespace tile::kernels {
+
+/// The gradients of one forward problem. `forward` is the problem the forward ran (its q,
+/// k, v, o and lse are read); the gradients have the shapes and type of q, k, v.
+struct AttentionBackwardProblem {
+  AttentionProblem forward;
+  Address dO;         ///< [tokens, heads·headDim], the inputs' type
+  Address dq, dk, dv; ///< like q, k, v
+  Address delta;      ///< workspace: [heads, tokens] f32
+};
+
+namespace detail {
+
+/// Query blocks [lo, hi) of one key block that some query of the sequence sees, in three
+/// runs: the causal diagonal (masked), the blocks wholly visible (unmasked), the ragged tail
+/// (masked). Without the causal mask the diagonal run is empty.
+struct QueryBlockRuns {
+  Value diagonalLo, diagonalHi, fullHi, tailHi;
+};
+
+inline QueryBlockRuns queryBlockRuns(Value n0, Value len, int bm, int bn, bool causal) {
+  // A key block past the sequence's end has no gradient to compute.
+  Value end = where(n0 < len, len, 0);
+  Value full = (end / bm) * bm;
+  if (!causal) return {constant(0, DType::i32), constant(0, DType::i32), full, end};
+  Value diagonalHi = minimum(((n0 + bn + (bm - 1)) / bm) * bm, end);
+  Value diagonalLo = minimum((n0 / bm) * bm, diagonalHi);
+  Value fullHi = maximum(full, diagonalHi);
+  return {diagonalLo, diagonalHi, fullHi, end};
+}
+
+} // namespace detail
+
+/// The backward's tiles for one head dim: dK/dV's programs own BN keys and step BM queries,
+/// dQ's own BM queries and step BN keys. One warpgroup each: the fastest of bench_attention's
+/// sweep on an H200 (bench/NOTES.md), 5-20% above two warpgroups on 128-row tiles.
+struct AttentionBackwardConfig {
+  AttentionConfig keyValue, query;
+};
+constexpr AttentionBackwardConfig attentionBackwardConfigFor(int headDim) {
+  return headDim <= 64 ? AttentionBackwardConfig{{64, 64, 4, 2}, {64, 64, 4, 3}}
+                       : AttentionBackwardConfig{{32, 64, 4, 3}, {64, 64, 4, 2}};
+}
+constexpr int kAttentionBackwardHeadDims[] = {64, 128};
+/// bench_attention's sweep of the backward (f16, equal lengths): other tiles beside configFor's.
+struct AttentionBackwardSweepTile {
+  int headDim;
+  AttentionBackwardConfig config;
+};
+constexpr AttentionBackwardSweepTile kAttentionBackwardSweep[] = {{64, {{64, 128, 8, 2}, {128, 64, 8, 2}}},
+                                                                  {64, {{64, 128, 8, 3}, {128, 64, 8, 3}}},
+                                                                  {128, {{32, 128, 8, 2}, {128, 64, 8, 2}}},
+                                                                  {128, {{32, 128, 8, 3}, {128, 64, 8, 3}}}};
+
+constexpr bool inAttentionBackwardSweep(int headDim, const AttentionBackwardConfig &c) {
+  for (const AttentionBackwardSweepTile &t : kAttentionBackwardSweep)
+    if (t.headDim == headDim && detail::sameTile(t.config.keyValue, c.keyValue) &&
+        detail::sameTile(t.config.query, c.query))
+      return true;
+  return false;
+}
+
+namespace detail {
+/// The variants of a backward kernel: its tile (`which` of the config) per head dim, causal
+/// or not, equal or packed lengths; with `sweep`, kAttentionBackwardSweep's (equal lengths).
+inline std::vector<Variant> attentionBackwardVariants(AttentionConfig AttentionBackwardConfig::*which, bool sweep) {
+  std::vector<Variant> v;
+  auto add = [&](int d, const AttentionConfig &c, int causal, int varlen) {
+    v.push_back({{c.bm, c.bn, d, causal, varlen}, c.numWarps, /*unitOnly=*/false, c.numStages});
+  };
+  for (int d : kAttentionBackwardHeadDims)
+    for (int causal = 0; causal < 2; ++causal)
+      for (int varlen = 0; varlen < 2; ++varlen) add(d, attentionBackwardConfigFor(d).*which, causal, varlen);
+  if (sweep)
+    for (const AttentionBackwardSweepTile &t : kAttentionBackwardSweep)
+      for (int causal = 0; causal < 2; ++causal) add(t.headDim, t.config.*which, causal, 0);
+  return v;
+}
+} // namespace detail
+
+/// Kernel 1 of the backward: delta[h, token] = Σ_c dO ∘ O over the head's D columns (f32).
+template <class T> struct AttentionBackwardDelta {
+  static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16>, "attention inputs are f16 or bf16");
+  static constexpr const char *name = std::is_same_v<T, f16> ? "attention_bwd_delta_f16" : "attention_bwd_delta_bf16";
+
+  static constexpr auto body = [](Ptr<T> o, Ptr<T> dO, Ptr<float> delta, Ptr<int32_t> cuSeqlens, I32 seqlen, I32 tokens,
+                                  I32 heads, Const<int> BM, Const<int> D, Const<int> VARLEN) {
+    Value m0 = program_id(0) * BM, bh = program_id(1);
+    Value b = bh / heads, h = bh % heads;
+    const detail::SequenceExtent seq = detail::sequenceExtent(b, seqlen, cuSeqlens, VARLEN);
+    Value rows = m0 + arange(0, BM);
+    Value inside = rows < seq.len;
+    Value at = col(seq.start + rows) * (heads * D) + (row(arange(0, D)) + h * D);
+    Value prod = cast(load(o + at, col(inside), 0.0f), DType::f32) * cast(load(dO + at, col(inside), 0.0f), DType::f32);
+    store(delta + h * tokens + (seq.start + rows), sum(prod, 1), inside);
+  };
+  static constexpr std::array params{"o",      "d_o",   "delta", "cu_seqlens", "seqlen",
+                                     "tokens", "heads", "BM",    "D",          "VARLEN"};
+  static constexpr int kBlockRows = 64;
+
+  static std::vector<Variant> variants() {
+    std::vector<Variant> v;
+    for (int d : {64, 128})
+      for (int varlen = 0; varlen < 2; ++varlen) v.push_back({{kBlockRows, d, varlen}, 4});
+    return v;
+  }
+};
+
+/// Kernel 2 of the backward: dK and dV of BN keys of one kv head (summed over its group's
+/// query heads), walking the query blocks BM at a time.
+template <class T> struct AttentionBackwardKeyValue {
+  static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16>, "attention inputs are f16 or bf16");
+  static constexpr const char *name = std::is_same_v<T, f16> ? "attention_bwd_dkdv_f16" : "attention_bwd_dkdv_bf16";
+  static constexpr DType kElem = std::is_same_v<T, f16> ? DType::f16 : DType::bf16;
+
+  static constexpr auto body = [](TensorDesc<T, 2> q, TensorDesc<T, 2> k, TensorDesc<T, 2> v, TensorDesc<T, 2> dO,
+                                  Ptr<float> lse, Ptr<float> delta, Ptr<T> dk, Ptr<T> dv, Ptr<int32_t> cuSeqlens,
+                                  I32 seqlen, I32 tokens, I32 heads, I32 groupSize, F32 scale, Const<int> BM,
+                                  Const<int> BN, Const<int> D, Const<int> CAUSAL, Const<int> VARLEN) {
+    Value n0 = program_id(0) * BN, bkv = program_id(1);
+    Value kvHeads = heads / groupSize;
+    Value b = bkv / kvHeads, kvh = bkv % kvHeads;
+    const detail::SequenceExtent seq = detail::sequenceExtent(b, seqlen, cuSeqlens, VARLEN);
+    Value start = seq.start, len = seq.len;
+    Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
+    Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
+    Value keys = n0 + arange(0, BN);
+    Value scaleLog2 = scale * float(M_LOG2E);
+    const detail::QueryBlockRuns runs = detail::queryBlockRuns(n0, len, BM, BN, CAUSAL);
+
+    // Each run of query blocks [lo, hi) is walked for every query head of the group as one
+    // flat loop over (head, block) pairs, not a loop of loops: the software pipeliner streams
+    // Q and dO blocks by TMA through a loop at the top level only.
+    auto run = [&](Value lo, Value hi, bool masked, std::vector<Value> grads) {
+      Value blocks = (hi - lo + (BM - 1)) / BM;
+      return for_range(0, blocks * groupSize, 1, grads, [&](Value it, std::vector<Value> c) {
+        Value g = it / blocks;
+        Value m0 = lo + (it - g * blocks) * BM;
+        Value h = kvh * groupSize + g;
+        Value qBlock = load(q, {start + m0, h * D}, {BM, D});
+        Value doBlock = load(dO, {start + m0, h * D}, {BM, D});
+        Value rows = m0 + arange(0, BM);
+        Value at = h * tokens + (start + rows);
+        // Rows past the sequence (masked blocks only) read neither L nor D.
+        Value lse2 = (masked ? load(lse + at, rows < len, 0.0f) : load(lse + at)) * float(M_LOG2E);
+        Value d = masked ? load(delta + at, rows < len, 0.0f) : load(delta + at);
+        Value pT = exp2(dot(kBlock, trans(qBlock)) * scaleLog2 - row(lse2)); // [BN, BM]
+        if (masked) {
+          Value visible = row(rows < len);
+          if (CAUSAL) visible = visible & (row(rows) >= col(keys));
+          pT = where(visible, pT, 0.0f);
+        }
+        Value dvNext = dot(cast(pT, kElem), doBlock, c[1]);
+        Value dsT = pT * (dot(vBlock, trans(doBlock)) - row(d));
+        Value dkNext = dot(cast(dsT, kElem), qBlock, c[0]);
+        return std::vector<Value>{dkNext, dvNext};
+      });
+    };
+    std::vector<Value> grads = {zeros({BN, D}, DType::f32), zeros({BN, D}, DType::f32)};
+    grads = run(runs.diagonalLo, runs.diagonalHi, true, grads);
+    grads = run(runs.diagonalHi, runs.fullHi, false, grads);
+    grads = run(runs.fullHi, runs.tailHi, true, grads);
+
+    Value at = col(start + keys) * (kvHeads * D) + (row(arange(0, D)) + kvh * D);
+    Value inside = col(keys < len);
+    store(dk + at, cast(grads[0] * scale, kElem), inside);
+    store(dv + at, cast(grads[1], kElem), inside);
+  };
+  static constexpr std::array params{"q",  "k",          "v",      "d_o",    "lse",   "delta",      "dk",
+                                     "dv", "cu_seqlens", "seqlen", "tokens", "heads", "group_size", "scale",
+                                     "BM", "BN",         "D",      "CAUSAL", "VARLEN"};
+  static std::vector<Variant> variants() {
+    return detail::attentionBackwardVariants(&AttentionBackwardConfig::keyValue, std::is_same_v<T, f16>);
+  }
+};
+
+/// Kernel 3 of the backward: dQ of BM query rows of one head, walking the key blocks as the
+/// forward does (wholly visible blocks unmasked, then the ones the mask cuts).
+template <class T> struct AttentionBackwardQuery {
+  static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16>, "attention inputs are f16 or bf16");
+  static constexpr const char *name = std::is_same_v<T, f16> ? "attention_bwd_dq_f16" : "attention_bwd_dq_bf16";
+  static constexpr DType kElem = std::is_same_v<T, f16> ? DType::f16 : DType::bf16;
+
+  static constexpr auto body = [](TensorDesc<T, 2> q, TensorDesc<T, 2> k, TensorDesc<T, 2> v, TensorDesc<T, 2> dO,
+                                  Ptr<float> lse, Ptr<float> delta, Ptr<T> dq, Ptr<int32_t> cuSeqlens, I32 seqlen,
+                                  I32 tokens, I32 heads, I32 groupSize, F32 scale, Const<int> BM, Const<int> BN,
+                                  Const<int> D, Const<int> CAUSAL, Const<int> VARLEN) {
+    Value m0 = program_id(0) * BM, bh = program_id(1);
+    Value b = bh / heads, h = bh % heads, kvh = h / groupSize;
+    const detail::SequenceExtent seq = detail::sequenceExtent(b, seqlen, cuSeqlens, VARLEN);
+    Value start = seq.start, len = seq.len;
+    Value qBlock = load(q, {start + m0, h * D}, {BM, D});
+    Value doBlock = load(dO, {start + m0, h * D}, {BM, D});
+    Value rows = m0 + arange(0, BM);
+    Value inside = rows < len;
+    Value at = h * tokens + (start + rows);
+    Value lse2 = load(lse + at, inside, 0.0f) * float(M_LOG2E);
+    Value d = load(delta + at, inside, 0.0f);
+    Value scaleLog2 = scale * float(M_LOG2E);
+
+    Value hi = CAUSAL ? minimum(m0 + BM, len) : len;
+    hi = where(m0 < len, hi, 0);
+    Value lo = minimum(CAUSAL ? m0 : (len / BN) * BN, hi);
+    auto block = [&](bool masked) {
+      return [&, masked](Value n0, std::vector<Value> c) {
+        Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
+        Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
+        Value p = exp2(dot(qBlock, trans(kBlock)) * scaleLog2 - col(lse2)); // [BM, BN]
+        if (masked) {
+          Value cols = n0 + arange(0, BN);
+          Value visible = row(cols < len);
+          if (CAUSAL) visible = visible & (col(rows) >= row(cols));
+          p = where(visible, p, 0.0f);
+        }
+        Value ds = p * (dot(doBlock, trans(vBlock)) - col(d));
+        return std::vector<Value>{dot(cast(ds, kElem), kBlock, c[0])};
+      };
+    };
+    std::vector<Value> dqAcc = for_range(0, lo, BN, {zeros({BM, D}, DType::f32)}, block(false));
+    dqAcc = for_range(lo, hi, BN, dqAcc, block(true));
+    store(dq + col(start + rows) * (heads * D) + (row(arange(0, D)) + h * D), cast(dqAcc[0] * scale, kElem),
+          col(inside));
+  };
+  static constexpr std::array params{"q",     "k",          "v",      "d_o",    "lse",    "delta",
+                                     "dq",    "cu_seqlens", "seqlen", "tokens", "heads",  "group_size",
+                                     "scale", "BM",         "BN",     "D",      "CAUSAL", "VARLEN"};
+  static std::vector<Variant> variants() {
+    return detail::attentionBackwardVariants(&AttentionBackwardConfig::query, std::is_same_v<T, f16>);
+  }
+};
+
+/// The backward pass of AttentionForward<T>: dQ, dK, dV (the inputs' type) from dO, the
+/// forward's O and row log-sum-exp, for head dims 64 and 128. Deterministic.
+template <class T> struct AttentionBackward {
+  static constexpr const char *name = std::is_same_v<T, f16> ? "attention_bwd_f16" : "attention_bwd_bf16";
+
+  /// The gradients of the packed problem `p.forward` (Attention.h's layout), on `stream`:
+  /// three launches in order. Refuses what no variant computes, naming the rule.
+  /// `config`: one of kAttentionBackwardSweep's for f16 at headDim (equal lengths only), else
+  /// attentionBackwardConfigFor's.
+  static void launch(Launcher &l, const AttentionBackwardProblem &p, CUstream stream = nullptr,
+                     const AttentionBackwardConfig *config = nullptr) {
+    const AttentionProblem &f = p.forward;
+    if (f.headDim != 64 && f.headDim != 128) fail(name, "headDim is 64 or 128 (the backward's)");
+    const int64_t tokens = detail::checkedTokens(name, f);
+    if (tokens == 0 || f.seqlen == 0) return;
+    const bool varlen = f.cuSeqlens.ptr() != 0;
+    const int d = int(f.headDim);
+    if (config && (varlen || !std::is_same_v<T, f16> || !inAttentionBackwardSweep(d, *config)))
+      fail(name, "no compiled variant has the requested tiles (kAttentionBackwardSweep's, f16, equal lengths)");
+    const AttentionBackwardConfig c = config ? *config : attentionBackwardConfigFor(d);
+    const int64_t qRow = f.heads * f.headDim, kvRow = f.kvHeads * f.headDim;
+    const int32_t group = int32_t(f.heads / f.kvHeads);
+    const float scale = float(detail::softmaxScale(f));
+    const int bd = AttentionBackwardDelta<T>::kBlockRows;
+    launchKernel<AttentionBackwardDelta<T>>(l, {ceilDiv(f.seqlen, bd), f.batch * f.heads}, 4, stream, f.o, p.dO,
+                                            p.delta, f.cuSeqlens, int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads),
+                                            bd, d, int(varlen));
+    auto desc = [&](Address a, int64_t rowElems) { return TensorDescArg{a.ptr(), {tokens, rowElems}, {rowElems, 1}}; };
+    const AttentionConfig &kv = c.keyValue;
+    launchKernel<AttentionBackwardKeyValue<T>>(l, {ceilDiv(f.seqlen, kv.bn), f.batch * f.kvHeads},
+                                               {kv.numWarps, kv.numStages}, stream, desc(f.q, qRow), desc(f.k, kvRow),
+                                               desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dk, p.dv,
+                                               f.cuSeqlens, int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads), group,
+                                               scale, kv.bm, kv.bn, d, int(f.causal), int(varlen));
+    const AttentionConfig &qc = c.query;
+    launchKernel<AttentionBackwardQuery<T>>(
+        l, {ceilDiv(f.seqlen, qc.bm), f.batch * f.heads}, {qc.numWarps, qc.numStages}, stream, desc(f.q, qRow),
+        desc(f.k, kvRow), desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dq, f.cuSeqlens, int32_t(f.seqlen),
+        int32_t(tokens), int32_t(f.heads), group, scale, qc.bm, qc.bn, d, int(f.causal), int(varlen));
+  }
+};
+
+using AttentionBackwardDeltaF16 = AttentionBackwardDelta<f16>;
+using AttentionBackwardDeltaBf16 = AttentionBackwardDelta<bf16>;
+using AttentionBackwardKeyValueF16 = AttentionBackwardKeyValue<f16>;
+using AttentionBackwardKeyValueBf16 = AttentionBackwardKeyValue<bf16>;
+using AttentionBackwardQueryF16 = AttentionBackwardQuery<f16>;
+using AttentionBackwardQueryBf16 = AttentionBackwardQuery<bf16>;
+TILE_LIBRARY_KERNEL(AttentionBackwardDeltaF16);
+TILE_LIBRARY_KERNEL(AttentionBackwardDeltaBf16);
+TILE_LIBRARY_KERNEL(AttentionBackwardKeyValueF16);
+TILE_LIBRARY_KERNEL(AttentionBackwardKeyValueBf16);
+TILE_LIBRARY_KERNEL(AttentionBackwardQueryF16);
+TILE_LIBRARY_KERNEL(AttentionBackwardQueryBf16);
+
+} // namespace tile::kernels
