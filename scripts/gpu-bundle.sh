@@ -80,8 +80,9 @@ install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
 install -m 644 "$ROOT/bench/torch_train_step_bench.py" "$DEV/torch_train_step_bench.py"
 install -m 644 "$ROOT/bench/torch_conv_bench.py" "$DEV/torch_conv_bench.py"
 install -m 644 "$ROOT/bench/attention_torch_bench.py" "$DEV/attention_torch_bench.py"
+install -m 644 "$ROOT/bench/attention_triton_bwd.py" "$DEV/attention_triton_bwd.py"  # imported by the one above
 staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py" "$DEV/torch_train_step_bench.py" "$DEV/torch_conv_bench.py"
-         "$DEV/attention_torch_bench.py")
+         "$DEV/attention_torch_bench.py" "$DEV/attention_triton_bwd.py")
 
 ours=$(du -cb "${staged[@]}" | tail -1 | cut -f1)
 all=$(du -sb "$DEV" | cut -f1)

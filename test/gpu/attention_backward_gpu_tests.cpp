@@ -12,7 +12,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../common/AttentionReference.h"
+#include "../common/AttentionCase.h"
 #include "SeededGpuTest.h"
 #include "../common/Numerics.h"
 
@@ -35,39 +35,18 @@ protected:
   template <class T>
   void check(const tt::AttentionShape &s, bool varlen, uint16_t (*toBits)(float), float (*fromBits)(uint16_t),
              double tol) {
-    SCOPED_TRACE("heads " + std::to_string(s.heads) + "/" + std::to_string(s.kvHeads) + " d " + std::to_string(s.d) +
-                 (s.causal ? " causal" : "") + (varlen ? " varlen" : "") + " tokens " + std::to_string(s.tokens()));
-    const int64_t tokens = s.tokens(), qRow = int64_t(s.heads) * s.d, kvRow = int64_t(s.kvHeads) * s.d;
+    SCOPED_TRACE(tt::describe(s, varlen));
     std::uniform_real_distribution<float> u(-1.5f, 1.5f);
-    auto randomBits = [&](size_t n) {
-      std::vector<uint16_t> v(n);
-      for (uint16_t &x : v) x = toBits(u(gen_));
-      return v;
-    };
-    std::vector<uint16_t> q = randomBits(size_t(tokens * qRow)), k = randomBits(size_t(tokens * kvRow)),
-                          v = randomBits(size_t(tokens * kvRow)), dO = randomBits(q.size());
-    DeviceBuffer qBuf = DeviceBuffer::fromHost(q), kBuf = DeviceBuffer::fromHost(k), vBuf = DeviceBuffer::fromHost(v),
-                 doBuf = DeviceBuffer::fromHost(dO), starts = DeviceBuffer::fromHost(s.starts);
-    DeviceBuffer oBuf(q.size() * 2), lse(size_t(s.heads * tokens) * 4), delta(lse.bytes());
+    const tt::AttentionInputs in = tt::randomAttentionInputs(s, toBits, [&] { return u(gen_); });
+    const std::vector<uint16_t> &q = in.q, &k = in.k;
+    DeviceBuffer qBuf = DeviceBuffer::fromHost(q), kBuf = DeviceBuffer::fromHost(k),
+                 vBuf = DeviceBuffer::fromHost(in.v), doBuf = DeviceBuffer::fromHost(in.dO),
+                 starts = DeviceBuffer::fromHost(s.starts);
+    DeviceBuffer oBuf(q.size() * 2), lse(size_t(s.heads * s.tokens()) * 4), delta(lse.bytes());
     DeviceBuffer dqBuf(q.size() * 2), dkBuf(k.size() * 2), dvBuf(k.size() * 2);
     for (DeviceBuffer *b : {&oBuf, &lse, &delta, &dqBuf, &dkBuf, &dvBuf}) b->fillBytes(0xFF);
-    int32_t maxLen = 0;
-    for (size_t b = 0; b + 1 < s.starts.size(); ++b) maxLen = std::max(maxLen, s.starts[b + 1] - s.starts[b]);
     const double scale = 0.7 / std::sqrt(double(s.d));
-    tk::AttentionProblem f{qBuf,
-                           kBuf,
-                           vBuf,
-                           oBuf,
-                           lse,
-                           int64_t(s.starts.size()) - 1,
-                           s.heads,
-                           s.kvHeads,
-                           s.d,
-                           varlen ? maxLen : s.starts[1],
-                           varlen ? tk::Address(starts) : tk::Address(nullptr),
-                           tokens,
-                           s.causal,
-                           scale};
+    const tk::AttentionProblem f = tt::attentionProblem(s, varlen, qBuf, kBuf, vBuf, oBuf, lse, starts, scale);
     const tk::AttentionBackwardProblem p{f, doBuf, dqBuf, dkBuf, dvBuf, delta};
     tk::AttentionForward<T>::launch(gAot, f);
     tk::AttentionBackward<T>::launch(gAot, p);
@@ -75,15 +54,10 @@ protected:
     const std::vector<uint16_t> dq = dqBuf.toHost<uint16_t>(q.size()), dk = dkBuf.toHost<uint16_t>(k.size()),
                                 dv = dvBuf.toHost<uint16_t>(k.size());
     tt::AttentionGradients ref =
-        tt::attentionBackwardReference(s, q, k, v, dO, scale, [&](uint16_t x) { return double(fromBits(x)); });
-    auto floats = [&](const std::vector<uint16_t> &x) {
-      std::vector<float> out(x.size());
-      for (size_t i = 0; i < x.size(); ++i) out[i] = fromBits(x[i]);
-      return out;
-    };
-    EXPECT_TRUE(tile::testutil::closeTo(floats(dq), ref.dq, tol, "dq"));
-    EXPECT_TRUE(tile::testutil::closeTo(floats(dk), ref.dk, tol, "dk"));
-    EXPECT_TRUE(tile::testutil::closeTo(floats(dv), ref.dv, tol, "dv"));
+        tt::attentionBackwardReference(s, q, k, in.v, in.dO, scale, [&](uint16_t x) { return double(fromBits(x)); });
+    EXPECT_TRUE(tile::testutil::closeTo(tt::floatsOf(dq, fromBits), ref.dq, tol, "dq"));
+    EXPECT_TRUE(tile::testutil::closeTo(tt::floatsOf(dk, fromBits), ref.dk, tol, "dk"));
+    EXPECT_TRUE(tile::testutil::closeTo(tt::floatsOf(dv, fromBits), ref.dv, tol, "dv"));
 
     for (DeviceBuffer *b : {&dqBuf, &dkBuf, &dvBuf}) b->fillBytes(0xFF);
     tk::AttentionBackward<T>::launch(gAot, p);

@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../common/AttentionReference.h"
+#include "../common/AttentionCase.h"
 #include "SeededGpuTest.h"
 #include "../common/Numerics.h"
 
@@ -34,45 +34,22 @@ class AttentionGpu : public tt::SeededGpuTest {
 protected:
   template <class T>
   void check(const tt::AttentionShape &s, bool varlen, uint16_t (*toBits)(float), float (*fromBits)(uint16_t)) {
-    SCOPED_TRACE("heads " + std::to_string(s.heads) + "/" + std::to_string(s.kvHeads) + " d " + std::to_string(s.d) +
-                 (s.causal ? " causal" : "") + (varlen ? " varlen" : "") + " tokens " + std::to_string(s.tokens()));
-    const int64_t tokens = s.tokens(), qRow = int64_t(s.heads) * s.d, kvRow = int64_t(s.kvHeads) * s.d;
+    SCOPED_TRACE(tt::describe(s, varlen));
     std::uniform_real_distribution<float> u(-1.5f, 1.5f);
-    auto randomBits = [&](size_t n) {
-      std::vector<uint16_t> v(n);
-      for (uint16_t &x : v) x = toBits(u(gen_));
-      return v;
-    };
-    std::vector<uint16_t> q = randomBits(size_t(tokens * qRow)), k = randomBits(size_t(tokens * kvRow)),
-                          v = randomBits(size_t(tokens * kvRow));
-    DeviceBuffer dq = DeviceBuffer::fromHost(q), dk = DeviceBuffer::fromHost(k), dv = DeviceBuffer::fromHost(v);
-    DeviceBuffer dO(q.size() * 2), dLse(size_t(s.heads * tokens) * 4), dStarts = DeviceBuffer::fromHost(s.starts);
+    const tt::AttentionInputs in = tt::randomAttentionInputs(s, toBits, [&] { return u(gen_); });
+    DeviceBuffer dq = DeviceBuffer::fromHost(in.q), dk = DeviceBuffer::fromHost(in.k),
+                 dv = DeviceBuffer::fromHost(in.v), dStarts = DeviceBuffer::fromHost(s.starts);
+    DeviceBuffer dO(in.q.size() * 2), dLse(size_t(s.heads * s.tokens()) * 4);
     dO.fillBytes(0xFF);
     dLse.fillBytes(0xFF);
-    int32_t maxLen = 0;
-    for (size_t b = 0; b + 1 < s.starts.size(); ++b) maxLen = std::max(maxLen, s.starts[b + 1] - s.starts[b]);
     const double scale = 0.7 / std::sqrt(double(s.d));
-    tk::AttentionProblem p{dq,
-                           dk,
-                           dv,
-                           dO,
-                           dLse,
-                           int64_t(s.starts.size()) - 1,
-                           s.heads,
-                           s.kvHeads,
-                           s.d,
-                           varlen ? maxLen : s.starts[1],
-                           varlen ? tk::Address(dStarts) : tk::Address(nullptr),
-                           tokens,
-                           s.causal,
-                           scale};
+    const tk::AttentionProblem p = tt::attentionProblem(s, varlen, dq, dk, dv, dO, dLse, dStarts, scale);
     tk::AttentionForward<T>::launch(gAot, p);
     Context::get().synchronize();
     tt::AttentionReference ref =
-        tt::attentionReference(s, q, k, v, scale, [&](uint16_t x) { return double(fromBits(x)); });
-    std::vector<uint16_t> o = dO.toHost<uint16_t>(q.size());
-    std::vector<float> got(o.size()), lse = dLse.toHost<float>(size_t(s.heads * tokens));
-    for (size_t i = 0; i < o.size(); ++i) got[i] = fromBits(o[i]);
+        tt::attentionReference(s, in.q, in.k, in.v, scale, [&](uint16_t x) { return double(fromBits(x)); });
+    const std::vector<float> got = tt::floatsOf(dO.toHost<uint16_t>(in.q.size()), fromBits),
+                             lse = dLse.toHost<float>(size_t(s.heads * s.tokens()));
     EXPECT_TRUE(tile::testutil::closeTo(got, ref.o, std::is_same_v<T, tile::f16> ? 2e-3 : 1e-2, "o"));
     EXPECT_TRUE(tile::testutil::closeTo(lse, ref.lse, 1e-5, "lse"));
   }

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "../common/Numerics.h"
+#include "SeededGpuTest.h"
 
 #include <algorithm>
 #include <cmath>
@@ -55,14 +56,11 @@ struct Problem {
 
 // Fixture: skips without a GPU, seeds the inputs, and keeps the tuners' disk entries in a private
 // directory (TILE_CACHE_DIR, which the process-wide tuners read too; each ctest runs in its own process).
-class MatmulAutotuneGpu : public ::testing::Test {
+class MatmulAutotuneGpu : public tile::testing::SeededGpuTest {
 protected:
   void SetUp() override {
-    std::string why;
-    if (!gpuAvailable(&why)) GTEST_SKIP() << why;
-    const char *fixed = std::getenv("TILE_TEST_SEED");
-    seed_ = fixed ? static_cast<uint32_t>(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
-    gen_.seed(seed_);
+    SeededGpuTest::SetUp();
+    if (IsSkipped()) return;
     char tmpl[] = "/tmp/tile-autotune-gpu-XXXXXX";
     ASSERT_NE(mkdtemp(tmpl), nullptr);
     dir_ = tmpl;
@@ -71,7 +69,7 @@ protected:
     unsetenv("TILE_FORCE_RECOMPILE");
   }
   void TearDown() override {
-    if (HasFailure()) std::printf("seed %u (replay with TILE_TEST_SEED=%u)\n", seed_, seed_);
+    SeededGpuTest::TearDown();
     if (dir_.empty()) return;
     std::filesystem::remove_all(dir_);
     if (oldCacheDir_) setenv("TILE_CACHE_DIR", oldCacheDir_->c_str(), 1);
@@ -177,8 +175,6 @@ protected:
     Context::get().synchronize();
   }
 
-  uint32_t seed_ = 0;
-  std::mt19937 gen_;
   std::string dir_;
   std::optional<std::string> oldCacheDir_;
 };

@@ -19,6 +19,7 @@
 
 #include "../common/BatchedMatmulCheck.h"
 #include "../common/Numerics.h"
+#include "SeededGpuTest.h"
 
 #include <algorithm>
 #include <cmath>
@@ -45,27 +46,13 @@ using tile::testutil::kPoisonBits;
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
 // Fixture: skips without a GPU, seeds the generator, and prints the seed if anything failed.
-class KernelsGpu : public ::testing::Test {
+class KernelsGpu : public tile::testing::SeededGpuTest {
 protected:
-  void SetUp() override {
-    std::string why;
-    if (!gpuAvailable(&why)) GTEST_SKIP() << why;
-    const char *fixed = std::getenv("TILE_TEST_SEED");
-    seed_ = fixed ? static_cast<uint32_t>(std::strtoul(fixed, nullptr, 10)) : std::random_device{}();
-    gen_.seed(seed_);
-  }
-  void TearDown() override {
-    if (HasFailure()) std::printf("seed %u (replay with TILE_TEST_SEED=%u)\n", seed_, seed_);
-  }
-
   int64_t uniformInt(int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(gen_); }
   float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen_); }
   float normal(float mean, float sd) { return std::normal_distribution<float>(mean, sd)(gen_); }
   // Random row count keeping each case at most ~2M elements, so the host reference stays fast.
   int64_t randomRows(int64_t cols) { return uniformInt(1, std::clamp<int64_t>((int64_t(1) << 21) / cols, 1, 300)); }
-
-  uint32_t seed_ = 0;
-  std::mt19937 gen_;
 };
 
 // A row-major matrix inside a larger buffer: rows x cols valid, rows padded to `stride` elements, starting

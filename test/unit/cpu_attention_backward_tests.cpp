@@ -7,7 +7,7 @@
 #include "tile/kernels/AttentionBackward.h"
 #include "tile/kernels/DslLauncher.h"
 
-#include "../common/AttentionReference.h"
+#include "../common/AttentionCase.h"
 
 #include <cmath>
 
@@ -25,30 +25,17 @@ struct BackwardRun {
   std::vector<float> lse, delta;
 };
 
-std::string describe(const tt::AttentionShape &s, bool varlen) {
-  return "heads " + std::to_string(s.heads) + "/" + std::to_string(s.kvHeads) + " d " + std::to_string(s.d) +
-         (s.causal ? " causal" : "") + (varlen ? " varlen" : "") + " tokens " + std::to_string(s.tokens());
-}
-
 class CpuAttentionBackward : public Seeded {
 protected:
   template <class T>
   BackwardRun run(const tt::AttentionShape &s, bool varlen, double scale, uint16_t (*toBits)(float)) {
-    const int64_t tokens = s.tokens(), qRow = int64_t(s.heads) * s.d, kvRow = int64_t(s.kvHeads) * s.d;
-    auto randomBits = [&](size_t n) {
-      std::vector<uint16_t> x(n);
-      for (uint16_t &e : x) e = toBits(uniform(-1.5f, 1.5f));
-      return x;
-    };
+    tt::AttentionInputs in = tt::randomAttentionInputs(s, toBits, [&] { return uniform(-1.5f, 1.5f); });
     BackwardRun r;
-    r.q = randomBits(size_t(tokens * qRow)), r.dO = randomBits(r.q.size());
-    r.k = randomBits(size_t(tokens * kvRow)), r.v = randomBits(r.k.size());
+    r.q = std::move(in.q), r.k = std::move(in.k), r.v = std::move(in.v), r.dO = std::move(in.dO);
     // Every output poisoned (NaN in f16 and bf16): an element never written fails.
     r.o.assign(r.q.size(), 0xFFFF), r.dq.assign(r.q.size(), 0xFFFF);
     r.dk.assign(r.k.size(), 0xFFFF), r.dv.assign(r.k.size(), 0xFFFF);
-    r.lse = poisoned(size_t(s.heads * tokens)), r.delta = poisoned(r.lse.size());
-    int32_t maxLen = 0;
-    for (size_t b = 0; b + 1 < s.starts.size(); ++b) maxLen = std::max(maxLen, s.starts[b + 1] - s.starts[b]);
+    r.lse = poisoned(size_t(s.heads * s.tokens())), r.delta = poisoned(r.lse.size());
     std::vector<int32_t> starts = s.starts;
     cpu::ScopedBuffer qBuf(r.q.data(), r.q.size() * 2), kBuf(r.k.data(), r.k.size() * 2),
         vBuf(r.v.data(), r.v.size() * 2), doBuf(r.dO.data(), r.dO.size() * 2),
@@ -57,20 +44,8 @@ protected:
         dvBuf(r.dv.data(), r.dv.size() * 2, false), deltaBuf(r.delta.data(), r.delta.size() * 4, false),
         startsBuf(starts.data(), starts.size() * 4);
     tk::DslLauncher cpu{Executor::CPU, /*check=*/true};
-    tk::AttentionProblem f{r.q.data(),
-                           r.k.data(),
-                           r.v.data(),
-                           r.o.data(),
-                           r.lse.data(),
-                           int64_t(s.starts.size()) - 1,
-                           s.heads,
-                           s.kvHeads,
-                           s.d,
-                           varlen ? maxLen : s.starts[1],
-                           varlen ? tk::Address(starts.data()) : tk::Address(nullptr),
-                           tokens,
-                           s.causal,
-                           scale};
+    const tk::AttentionProblem f = tt::attentionProblem(s, varlen, r.q.data(), r.k.data(), r.v.data(), r.o.data(),
+                                                        r.lse.data(), starts.data(), scale);
     tk::AttentionForward<T>::launch(cpu, f);
     tk::AttentionBackward<T>::launch(cpu, {f, r.dO.data(), r.dq.data(), r.dk.data(), r.dv.data(), r.delta.data()});
     return r;
@@ -81,19 +56,14 @@ protected:
   template <class T>
   void check(const tt::AttentionShape &s, bool varlen, uint16_t (*toBits)(float), float (*fromBits)(uint16_t),
              double tol) {
-    SCOPED_TRACE(describe(s, varlen));
+    SCOPED_TRACE(tt::describe(s, varlen));
     const double scale = 0.7 / std::sqrt(double(s.d));
     BackwardRun r = run<T>(s, varlen, scale, toBits);
     auto toDouble = [&](uint16_t x) { return double(fromBits(x)); };
     tt::AttentionGradients ref = tt::attentionBackwardReference(s, r.q, r.k, r.v, r.dO, scale, toDouble);
-    auto floats = [&](const std::vector<uint16_t> &x) {
-      std::vector<float> f(x.size());
-      for (size_t i = 0; i < x.size(); ++i) f[i] = fromBits(x[i]);
-      return f;
-    };
-    EXPECT_TRUE(closeTo(floats(r.dq), ref.dq, tol, "dq"));
-    EXPECT_TRUE(closeTo(floats(r.dk), ref.dk, tol, "dk"));
-    EXPECT_TRUE(closeTo(floats(r.dv), ref.dv, tol, "dv"));
+    EXPECT_TRUE(closeTo(tt::floatsOf(r.dq, fromBits), ref.dq, tol, "dq"));
+    EXPECT_TRUE(closeTo(tt::floatsOf(r.dk, fromBits), ref.dk, tol, "dk"));
+    EXPECT_TRUE(closeTo(tt::floatsOf(r.dv, fromBits), ref.dv, tol, "dv"));
   }
 };
 

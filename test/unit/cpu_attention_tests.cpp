@@ -7,7 +7,7 @@
 #include "tile/kernels/Attention.h"
 #include "tile/kernels/DslLauncher.h"
 
-#include "../common/AttentionReference.h"
+#include "../common/AttentionCase.h"
 
 #include <cmath>
 
@@ -24,31 +24,20 @@ struct Case {
   int bm = 0, bn = 0; ///< 0: the library's launch and tile
 };
 
-std::string describe(const Case &c) {
-  return "heads " + std::to_string(c.shape.heads) + "/" + std::to_string(c.shape.kvHeads) + " d " +
-         std::to_string(c.shape.d) + (c.shape.causal ? " causal" : "") + (c.varlen ? " varlen" : "") + " tokens " +
-         std::to_string(c.shape.tokens()) + (c.bm ? " tile " + std::to_string(c.bm) + "x" + std::to_string(c.bn) : "");
-}
-
 class CpuAttention : public Seeded {
 protected:
   /// Runs `c` on fresh inputs (o and lse poisoned, checking mode) and compares with float64.
   template <class T> void check(const Case &c, uint16_t (*toBits)(float), float (*fromBits)(uint16_t)) {
-    SCOPED_TRACE(describe(c));
     const tt::AttentionShape &s = c.shape;
+    SCOPED_TRACE(tt::describe(s, c.varlen) +
+                 (c.bm ? " tile " + std::to_string(c.bm) + "x" + std::to_string(c.bn) : ""));
     const int64_t tokens = s.tokens(), qRow = int64_t(s.heads) * s.d, kvRow = int64_t(s.kvHeads) * s.d;
-    auto randomBits = [&](size_t n) {
-      std::vector<uint16_t> v(n);
-      for (uint16_t &x : v) x = toBits(uniform(-1.5f, 1.5f));
-      return v;
-    };
-    std::vector<uint16_t> q = randomBits(size_t(tokens * qRow)), k = randomBits(size_t(tokens * kvRow)),
-                          v = randomBits(size_t(tokens * kvRow));
+    tt::AttentionInputs in = tt::randomAttentionInputs(s, toBits, [&] { return uniform(-1.5f, 1.5f); });
+    std::vector<uint16_t> &q = in.q, &k = in.k, &v = in.v;
     std::vector<uint16_t> o(q.size(), 0xFFFF); // NaN in f16 and bf16
     std::vector<float> lse = poisoned(size_t(s.heads * tokens));
     const double scale = 0.7 / std::sqrt(double(s.d));
-    int32_t maxLen = 0;
-    for (size_t b = 0; b + 1 < s.starts.size(); ++b) maxLen = std::max(maxLen, s.starts[b + 1] - s.starts[b]);
+    const int32_t maxLen = tt::longestSequence(s);
     const int batch = int(s.starts.size()) - 1;
     std::vector<int32_t> starts = s.starts;
     // Checking mode: every element read or written must lie in these buffers, and o's rows
@@ -65,26 +54,13 @@ protected:
           float(scale / std::log(2.0)), c.bm, c.bn, s.d, int(s.causal), int(c.varlen));
     } else {
       tk::DslLauncher cpu{Executor::CPU, /*check=*/true};
-      tk::AttentionProblem p{q.data(),
-                             k.data(),
-                             v.data(),
-                             o.data(),
-                             lse.data(),
-                             batch,
-                             s.heads,
-                             s.kvHeads,
-                             s.d,
-                             c.varlen ? maxLen : s.starts[1],
-                             c.varlen ? tk::Address(starts.data()) : tk::Address(nullptr),
-                             tokens,
-                             s.causal,
-                             scale};
+      const tk::AttentionProblem p =
+          tt::attentionProblem(s, c.varlen, q.data(), k.data(), v.data(), o.data(), lse.data(), starts.data(), scale);
       tk::AttentionForward<T>::launch(cpu, p);
     }
     tt::AttentionReference ref =
         tt::attentionReference(s, q, k, v, scale, [&](uint16_t x) { return double(fromBits(x)); });
-    std::vector<float> got(o.size());
-    for (size_t i = 0; i < o.size(); ++i) got[i] = fromBits(o[i]);
+    const std::vector<float> got = tt::floatsOf(o, fromBits);
     // P is rounded to the inputs' type before P·V (as FlashAttention does): about 2^-9 (f16)
     // or 2^-6 (bf16) of each weight, averaging out over the keys.
     EXPECT_TRUE(closeTo(got, ref.o, std::is_same_v<T, f16> ? 2e-3 : 1e-2, "o"));

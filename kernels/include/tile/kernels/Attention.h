@@ -94,6 +94,25 @@ inline SequenceExtent sequenceExtent(Value b, Value seqlen, Value cuSeqlens, boo
   return {start, len};
 }
 
+/// The key blocks a block of BM queries from m0 walks: [0, unmaskedHi) wholly visible to every
+/// query (unmasked), then [unmaskedHi, maskedHi), the blocks the mask cuts (the ragged tail, or
+/// the causal diagonal). A block of queries past its sequence's end walks none. Causal needs
+/// BN to divide BM (the diagonal starts at m0).
+struct KeyBlockRuns {
+  Value unmaskedHi, maskedHi;
+};
+inline KeyBlockRuns keyBlockRuns(Value m0, Value len, int bm, int bn, bool causal) {
+  Value hi = causal ? minimum(m0 + bm, len) : len;
+  hi = where(m0 < len, hi, 0);
+  return {minimum(causal ? m0 : (len / bn) * bn, hi), hi};
+}
+
+/// [queries, keys] i1: which scores a query sees (keys inside the sequence; causal: key <= query).
+inline Value visibleScores(Value queries, Value keys, Value len, bool causal) {
+  Value visible = row(keys < len);
+  return causal ? visible & (col(queries) >= row(keys)) : visible;
+}
+
 } // namespace detail
 
 /// The forward pass: O and the row log-sum-exp (natural log, [heads, tokens] f32, what the
@@ -116,30 +135,25 @@ template <class T> struct AttentionForward {
     Value qBlock = load(q, {start + m0, h * D}, {BM, D});
     const float inf = std::numeric_limits<float>::infinity();
     detail::OnlineSoftmax st{full({BM}, -inf, DType::f32), zeros({BM}, DType::f32), zeros({BM, D}, DType::f32)};
-    // Key blocks wholly visible to every row run unmasked; then the blocks the mask cuts
-    // (the ragged tail, or the causal diagonal). A program past its sequence's end runs none.
-    Value hi = CAUSAL ? minimum(m0 + BM, len) : len;
-    hi = where(m0 < len, hi, 0);
-    Value lo = minimum(CAUSAL ? m0 : (len / BN) * BN, hi);
+    Value rows = m0 + arange(0, BM);
+    const detail::KeyBlockRuns runs = detail::keyBlockRuns(m0, len, BM, BN, CAUSAL);
     auto step = [&](bool masked) {
       return [&, masked](Value n0, std::vector<Value> c) {
         Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
         Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
         Value mask;
         if (masked) {
-          Value cols = n0 + arange(0, BN);
-          mask = row(cols < len);
-          if (CAUSAL) mask = mask & (col(m0 + arange(0, BM)) >= row(cols));
+          Value keys = n0 + arange(0, BN);
+          mask = detail::visibleScores(rows, keys, len, CAUSAL);
         }
         detail::OnlineSoftmax next =
             detail::attentionStep({c[0], c[1], c[2]}, qBlock, kBlock, vBlock, scaleLog2, mask, kElem);
         return std::vector<Value>{next.m, next.l, next.acc};
       };
     };
-    std::vector<Value> c = for_range(0, lo, BN, {st.m, st.l, st.acc}, step(false));
-    c = for_range(lo, hi, BN, c, step(true));
+    std::vector<Value> c = for_range(0, runs.unmaskedHi, BN, {st.m, st.l, st.acc}, step(false));
+    c = for_range(runs.unmaskedHi, runs.maskedHi, BN, c, step(true));
 
-    Value rows = m0 + arange(0, BM);
     Value inside = rows < len;
     Value out = c[2] * col(1.0f / c[1]); // one division per row
     Value cols = arange(0, D);

@@ -193,7 +193,7 @@ template <class T> struct AttentionBackwardKeyValue {
 };
 
 /// Kernel 3 of the backward: dQ of BM query rows of one head, walking the key blocks as the
-/// forward does (wholly visible blocks unmasked, then the ones the mask cuts).
+/// forward does (detail::keyBlockRuns).
 template <class T> struct AttentionBackwardQuery {
   static_assert(std::is_same_v<T, f16> || std::is_same_v<T, bf16>, "attention inputs are f16 or bf16");
   static constexpr const char *name = std::is_same_v<T, f16> ? "attention_bwd_dq_f16" : "attention_bwd_dq_bf16";
@@ -216,26 +216,22 @@ template <class T> struct AttentionBackwardQuery {
     Value d = load(delta + at, inside, 0.0f);
     Value scaleLog2 = scale * float(M_LOG2E);
 
-    Value hi = CAUSAL ? minimum(m0 + BM, len) : len;
-    hi = where(m0 < len, hi, 0);
-    Value lo = minimum(CAUSAL ? m0 : (len / BN) * BN, hi);
+    const detail::KeyBlockRuns runs = detail::keyBlockRuns(m0, len, BM, BN, CAUSAL);
     auto block = [&](bool masked) {
       return [&, masked](Value n0, std::vector<Value> c) {
         Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
         Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
         Value p = exp2(dot(qBlock, trans(kBlock)) * scaleLog2 - col(lse2)); // [BM, BN]
         if (masked) {
-          Value cols = n0 + arange(0, BN);
-          Value visible = row(cols < len);
-          if (CAUSAL) visible = visible & (col(rows) >= row(cols));
-          p = where(visible, p, 0.0f);
+          Value keys = n0 + arange(0, BN);
+          p = where(detail::visibleScores(rows, keys, len, CAUSAL), p, 0.0f);
         }
         Value ds = p * (dot(doBlock, trans(vBlock)) - col(d));
         return std::vector<Value>{dot(cast(ds, kElem), kBlock, c[0])};
       };
     };
-    std::vector<Value> dqAcc = for_range(0, lo, BN, {zeros({BM, D}, DType::f32)}, block(false));
-    dqAcc = for_range(lo, hi, BN, dqAcc, block(true));
+    std::vector<Value> dqAcc = for_range(0, runs.unmaskedHi, BN, {zeros({BM, D}, DType::f32)}, block(false));
+    dqAcc = for_range(runs.unmaskedHi, runs.maskedHi, BN, dqAcc, block(true));
     store(dq + col(start + rows) * (heads * D) + (row(arange(0, D)) + h * D), cast(dqAcc[0] * scale, kElem),
           col(inside));
   };
