@@ -364,3 +364,42 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// Two independent dots of buffers issued back to back (attention's backward: S and dP) go
+// in flight together: the first waited for when the second is issued, the second only
+// before its result's first use, so the first's consumer (the exp2) runs beside it. A dot
+// that reads the first's result stays synchronous.
+// CHECK-LABEL: func.func @independent_dots
+// CHECK:      %[[S:.*]] = tile.warpgroup_dot %arg0, %arg1, %{{.*}} {pendings = 1 : i32}
+// CHECK-NEXT: %[[DP:.*]] = tile.warpgroup_dot %arg0, %arg2, %{{.*}} {pendings = 1 : i32}
+// CHECK-NEXT: %[[S1:.*]] = tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK-NEXT: %[[P:.*]] = math.exp2 %[[S1]]
+// CHECK-NEXT: %[[DP1:.*]] = tile.warpgroup_dot_wait %[[DP]] {pendings = 0 : i32}
+// CHECK-NEXT: arith.mulf %[[P]], %[[DP1]]
+// CHECK-LABEL: func.func @dependent_dots
+// CHECK-NOT:  pendings
+// CHECK-NOT:  tile.warpgroup_dot_wait
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#shared = #tile.nvmma_shared<swizzle = 128>
+module attributes {tile.target = "sm_90a"} {
+  func.func @independent_dots(%a: !tile.memdesc<64x64xf16, #shared>, %b: !tile.memdesc<64x64xf16, #shared>,
+                              %c: !tile.memdesc<64x64xf16, #shared>, %out: tensor<64x64x!tile.ptr<f32>, #mma>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %s = tile.warpgroup_dot %a, %b, %zero : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    %dp = tile.warpgroup_dot %a, %c, %zero : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    %p = math.exp2 %s : tensor<64x64xf32, #mma>
+    %ds = arith.mulf %p, %dp : tensor<64x64xf32, #mma>
+    tile.store %out, %ds : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+  func.func @dependent_dots(%a: !tile.memdesc<64x64xf16, #shared>, %b: !tile.memdesc<64x64xf16, #shared>,
+                            %out: tensor<64x64x!tile.ptr<f32>, #mma>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %s = tile.warpgroup_dot %a, %b, %zero : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    %t = tile.warpgroup_dot %a, %b, %s : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    tile.store %out, %t : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+}

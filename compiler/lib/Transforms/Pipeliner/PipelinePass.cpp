@@ -3,7 +3,8 @@
 // (InLoopSchedule.cpp), or across the tiles of a persistent tile loop
 // (CrossTileSchedule.cpp). Loops tile-warp-specialize split before are left without
 // candidates and so untouched. Then, on sm_90a, blocks the kernel copies once outside its
-// loops for warpgroup dots move by TMA too (OneShotTma.cpp).
+// loops for warpgroup dots move by TMA too (OneShotTma.cpp), and independent dots issued
+// back to back go in flight together (OverlapDots.cpp).
 #include "Pipeliner.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
@@ -42,7 +43,9 @@ struct Pipeline : mlir::tile::impl::TilePipelineBase<Pipeline> {
     }
     if (targetHasWgmma(getOperation()))
       getOperation().walk([&](func::FuncOp f) {
-        if (f->hasAttr(kKernelAttr)) copyTopLevelBlocksByTma(f);
+        if (!f->hasAttr(kKernelAttr)) return;
+        copyTopLevelBlocksByTma(f);
+        overlapIndependentDots(f);
       });
   }
 };

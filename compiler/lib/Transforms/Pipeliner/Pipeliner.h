@@ -11,6 +11,7 @@
 //               WarpSpecialize.cpp     a producer warp and consumer warps (its own pass,
 //                                      tile-warp-specialize, run just before tile-pipeline)
 //               OneShotTma.cpp         outside loops: a block copied once, by TMA
+//               OverlapDots.cpp        two independent dots of a block in flight together
 //   lower     the ops made here (tile.async_copy, tile.async_tma_load, tile.barrier_wait, ...)
 //             are lowered by convert-tile-to-llvm; tile-insert-barriers adds the barriers.
 #ifndef TILE_TRANSFORMS_PIPELINER_PIPELINER_H
@@ -91,6 +92,11 @@ void pipelineAcrossTiles(LoopPlan &plan);
 /// becomes one TMA copy into its buffer on an mbarrier of its own, instead of a masked load
 /// from registers. Returns how many.
 unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
+
+/// Within blocks (OverlapDots.cpp): two independent warpgroup dots issued back to back both
+/// go in flight, the second waited for only before its result's first use. Returns how many
+/// pairs.
+unsigned overlapIndependentDots(func::FuncOp kernel);
 
 /// Buffers of `block` that stage the same load with the same type and are only read (one
 /// per dot that reads the block: attention's backward reads Q as both Qᵀ and Q) become the

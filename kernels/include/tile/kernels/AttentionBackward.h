@@ -162,14 +162,18 @@ template <class T> struct AttentionBackwardKeyValue {
         // Rows past the sequence (masked blocks only) read neither L nor D.
         Value lse2 = (masked ? load(lse + at, rows < len, 0.0f) : load(lse + at)) * float(M_LOG2E);
         Value d = masked ? load(delta + at, rows < len, 0.0f) : load(delta + at);
-        Value pT = exp2(dot(kBlock, trans(qBlock)) * scaleLog2 - row(lse2)); // [BN, BM]
+        // Both products of the block first: they are independent, so the second's wgmmas run
+        // while the first's exp2 does (tile-pipeline's OverlapDots).
+        Value sT = dot(kBlock, trans(qBlock)); // [BN, BM]
+        Value dpT = dot(vBlock, trans(doBlock));
+        Value pT = exp2(sT * scaleLog2 - row(lse2));
         if (masked) {
           Value visible = row(rows < len);
           if (CAUSAL) visible = visible & (row(rows) >= col(keys));
           pT = where(visible, pT, 0.0f);
         }
         Value dvNext = dot(cast(pT, kElem), doBlock, c[1]);
-        Value dsT = pT * (dot(vBlock, trans(doBlock)) - row(d));
+        Value dsT = pT * (dpT - row(d));
         Value dkNext = dot(cast(dsT, kElem), qBlock, c[0]);
         return std::vector<Value>{dkNext, dvNext};
       });
@@ -221,12 +225,14 @@ template <class T> struct AttentionBackwardQuery {
       return [&, masked](Value n0, std::vector<Value> c) {
         Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
         Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
-        Value p = exp2(dot(qBlock, trans(kBlock)) * scaleLog2 - col(lse2)); // [BM, BN]
+        Value s = dot(qBlock, trans(kBlock));   // [BM, BN]
+        Value dp = dot(doBlock, trans(vBlock)); // in flight during s's exp2 (as in dK/dV)
+        Value p = exp2(s * scaleLog2 - col(lse2));
         if (masked) {
           Value keys = n0 + arange(0, BN);
           p = where(detail::visibleScores(rows, keys, len, CAUSAL), p, 0.0f);
         }
-        Value ds = p * (dot(doBlock, trans(vBlock)) - col(d));
+        Value ds = p * (dp - col(d));
         return std::vector<Value>{dot(cast(ds, kElem), kBlock, c[0])};
       };
     };
