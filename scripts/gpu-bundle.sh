@@ -50,10 +50,12 @@ staged+=("$DEV/executables.tar.xz")
 # matmul, whose SASS must show HMMA; matmul_tma_f16_0: the descriptor matmul, whose SASS must show
 # HGMMA and TMA loads (UTMALDG); matmul_tma_tf32_bt_0: TF32 on wgmma (HGMMA ... TF32);
 # matmul_tma_persistent_f16_out_f16_0: the persistent grid, its C blocks by TMA stores (UTMASTG);
-# see gen_kernels_aot.cpp).
+# attention_fwd_f16_12: the d128 forward, warp-specialised (HGMMA with a register A, no local
+# memory); attention_bwd_dkdv_f16_12: the d128 dK/dV; see gen_kernels_aot.cpp and the kernels'
+# variants(): three specialisations per declared variant).
 mkdir -p "$DEV/ptx"
 for p in vector_add_0 vector_add_1 softmax_30 layernorm_fwd_36 matmul_f16_0 matmul_tma_f16_0 matmul_tma_tf32_bt_0 \
-  matmul_tma_persistent_f16_out_f16_0; do
+  matmul_tma_persistent_f16_out_f16_0 attention_fwd_f16_12 attention_bwd_dkdv_f16_12; do
   install -m 644 "$BUILD/kernels/aot/kernels_aot_ptx/$p.ptx" "$DEV/ptx/$p.ptx"
   staged+=("$DEV/ptx/$p.ptx")
 done

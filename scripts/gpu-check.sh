@@ -245,19 +245,23 @@ if [ "$full" = 1 ] && [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$C
     name=$(basename "$ptx" .ptx)
     cubin="$SASS_DIR/$name.cubin"
     arch=$(grep -m1 -o '^\.target sm_[0-9]*a\?' "$ptx" | cut -d' ' -f2)
-    if "$CUDA_BIN/ptxas" -arch="${arch:-sm_90}" -lineinfo "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
+    if "$CUDA_BIN/ptxas" -v -arch="${arch:-sm_90}" -lineinfo "$ptx" -o "$cubin" >"$SASS_DIR/$name.ptxas.log" 2>&1; then
       "$CUDA_BIN/cuobjdump" -sass "$cubin" >"$SASS_DIR/$name.sass" 2>&1
       ldg=$(grep -c 'LDG.E.128' "$SASS_DIR/$name.sass"); stg=$(grep -c 'STG.E.128' "$SASS_DIR/$name.sass")
       local_mem=$(grep -cE '\b(LDL|STL)\b' "$SASS_DIR/$name.sass")
       hmma=$(grep -c 'HMMA' "$SASS_DIR/$name.sass"); hgmma=$(grep -c 'HGMMA' "$SASS_DIR/$name.sass")
       utma=$(grep -c 'UTMALDG' "$SASS_DIR/$name.sass"); utmast=$(grep -c 'UTMASTG' "$SASS_DIR/$name.sass")
+      # wgmma with its A operand in registers (attention's P): HGMMA.<shape> Rd, Ra, gdesc[...].
+      hgmma_rs=$(grep -cE 'HGMMA[.A-Z0-9x]* R[0-9]+, R[0-9]+' "$SASS_DIR/$name.sass")
+      regs=$(grep -o 'Used [0-9]* registers' "$SASS_DIR/$name.ptxas.log" | head -1 | grep -o '[0-9]*')
+      warnings=$(grep -c 'warning' "$SASS_DIR/$name.ptxas.log")
       # The PTX's .loc directives survive into the SASS: the DSL source lines nvdisasm names.
       lines=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'line [0-9]*' | sort -u | wc -l)
       # The file most instructions come from (the first named is the kernel's declaration site).
       file=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'File "[^"]*"' | sort | uniq -c |
         sort -rn | head -1 | sed 's|.*/||; s|"||g')
-      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA, %s UTMALDG, %s UTMASTG, %s LDL/STL, %s DSL lines of %s; ' \
-        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$utma" "$utmast" "$local_mem" "$lines" "${file:-?}")"
+      sass_line+="$(printf '%s (%s): %s LDG.E.128, %s STG.E.128, %s HMMA, %s HGMMA (%s register A), %s UTMALDG, %s UTMASTG, %s LDL/STL, %s registers, %s ptxas warnings, %s DSL lines of %s; ' \
+        "$name" "$arch" "$ldg" "$stg" "$hmma" "$hgmma" "$hgmma_rs" "$utma" "$utmast" "$local_mem" "${regs:-?}" "$warnings" "$lines" "${file:-?}")"
     else
       sass_line+="$name: ptxas failed: $(head -c 300 "$SASS_DIR/$name.ptxas.log"); "
     fi

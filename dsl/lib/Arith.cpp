@@ -13,7 +13,7 @@ namespace arith = mlir::arith;
 
 namespace {
 
-enum class Bin { Add, Sub, Mul, Div, Rem, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Shl, Shr, Max, Min, Where };
+enum class Bin { Add, Sub, Mul, Div, Rem, Lt, Le, Gt, Ge, Eq, Ne, And, Or, Xor, Shl, Shr, Max, Min, Where, Fma };
 
 const char *binName(Bin k) {
   switch (k) {
@@ -36,6 +36,7 @@ const char *binName(Bin k) {
   case Bin::Max: return "maximum";
   case Bin::Min: return "minimum";
   case Bin::Where: return "where";
+  case Bin::Fma: return "fma";
   }
   return "?";
 }
@@ -337,6 +338,34 @@ Value exp2(Operand x, SrcLoc loc) { return mathFn(Fn::Exp2, "exp2", x, loc); }
 Value log(Operand x, SrcLoc loc) { return mathFn(Fn::Log, "log", x, loc); }
 Value sqrt(Operand x, SrcLoc loc) { return mathFn(Fn::Sqrt, "sqrt", x, loc); }
 Value rsqrt(Operand x, SrcLoc loc) { return mathFn(Fn::Rsqrt, "rsqrt", x, loc); }
+
+Value fma(Operand a, Operand b, Operand c, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "fma");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value vs[3];
+  mlir::Type e;
+  const Operand *ops[3] = {&a, &b, &c};
+  for (int i = 0; i < 3; ++i) {
+    if (ops[i]->kind != Operand::Kind::V) continue;
+    vs[i] = use(s, ops[i]->value, ops[i]->loc, "fma");
+    mlir::Type t = mlir::getElementTypeOrSelf(vs[i].getType());
+    e = e ? promote(s.ctx, e, t) : t;
+  }
+  if (!e) fail(loc) << "fma: give at least one tile value (for numbers, compute a * b + c in C++)";
+  if (!mlir::isa<mlir::FloatType>(e))
+    fail(loc) << "fma needs floating-point operands, got " << typeStr(e)
+              << " (unsupported dtype; convert with tile::cast(x, DType::f32))";
+  auto shape = commonShape(Bin::Fma, {vs[0], vs[1], vs[2]}, loc);
+  const bool narrow = e.getIntOrFloatBitWidth() < 32;
+  mlir::Type f32 = mlir::Float32Type::get(s.ctx);
+  mlir::Value xs[3];
+  for (int i = 0; i < 3; ++i) {
+    xs[i] = materialize(s, l, *ops[i], e, shape, "fma");
+    if (narrow) xs[i] = convertElem(s, l, xs[i], f32);
+  }
+  mlir::Value r = mlir::math::FmaOp::create(s.builder, l, xs[0], xs[1], xs[2]);
+  return wrap(narrow ? convertElem(s, l, r, e) : r);
+}
 
 Value abs(Operand x, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "abs");

@@ -51,7 +51,7 @@ protected:
           TensorDescArg{q.data(), {tokens, qRow}, {qRow, 1}}, TensorDescArg{k.data(), {tokens, kvRow}, {kvRow, 1}},
           TensorDescArg{v.data(), {tokens, kvRow}, {kvRow, 1}}, static_cast<void *>(o.data()), lse.data(),
           c.varlen ? starts.data() : nullptr, maxLen, int32_t(tokens), s.heads, s.heads / s.kvHeads,
-          float(scale / std::log(2.0)), c.bm, c.bn, s.d, int(s.causal), int(c.varlen));
+          float(scale / std::log(2.0)), c.bm, c.bn, s.d, int(s.causal), int(c.varlen), /*WS=*/1);
     } else {
       tk::DslLauncher cpu{Executor::CPU, /*check=*/true};
       const tk::AttentionProblem p =

@@ -35,6 +35,7 @@ enum class Op {
   Div,
   Max,
   Min,
+  Fma,
   Where,
   Reduce,
   ArgMax,
@@ -61,14 +62,15 @@ enum class Via {
 /// [BP, BM, BN] for a rank-3 program.
 struct Node {
   Op op;
-  int a = -1, b = -1, c = -1, d = -1; ///< operands (Where: a < b ? c : d; Loop: init a, step b; If: a / b)
-  int input = 0;                      ///< Input: which of in0..in2
-  float value = 0;                    ///< Const: the value; Input: `other` of the masked load
-  int axis = 0;                       ///< Reduce/ArgMax
-  Red red = Red::Sum;                 ///< Reduce
-  int scope = -1;                     ///< the loop (its id) whose body this node belongs to; -1: top level
-  int loop = -1;                      ///< Loop/Iter/Carried: the loop's id
-  DotInput dotInput = DotInput::F32;  ///< Dot: what the inputs are rounded to
+  int a = -1, b = -1, c = -1,
+      d = -1;         ///< operands (Where: a < b ? c : d; Fma: a · b + c; Loop: init a, step b; If: a / b)
+  int input = 0;      ///< Input: which of in0..in2
+  float value = 0;    ///< Const: the value; Input: `other` of the masked load
+  int axis = 0;       ///< Reduce/ArgMax
+  Red red = Red::Sum; ///< Reduce
+  int scope = -1;     ///< the loop (its id) whose body this node belongs to; -1: top level
+  int loop = -1;      ///< Loop/Iter/Carried: the loop's id
+  DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
   Via via = Via::Pointers; ///< Input, Row, Col
   /// Loop: LoopOptions::warpSpecialize, a hint the compiler must ignore for these loops (no
@@ -167,6 +169,7 @@ const char *opName(Op op) {
   case Op::Div: return "a / (|b| + 1)";
   case Op::Max: return "maximum";
   case Op::Min: return "minimum";
+  case Op::Fma: return "clamp(fma(a, b, c))";
   case Op::Where: return "where(a < b, c, d)";
   case Op::Reduce: return "reduce";
   case Op::ArgMax: return "argmax";
@@ -323,10 +326,11 @@ private:
       n.op = unary[pick(0, 3)];
       n.a = operand(scope);
     } else if (r < 53) {
-      static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min};
-      n.op = binary[pick(0, 5)];
+      static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Fma};
+      n.op = binary[pick(0, 6)];
       n.a = operand(scope);
       n.b = operand(scope);
+      if (n.op == Op::Fma) n.c = operand(scope);
     } else if (r < 63) {
       n.op = Op::Where;
       n.a = leafOperand(scope);
@@ -498,6 +502,7 @@ struct Tracer {
     case Op::Div: return A() / (abs(B()) + 1.0f);
     case Op::Max: return maximum(A(), B());
     case Op::Min: return minimum(A(), B());
+    case Op::Fma: return maximum(minimum(fma(A(), B(), build(n.c, at)), kMulClamp), -kMulClamp);
     case Op::Where: return where(A() < B(), build(n.c, at), build(n.d, at));
     case Op::Reduce: {
       float identity = n.red == Red::Sum ? 0.f : n.red == Red::Max ? -kInf : kInf;
@@ -762,6 +767,15 @@ struct Reference {
       return binary(A(), B(), [](double x, double a, double y, double b, double &v, double &r) {
         v = std::min(x, y), r = std::max(a, b);
       });
+    case Op::Fma: {
+      const Tile &x = A(), &y = B(), &z = eval(n.c, at);
+      Tile t{std::vector<double>(size()), std::vector<double>(size())};
+      for (size_t k = 0; k < size(); ++k) {
+        t.v[k] = std::clamp(x.v[k] * y.v[k] + z.v[k], -double(kMulClamp), double(kMulClamp));
+        t.mag[k] = std::min(x.mag[k] * y.mag[k], 4.0 * kMulClamp) + z.mag[k] + std::fabs(t.v[k]);
+      }
+      return t;
+    }
     case Op::Where: {
       const Tile &l = A(), &rr = B(), &x = eval(n.c, at), &y = eval(n.d, at);
       Tile t{std::vector<double>(size()), std::vector<double>(size())};

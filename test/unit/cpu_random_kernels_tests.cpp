@@ -38,12 +38,13 @@ TEST(CpuRandomKernels, MatchFloat64Reference) {
   uint64_t base =
       seedEnv ? std::strtoull(seedEnv, nullptr, 10) : (uint64_t(std::random_device{}()) << 20) ^ std::random_device{}();
   int count = countEnv ? std::atoi(countEnv) : 200;
-  int failures = 0, attention = 0;
+  int failures = 0, attention = 0, fma = 0;
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < count && failures < 5; ++i) {
     uint64_t seed = base + uint64_t(i);
     RandomCase c = tile::randomkernels::makeRandomCase(seed);
     attention += c.describe().find("= attention(") != std::string::npos;
+    fma += c.describe().find("fma(") != std::string::npos;
     const size_t tail = 16;
     std::vector<float> out = poisoned(c.expected.size() + tail), out2 = poisoned(c.expectedRows.size() + tail);
     std::string replay = "random program, seed " + std::to_string(seed) +
@@ -65,8 +66,8 @@ TEST(CpuRandomKernels, MatchFloat64Reference) {
     }
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%d random programs (%d with an attention block) from seed %llu in %.1f s\n", count, attention,
-              static_cast<unsigned long long>(base), s);
+  std::printf("%d random programs (%d with an attention block, %d with an fma) from seed %llu in %.1f s\n", count,
+              attention, fma, static_cast<unsigned long long>(base), s);
 }
 
 } // namespace

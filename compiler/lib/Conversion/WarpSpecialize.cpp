@@ -79,6 +79,53 @@ struct BarrierArriveLowering : OpConversionPattern<BarrierArriveOp> {
   }
 };
 
+/// Named barriers of the consumer warpgroups' turns: 2 + warpgroup (0 is the program's
+/// barrier, 1 the consumers', emitProgramBarrier); two warpgroups' threads meet on each.
+constexpr int64_t kFirstTurnBarrier = 2, kTurnThreads = 256;
+
+/// The turn ops: warpgroup w = tid / 128 waits on barrier 2 + w or arrives on 2 + (w + 1) mod
+/// groups, all warpgroups or only `only` (a pass: not the last warpgroup where `skip` holds).
+template <class TurnOp> struct TurnLowering : OpConversionPattern<TurnOp> {
+  using OpConversionPattern<TurnOp>::OpConversionPattern;
+  LogicalResult matchAndRewrite(TurnOp op, typename TurnOp::Adaptor adaptor,
+                                ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    (void)adaptor; // a pass's skip
+    const int64_t groups = op.getGroups();
+    Value group = LLVM::UDivOp::create(rewriter, loc, threadId(rewriter, loc), i32(rewriter, loc, 128));
+    auto emit = [&] {
+      Value threads = i32(rewriter, loc, kTurnThreads);
+      if constexpr (std::is_same_v<TurnOp, TurnWaitOp>) {
+        Value id = LLVM::AddOp::create(rewriter, loc, group, i32(rewriter, loc, kFirstTurnBarrier));
+        NVVM::BarrierOp::create(rewriter, loc, Type(), id, threads, nullptr, Value());
+      } else {
+        Value next =
+            LLVM::URemOp::create(rewriter, loc, LLVM::AddOp::create(rewriter, loc, group, i32(rewriter, loc, 1)),
+                                 i32(rewriter, loc, groups));
+        Value id = LLVM::AddOp::create(rewriter, loc, next, i32(rewriter, loc, kFirstTurnBarrier));
+        NVVM::BarrierArriveOp::create(rewriter, loc, id, threads);
+      }
+    };
+    // Which warpgroups take part: all, or only `only`; where `skip` holds, not the last.
+    auto is = [&](LLVM::ICmpPredicate p, int64_t g) {
+      return LLVM::ICmpOp::create(rewriter, loc, p, group, i32(rewriter, loc, g)).getResult();
+    };
+    Value takesPart;
+    if (std::optional<int32_t> only = op.getOnly()) takesPart = is(LLVM::ICmpPredicate::eq, *only);
+    if constexpr (std::is_same_v<TurnOp, TurnPassOp>)
+      if (Value skip = adaptor.getSkip()) {
+        Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(), 1);
+        Value notLast = LLVM::OrOp::create(rewriter, loc, is(LLVM::ICmpPredicate::ne, groups - 1),
+                                           LLVM::XOrOp::create(rewriter, loc, skip, one));
+        takesPart = takesPart ? LLVM::AndOp::create(rewriter, loc, takesPart, notLast).getResult() : notLast;
+      }
+    if (takesPart) emitIf(rewriter, loc, [&] { return takesPart; }, emit);
+    else emit();
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 std::map<std::string, int64_t> mlir::tile::markWarpPartitions(ModuleOp module) {
@@ -128,5 +175,6 @@ void mlir::tile::emitIf(ConversionPatternRewriter &rewriter, Location loc, llvm:
 }
 
 void mlir::tile::populateWarpSpecializePatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<WarpSpecializeLowering, BarrierArriveLowering>(converter, patterns.getContext());
+  patterns.add<WarpSpecializeLowering, BarrierArriveLowering, TurnLowering<TurnWaitOp>, TurnLowering<TurnPassOp>>(
+      converter, patterns.getContext());
 }

@@ -203,6 +203,23 @@ LogicalResult WarpSpecializeOp::verify() {
   return success();
 }
 
+/// A turn op's rule: in a tile.warp_specialize op's consumers, one turn per consumer
+/// warpgroup, `only` one of them.
+static LogicalResult verifyTurn(Operation *op, int64_t groups, std::optional<int32_t> only) {
+  if (only && (*only < 0 || *only >= groups))
+    return op->emitOpError("'only' names one of the ") << groups << " warpgroups, got " << *only;
+  auto split = op->getParentOfType<WarpSpecializeOp>();
+  if (!split || !split.getConsumers().isAncestor(op->getParentRegion()))
+    return op->emitOpError("orders the consumer warpgroups of a tile.warp_specialize op: it belongs in its consumers");
+  if (int64_t(split.getConsumerWarps()) != 4 * groups)
+    return op->emitOpError("takes turns among all ")
+           << split.getConsumerWarps() / 4 << " consumer warpgroups, got " << groups << " groups";
+  return success();
+}
+
+LogicalResult TurnWaitOp::verify() { return verifyTurn(*this, getGroups(), getOnly()); }
+LogicalResult TurnPassOp::verify() { return verifyTurn(*this, getGroups(), getOnly()); }
+
 LogicalResult StoreOp::verify() {
   if (failed(verifyBox(*this, getDesc(), getDescOffsets(), getValue().getType(), getMask(), "store"))) return failure();
   return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());

@@ -78,6 +78,9 @@ Value where(Operand cond, Operand a, Operand b, SrcLoc loc = SrcLoc::current());
 Value cast(Operand x, DType to, SrcLoc loc = SrcLoc::current());
 Value exp(Operand x, SrcLoc loc = SrcLoc::current());
 Value exp2(Operand x, SrcLoc loc = SrcLoc::current());
+/// a · b + c rounded once (a fused multiply-add, Triton's tl.fma): floats, broadcast like the
+/// binary operators; f16/bf16 are computed in f32 and rounded back once.
+Value fma(Operand a, Operand b, Operand c, SrcLoc loc = SrcLoc::current());
 Value log(Operand x, SrcLoc loc = SrcLoc::current());
 Value sqrt(Operand x, SrcLoc loc = SrcLoc::current());
 Value rsqrt(Operand x, SrcLoc loc = SrcLoc::current());

@@ -719,3 +719,35 @@ func.func @tma_load_on_a_ring(%d: !tile.tensordesc<f16, 2>, %o: i32, %pred: i1,
   tile.async_tma_load %d[%o, %o] -> %buf, %bars, %pred : !tile.tensordesc<f16, 2>, !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.memdesc<2x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   return
 }
+
+// -----
+
+// Turns order the consumer warpgroups of a warp-specialised program: not elsewhere, among all
+// of them, `only` one of them.
+func.func @turn_outside_consumers() {
+  // expected-error @+1 {{'tile.turn_wait' op orders the consumer warpgroups of a tile.warp_specialize op: it belongs in its consumers}}
+  tile.turn_wait {groups = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @turn_groups() {
+  tile.warp_specialize producer {
+  } consumers {
+    // expected-error @+1 {{'tile.turn_pass' op takes turns among all 3 consumer warpgroups, got 2 groups}}
+    tile.turn_pass {groups = 2 : i32}
+  } {consumer_warps = 12 : i32}
+  return
+}
+
+// -----
+
+func.func @turn_only() {
+  tile.warp_specialize producer {
+  } consumers {
+    // expected-error @+1 {{'tile.turn_pass' op 'only' names one of the 2 warpgroups, got 2}}
+    tile.turn_pass {groups = 2 : i32, only = 2 : i32}
+  } {consumer_warps = 8 : i32}
+  return
+}

@@ -155,13 +155,16 @@ func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<
 }
 
 // A warp-specialised loop's ops: the two regions, the empty ring's arrival count, the
-// consumers' per-warp arrival.
+// consumers' per-warp arrival, their warpgroups' turns.
 // CHECK-LABEL: func.func @warp_specialize
 // CHECK: tile.init_barriers %{{.*}} {count = 8 : i32} : <4x1x1xi64
 // CHECK: tile.warp_specialize producer {
 // CHECK: tile.barrier_wait
 // CHECK: } consumers {
 // CHECK: tile.barrier_arrive %{{.*}}, %{{.*}} : <1x1xi64
+// CHECK: tile.turn_pass %{{.*}} {groups = 2 : i32, only = 1 : i32}
+// CHECK: tile.turn_wait {groups = 2 : i32}
+// CHECK: tile.turn_pass {groups = 2 : i32}
 // CHECK: } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
 func.func @warp_specialize(%pred: i1, %i: i32) {
   %bars = tile.local_alloc : () -> !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
@@ -171,6 +174,9 @@ func.func @warp_specialize(%pred: i1, %i: i32) {
     tile.barrier_wait %bar, %i : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   } consumers {
     tile.barrier_arrive %bar, %pred : !tile.memdesc<1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
+    tile.turn_pass %pred {groups = 2 : i32, only = 1 : i32}
+    tile.turn_wait {groups = 2 : i32}
+    tile.turn_pass {groups = 2 : i32}
   } {consumer_warps = 8 : i32, producer_registers = 40 : i32, consumer_registers = 232 : i32}
   return
 }

@@ -1,33 +1,62 @@
 // The library's attention forward (kernels/Attention.h, causal, head dim 128, 128 x 128 tiles on
-// two warpgroups) as tilec compiles it for sm_90a:
-// - Q's block is one TMA copy before the loops (its own mbarrier, invalidated at the end), read by
-//   both loops' S = Q Kᵀ wgmmas from one buffer;
-// - K and V move by TMA in 2-slot rings, each loop's own;
+// two warpgroups) as tilec compiles it for sm_90a, warp-specialised:
+// - K and V move by TMA into one 2-slot ring that both loops (unmasked, then the diagonal
+//   blocks) share; a producer warpgroup issues every copy, waiting on the `empty` mbarriers;
+// - the consumers copy Q's block once by TMA (its own mbarrier, invalidated at their end), read
+//   by both loops' S = Q Kᵀ wgmmas from one buffer;
+// - each loop waits for its slot's copies and frees the slot at the iteration's end; the two
+//   warpgroups take turns at their wgmmas (turn_wait, the dot, turn_pass, then its wait), the
+//   second passing once before the loops and skipping the pass after the last turn;
 // - the softmax runs in the accumulators' registers: the loops carry the row max and sum in the
 //   slice of the mma layout and O in it, and convert nothing but P into wgmma's register operand,
 //   which takes no shared memory (no scratch);
 // - the epilogue converts O and the log-sum-exp once each for their stores.
 // ptxas: no serialised wgmmas, no spills.
-// RUN: tilec --kernel=attention_fwd_f16 --spec=w8,s2,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0 --stage=opt | FileCheck %s
-// RUN: %if ptxas %{ tilec --kernel=attention_fwd_f16 --spec=w8,s2,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0 --stage=regs | FileCheck %s --check-prefix=REGS %}
+// RUN: tilec --kernel=attention_fwd_f16 --spec=w8,s2,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0,c1 --stage=opt | FileCheck %s
+// RUN: %if ptxas %{ tilec --kernel=attention_fwd_f16 --spec=w8,s2,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0,c1 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
+// CHECK: %[[KRING:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<2x128x128xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: %[[VRING:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<2x128x128xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: %[[FULL:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<2x1x1xi64
+// CHECK: %[[EMPTY:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<2x1x1xi64
+// CHECK: tile.warp_specialize producer {
+// CHECK-COUNT-2: tile.async_tma_load
+// CHECK: scf.for
+// CHECK-COUNT-2: tile.async_tma_load
+// CHECK: } consumers {
 // CHECK: %[[QBUF:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<1x128x128xf16, #tile.nvmma_shared<swizzle = 128>>
 // CHECK: %[[QBAR:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<1x1x1xi64
 // CHECK: tile.async_tma_load %arg0
 // CHECK: tile.barrier_wait
-// CHECK-COUNT-2: tile.async_tma_load
+// CHECK-NEXT: %[[NONE:.*]] = arith.cmpi eq
+// CHECK-NEXT: tile.turn_pass %[[NONE]] {groups = 2 : i32, only = 1 : i32}
 // CHECK: scf.for {{.*}} -> (tensor<128xf32, #slice>, tensor<128xf32, #slice>, tensor<128x128xf32, #mma>)
+// CHECK-NOT: tile.async_tma_load
 // CHECK-NOT: tile.convert_layout {{.*}}scratch
-// CHECK: tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} : <128x128xf16, #tile.nvmma_shared<swizzle = 128>> * <128x128xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>> -> tensor<128x128xf32, #mma>
+// CHECK: tile.turn_wait {groups = 2 : i32}
+// CHECK-NEXT: %[[S:.*]] = tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {pendings = 1 : i32} : <128x128xf16, #tile.nvmma_shared<swizzle = 128>> * <128x128xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>> -> tensor<128x128xf32, #mma>
+// CHECK-NEXT: tile.turn_pass {groups = 2 : i32}
+// CHECK-NEXT: tile.warpgroup_dot_wait %[[S]] {pendings = 0 : i32}
 // CHECK: tile.reduce max {{.*}} : tensor<128x128xf32, #mma> -> tensor<128xf32, #slice>
 // CHECK: tile.convert_layout %{{.*}} : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #dot_op>
-// CHECK-NEXT: tile.warpgroup_dot %{{.*}} : tensor<128x128xf16, #dot_op> * <128x128xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #mma>
+// CHECK-NEXT: tile.turn_wait {groups = 2 : i32}
+// CHECK-NEXT: %[[O:.*]] = tile.warpgroup_dot %{{.*}} {pendings = 1 : i32} : tensor<128x128xf16, #dot_op> * <128x128xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #mma>
+// CHECK-NEXT: %[[LASTTURN:.*]] = arith.cmpi eq
+// CHECK-NEXT: tile.turn_pass %[[LASTTURN]] {groups = 2 : i32}
+// CHECK-NEXT: tile.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
+// CHECK: %[[FREE:.*]] = tile.memdesc_index %[[EMPTY]]
+// CHECK-NEXT: tile.barrier_arrive %[[FREE]]
 // CHECK-NEXT: scf.yield
 // CHECK: scf.for
 // CHECK-NOT: tile.convert_layout {{.*}}scratch
-// CHECK: scf.yield
+// CHECK: tile.barrier_arrive
+// CHECK-NEXT: scf.yield
+// CHECK: tile.invalidate_barriers %[[FULL]]
+// CHECK-NEXT: tile.invalidate_barriers %[[EMPTY]]
+// CHECK-NOT: tile.turn
 // CHECK: tile.convert_layout {{.*}}scratch{{.*}} : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #blocked
 // CHECK: tile.invalidate_barriers %[[QBAR]]
+// CHECK-NEXT: } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
 
 // REGS-NOT: {{C75[0-9][0-9]}}
 // REGS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

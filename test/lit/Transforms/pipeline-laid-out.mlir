@@ -403,3 +403,35 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A warp-specialised loop's consumers free their ring slot (tile.barrier_arrive) once no dot
+// reads it: two independent dots still go in flight together, but the second is waited for
+// before the arrival, even where its result is first used only after it.
+// CHECK-LABEL: func.func @independent_dots_before_a_free_slot
+// CHECK:      %[[S:.*]] = tile.warpgroup_dot %arg0, %arg1, %{{.*}} {pendings = 1 : i32}
+// CHECK-NEXT: %[[DP:.*]] = tile.warpgroup_dot %arg0, %arg2, %{{.*}} {pendings = 1 : i32}
+// CHECK-NEXT: %[[S1:.*]] = tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK-NEXT: %[[P:.*]] = math.exp2 %[[S1]]
+// CHECK-NEXT: %[[DP1:.*]] = tile.warpgroup_dot_wait %[[DP]] {pendings = 0 : i32}
+// CHECK-NEXT: tile.barrier_arrive
+// CHECK-NEXT: arith.mulf %[[P]], %[[DP1]]
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#shared = #tile.nvmma_shared<swizzle = 128>
+#bar = #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
+module attributes {tile.target = "sm_90a"} {
+  func.func @independent_dots_before_a_free_slot(%a: !tile.memdesc<64x64xf16, #shared>, %b: !tile.memdesc<64x64xf16, #shared>,
+                                                 %c: !tile.memdesc<64x64xf16, #shared>, %bar: !tile.memdesc<1x1xi64, #bar>,
+                                                 %out: tensor<64x64x!tile.ptr<f32>, #mma>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %zero = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %true = arith.constant true
+    %s = tile.warpgroup_dot %a, %b, %zero : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    %dp = tile.warpgroup_dot %a, %c, %zero : <64x64xf16, #shared> * <64x64xf16, #shared> -> tensor<64x64xf32, #mma>
+    %p = math.exp2 %s : tensor<64x64xf32, #mma>
+    tile.barrier_arrive %bar, %true : !tile.memdesc<1x1xi64, #bar>
+    %ds = arith.mulf %p, %dp : tensor<64x64xf32, #mma>
+    tile.store %out, %ds : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+}

@@ -42,11 +42,22 @@
 // Four consumer warps: the launch's even share already gives each thread 255 registers, so
 // no setmaxnreg counts.
 // CHECK-NEXT: } {consumer_warps = 4 : i32}
-// With two stages the dots cannot stay in flight: no split (tile-pipeline pipelines it).
+// With two stages the dots cannot stay in flight: each iteration waits for its dot and frees
+// its own slot at its end. One consumer warpgroup takes no turns.
 // S2-LABEL: func.func @warp_specialized
-// S2-NOT: tile.warp_specialize producer
-// S2: tile.load
-// S2-NOT: tile.warp_specialize producer
+// S2:      tile.warp_specialize producer {
+// S2:      } consumers {
+// S2-NOT:    tile.turn
+// S2:        scf.for
+// S2:          tile.barrier_wait
+// S2:          tile.warpgroup_dot
+// S2-NOT:      pendings
+// S2:          %[[SLOT:.*]] = arith.remui %[[G:.*]], %c2_i32
+// S2-NEXT:     %[[FREE:.*]] = tile.memdesc_index %{{.*}}[%[[SLOT]]]
+// S2-NEXT:     tile.barrier_arrive %[[FREE]], %true
+// S2-NEXT:     scf.yield
+// S2:        } {tile.warp_specialize}
+// S2-NEXT:   tile.barrier
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -77,15 +88,23 @@ module attributes {tile.target = "sm_90a"} {
 
 // -----
 
-// Negative cases, left as they are: a loop not marked; a marked loop after a memory access
-// (the producer warps would repeat it); a marked loop on sm_80 (no TMA).
+// A loop not marked is left alone. A store before a marked loop is the consumers' (the
+// producer needs only the loop's bounds and box offsets): it moves into their region, after
+// the split. A marked loop whose bound comes out of a branch is left alone: the producer
+// would have to run the branch.
 // CHECK-LABEL: func.func @not_marked
 // CHECK-NOT:   tile.warp_specialize producer
 // CHECK:       tile.load {{.*}} box
-// CHECK-LABEL: func.func @after_a_store
+// CHECK-LABEL: func.func @bound_from_a_branch
 // CHECK-NOT:   tile.warp_specialize producer
 // CHECK:       tile.load {{.*}} box
 // CHECK-NOT:   tile.warp_specialize producer
+// CHECK-LABEL: func.func @store_before
+// CHECK:       tile.warp_specialize producer {
+// CHECK-NOT:     tile.store
+// CHECK:       } consumers {
+// CHECK:         %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+// CHECK-NEXT:    tile.store %arg4, %[[ZERO]]
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
@@ -113,7 +132,35 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 
-  func.func @after_a_store(%a: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %b: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+  func.func @bound_from_a_branch(%a: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %b: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                        %pa: tensor<64x32x!tile.ptr<f16>, #blocked>, %pb: tensor<32x64x!tile.ptr<f16>, #blocked>,
+                        %pc: tensor<64x64x!tile.ptr<f32>, #mma>, %row: i32, %k: i32, %short: i1) attributes {tile.kernel, tile.num_stages = 4 : i32, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %trueb = arith.constant dense<true> : tensor<32x64xi1, #blocked>
+    %za = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zb = arith.constant dense<0.000000e+00> : tensor<32x64xf16, #blocked>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %r = arith.muli %row, %c32 : i32
+    %hi = scf.if %short -> (i32) {
+      scf.yield %c32 : i32
+    } else {
+      scf.yield %k : i32
+    }
+    %acc = scf.for %kk = %c0 to %hi step %c32 iter_args(%acc1 = %acc0) -> (tensor<64x64xf32, #mma>) : i32 {
+      %x = tile.load %pa, %true, %za box %a[%r, %kk] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %y = tile.load %pb, %trueb, %zb box %b[%kk, %c0] of !tile.tensordesc<f16, 2> : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi1, #blocked>, tensor<32x64xf16, #blocked> -> tensor<32x64xf16, #blocked>
+      %ma = tile.local_alloc %x : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %mb = tile.local_alloc %y : (tensor<32x64xf16, #blocked>) -> !tile.memdesc<32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+      %d = tile.warpgroup_dot %ma, %mb, %acc1 : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<64x64xf32, #mma>
+      scf.yield %d : tensor<64x64xf32, #mma>
+    } {tile.warp_specialize}
+    tile.store %pc, %acc : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+
+  func.func @store_before(%a: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %b: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
                            %pa: tensor<64x32x!tile.ptr<f16>, #blocked>, %pb: tensor<32x64x!tile.ptr<f16>, #blocked>,
                            %pc: tensor<64x64x!tile.ptr<f32>, #mma>, %row: i32, %k: i32) attributes {tile.kernel, tile.num_stages = 4 : i32, tile.num_warps = 4 : i32} {
     %c0 = arith.constant 0 : i32
@@ -134,6 +181,85 @@ module attributes {tile.target = "sm_90a"} {
       scf.yield %d : tensor<64x64xf32, #mma>
     } {tile.warp_specialize}
     tile.store %pc, %acc : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+// Two marked loops one after the other (attention's unmasked key blocks, then the masked
+// ones) share one ring and one producer: the second's iterations number on from the first's
+// trip count, so its copies take the slots and phases that follow. Their dots wait within the
+// iteration (two stages), so each iteration frees its own slot; with two consumer warpgroups
+// they take turns at the dots: the second warpgroup passes once before the loops (unless they
+// make no turns at all), each dot is issued between a turn_wait and a turn_pass and waited for
+// after, and the pass after the last dot of the loops' last iteration (counted over both loops)
+// is skipped, so every pass is taken.
+// CHECK-LABEL: func.func @two_loops_one_ring
+// CHECK:      %[[RA:.*]] = tile.local_alloc : () -> !tile.memdesc<2x128x32xf16
+// CHECK:      %[[TRIPS:.*]] = arith.divui
+// CHECK-NEXT: %[[SECOND:.*]] = arith.addi %{{.*}}, %[[TRIPS]] : i32
+// CHECK:      %[[TOTAL:.*]] = arith.addi %[[SECOND]], %{{.*}} : i32
+// CHECK-NEXT: tile.warp_specialize producer {
+// CHECK:        scf.for
+// CHECK-COUNT-2:  tile.async_tma_load
+// CHECK:        scf.for %[[IV:.*]] = %arg6 to %arg7
+// CHECK:          %[[J:.*]] = arith.divui
+// CHECK-NEXT:     %[[G:.*]] = arith.addi %[[SECOND]], %[[J]] : i32
+// CHECK:          arith.remui %[[G]], %c2_i32
+// CHECK-COUNT-2:  tile.async_tma_load
+// CHECK:      } consumers {
+// CHECK:        %[[NONE:.*]] = arith.cmpi eq, %[[TOTAL]], %c0
+// CHECK-NEXT:   tile.turn_pass %[[NONE]] {groups = 2 : i32, only = 1 : i32}
+// CHECK:        %[[LAST:.*]] = arith.subi %[[TOTAL]], %c1
+// CHECK-NEXT:   scf.for
+// CHECK:          %[[G1:.*]] = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK:          tile.turn_wait {groups = 2 : i32}
+// CHECK-NEXT:     %[[D:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32}
+// CHECK-NEXT:     %[[ISLAST:.*]] = arith.cmpi eq, %[[G1]], %[[LAST]] : i32
+// CHECK-NEXT:     tile.turn_pass %[[ISLAST]] {groups = 2 : i32}
+// CHECK-NEXT:     tile.warpgroup_dot_wait %[[D]] {pendings = 0 : i32}
+// CHECK:          tile.barrier_arrive
+// CHECK:        scf.for
+// CHECK:          tile.turn_wait {groups = 2 : i32}
+// CHECK:          tile.turn_pass %{{.*}} {groups = 2 : i32}
+// CHECK:          tile.barrier_arrive
+// CHECK:        tile.invalidate_barriers
+// CHECK-NEXT:   tile.invalidate_barriers
+// CHECK-NOT:    tile.turn
+// CHECK:      } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+module attributes {tile.target = "sm_90a"} {
+  func.func @two_loops_one_ring(%a: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %b: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                                %pa: tensor<128x32x!tile.ptr<f16>, #blocked>, %pb: tensor<32x64x!tile.ptr<f16>, #blocked>,
+                                %pc: tensor<128x64x!tile.ptr<f32>, #mma>, %row: i32, %mid: i32, %k: i32) attributes {tile.kernel, tile.num_stages = 2 : i32, tile.num_warps = 8 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c32 = arith.constant 32 : i32
+    %true = arith.constant dense<true> : tensor<128x32xi1, #blocked>
+    %trueb = arith.constant dense<true> : tensor<32x64xi1, #blocked>
+    %za = arith.constant dense<0.000000e+00> : tensor<128x32xf16, #blocked>
+    %zb = arith.constant dense<0.000000e+00> : tensor<32x64xf16, #blocked>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+    %r = arith.muli %row, %c32 : i32
+    %acc1 = scf.for %kk = %c0 to %mid step %c32 iter_args(%acc = %acc0) -> (tensor<128x64xf32, #mma>) : i32 {
+      %x = tile.load %pa, %true, %za box %a[%r, %kk] of !tile.tensordesc<f16, 2> : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi1, #blocked>, tensor<128x32xf16, #blocked> -> tensor<128x32xf16, #blocked>
+      %y = tile.load %pb, %trueb, %zb box %b[%kk, %c0] of !tile.tensordesc<f16, 2> : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi1, #blocked>, tensor<32x64xf16, #blocked> -> tensor<32x64xf16, #blocked>
+      %ma = tile.local_alloc %x : (tensor<128x32xf16, #blocked>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %mb = tile.local_alloc %y : (tensor<32x64xf16, #blocked>) -> !tile.memdesc<32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+      %d = tile.warpgroup_dot %ma, %mb, %acc : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x64xf32, #mma>
+      scf.yield %d : tensor<128x64xf32, #mma>
+    } {tile.warp_specialize}
+    %acc2 = scf.for %kk = %mid to %k step %c32 iter_args(%acc = %acc1) -> (tensor<128x64xf32, #mma>) : i32 {
+      %x = tile.load %pa, %true, %za box %a[%r, %kk] of !tile.tensordesc<f16, 2> : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi1, #blocked>, tensor<128x32xf16, #blocked> -> tensor<128x32xf16, #blocked>
+      %y = tile.load %pb, %trueb, %zb box %b[%kk, %c0] of !tile.tensordesc<f16, 2> : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi1, #blocked>, tensor<32x64xf16, #blocked> -> tensor<32x64xf16, #blocked>
+      %ma = tile.local_alloc %x : (tensor<128x32xf16, #blocked>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %mb = tile.local_alloc %y : (tensor<32x64xf16, #blocked>) -> !tile.memdesc<32x64xf16, #tile.nvmma_shared<swizzle = 128>>
+      %d = tile.warpgroup_dot %ma, %mb, %acc : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x64xf32, #mma>
+      scf.yield %d : tensor<128x64xf32, #mma>
+    } {tile.warp_specialize}
+    tile.store %pc, %acc2 : tensor<128x64x!tile.ptr<f32>, #mma>, tensor<128x64xf32, #mma>
     return
   }
 }

@@ -311,6 +311,45 @@ def Tile_BarrierArriveOp : Tile_Op<"barrier_arrive", [MemoryEffects<[MemWrite<Ti
   let hasVerifier = 1;
 }
 
+// Turns among a warp-specialised program's consumer warpgroups (FlashAttention-3's ping-pong):
+// warpgroup w waits for its turn on named barrier 2 + w and passes it on to w + 1 (mod groups),
+// so the groups issue their wgmmas in turn and one's softmax runs during the other's wgmmas.
+// Every pass is taken: the last warpgroup skips the pass after the last turn.
+class Tile_TurnOp<string mnemonic> : Tile_Op<mnemonic, [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TurnWaitOp : Tile_TurnOp<"turn_wait"> {
+  let summary = "each consumer warpgroup (or only warpgroup `only`) waits until its turn was passed to it";
+  let description = [{
+    Warpgroup w = thread id / 128 of a `tile.warp_specialize` op's consumers waits on named
+    barrier 2 + w (`bar.sync`, 256 threads: its own and the passing warpgroup's). Made by
+    tile-warp-specialize around the wgmmas of a loop whose dots wait within the iteration.
+    ```mlir
+    tile.turn_wait {groups = 2 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<2>]>:$groups, OptionalAttr<I32Attr>:$only);
+}
+
+def Tile_TurnPassOp : Tile_TurnOp<"turn_pass"> {
+  let summary = "each consumer warpgroup (or only warpgroup `only`) passes the turn to the next";
+  let description = [{
+    Warpgroup w arrives on named barrier 2 + (w + 1) mod groups (`bar.arrive`, 256 threads)
+    without waiting. Where `skip` holds, the last warpgroup passes nothing: the turns are over
+    (its last turn, or no turns at all), and a pass nobody takes would stay on the barrier.
+    The last warpgroup passes once before the first turn (`only`), so the first goes first.
+    ```mlir
+    tile.turn_pass %none {groups = 2 : i32, only = 1 : i32}
+    tile.turn_pass {groups = 2 : i32}
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<2>]>:$groups, OptionalAttr<I32Attr>:$only,
+                       Optional<I1>:$skip);
+  let assemblyFormat = "($skip^)? attr-dict";
+}
+
 def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [RecursiveMemoryEffects, NoTerminator, SingleBlock]> {
   let summary = "a producer warp and `consumer_warps` consumer warps run different code";
   let description = [{

@@ -5,7 +5,8 @@
 // are not known to be aligned, and writes them to the dots' buffer. Here it is one TMA copy
 // into that buffer, as a ring of one slot (Ring.h): thread 0 arms the slot's mbarrier and
 // issues the copy, every thread waits for phase 0, and the mbarrier is invalidated where the
-// kernel ends. The descriptor's box and swizzle are recorded for the launch (recordTma), as
+// kernel ends. In a warp-specialised kernel the same holds for its consumers' region, where
+// tile-warp-specialize moved such a block (the consumers' first thread issues it). The descriptor's box and swizzle are recorded for the launch (recordTma), as
 // for the rings' copies; a descriptor that already has another box keeps the masked load.
 #include "../TmaRecord.h"
 #include "Ring.h"
@@ -20,16 +21,26 @@ using namespace mlir::tile::pipeliner;
 
 namespace {
 
-/// The block `load` reads, as a TMA candidate, if it can be one: a zero-filled 2-D
-/// descriptor block of a kernel parameter at the kernel's top level, staged only into one
-/// swizzled #tile.nvmma_shared buffer that only warpgroup dots read (its duplicates, one
-/// hoisted before each loop reading the block, merged before: mergeDuplicateBuffers).
-std::optional<Candidate> topLevelTmaBlock(LoadOp load, func::FuncOp kernel) {
+/// The blocks whose straight-line code runs once per program: the kernel's body and, where
+/// the kernel is warp-specialised, its consumers (attention's Q block moves there).
+SmallVector<Block *> straightLineBlocks(func::FuncOp kernel) {
   Block *top = &kernel.getBody().front();
-  if (!load.getDesc() || !isZero(load.getOther()) || load->getBlock() != top || !load->hasOneUse()) return std::nullopt;
+  SmallVector<Block *> blocks{top};
+  for (auto split : top->getOps<WarpSpecializeOp>()) blocks.push_back(&split.getConsumers().front());
+  return blocks;
+}
+
+/// The block `load` reads, as a TMA candidate, if it can be one: a zero-filled 2-D
+/// descriptor block of a kernel parameter in `block` (straightLineBlocks), staged only into
+/// one swizzled #tile.nvmma_shared buffer there that only warpgroup dots read (its
+/// duplicates, one hoisted before each loop reading the block, merged before:
+/// mergeDuplicateBuffers).
+std::optional<Candidate> straightLineTmaBlock(LoadOp load, func::FuncOp kernel, Block &block) {
+  if (!load.getDesc() || !isZero(load.getOther()) || load->getBlock() != &block || !load->hasOneUse())
+    return std::nullopt;
   auto arg = dyn_cast<BlockArgument>(load.getDesc());
   auto alloc = dyn_cast<LocalAllocOp>(*load->getUsers().begin());
-  if (!arg || arg.getOwner() != top || !alloc || alloc->getBlock() != top ||
+  if (!arg || arg.getOwner() != &kernel.getBody().front() || !alloc || alloc->getBlock() != &block ||
       !readOnlyByWarpGroupDots(alloc.getResult()))
     return std::nullopt;
   MemDescType t = alloc.getType();
@@ -38,15 +49,13 @@ std::optional<Candidate> topLevelTmaBlock(LoadOp load, func::FuncOp kernel) {
   return Candidate{load, alloc, {}, /*tma=*/true};
 }
 
-} // namespace
-
-unsigned mlir::tile::pipeliner::copyTopLevelBlocksByTma(func::FuncOp kernel) {
-  mergeDuplicateBuffers(kernel.getBody().front());
+/// `block`'s candidates, each copied on an mbarrier of its own that is released where the
+/// block ends. Returns how many.
+unsigned copyBlocksByTma(func::FuncOp kernel, Block &block) {
+  mergeDuplicateBuffers(block);
   SmallVector<Candidate> cands;
-  SmallVector<LoadOp> loads;
-  kernel.walk([&](LoadOp load) { loads.push_back(load); });
-  for (LoadOp load : loads)
-    if (std::optional<Candidate> c = topLevelTmaBlock(load, kernel)) cands.push_back(*c);
+  for (LoadOp load : llvm::to_vector(block.getOps<LoadOp>()))
+    if (std::optional<Candidate> c = straightLineTmaBlock(load, kernel, block)) cands.push_back(*c);
   auto module = kernel->getParentOfType<ModuleOp>();
   unsigned copied = 0;
   for (Candidate &c : cands) {
@@ -68,9 +77,18 @@ unsigned mlir::tile::pipeliner::copyTopLevelBlocksByTma(func::FuncOp kernel) {
     ring.waitFull(m, first);
     SmallVector<Candidate> one{c};
     ring.readFromSlot(b, loc, one, first);
-    OpBuilder atEnd(kernel.getBody().front().getTerminator());
+    OpBuilder atEnd = OpBuilder::atBlockEnd(&block);
+    if (block.mightHaveTerminator()) atEnd.setInsertionPoint(block.getTerminator());
     ring.releaseBarriers(atEnd, loc);
     ++copied;
   }
+  return copied;
+}
+
+} // namespace
+
+unsigned mlir::tile::pipeliner::copyTopLevelBlocksByTma(func::FuncOp kernel) {
+  unsigned copied = 0;
+  for (Block *block : straightLineBlocks(kernel)) copied += copyBlocksByTma(kernel, *block);
   return copied;
 }

@@ -53,6 +53,13 @@ Operation *firstUser(WarpGroupDotOp d) {
   return first;
 }
 
+/// The first tile.barrier_arrive after `op` in its block.
+Operation *firstArriveAfter(Operation *op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (isa<BarrierArriveOp>(next)) return next;
+  return nullptr;
+}
+
 /// The dot issued next after `first` in its block, if only ops that write no memory and
 /// do not read `first`'s result lie between them and it reads shared-memory buffers too.
 WarpGroupDotOp partnerOf(WarpGroupDotOp first) {
@@ -75,6 +82,10 @@ unsigned overlapInBlock(Block &block) {
     if (first.hasRegisterA()) continue;
     WarpGroupDotOp second = partnerOf(first);
     Operation *secondUser = second ? firstUser(second) : nullptr;
+    // A warp-specialised loop's consumers free their ring slot (tile.barrier_arrive) once no
+    // dot reads it: the second dot is waited for before that too.
+    if (Operation *arrive = second ? firstArriveAfter(second) : nullptr)
+      if (!secondUser || arrive->isBeforeInBlock(secondUser)) secondUser = arrive;
     if (!second || !secondUser) continue;
     LLVM_DEBUG(llvm::dbgs() << "tile-pipeline: dots at " << first.getLoc() << " and " << second.getLoc()
                             << " in flight together\n");

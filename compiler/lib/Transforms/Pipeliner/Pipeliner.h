@@ -9,7 +9,8 @@
 //               InLoopSchedule.cpp     a prologue, then each iteration refills a slot
 //               CrossTileSchedule.cpp  the K loop of a persistent tile loop, ahead across tiles
 //               WarpSpecialize.cpp     a producer warp and consumer warps (its own pass,
-//                                      tile-warp-specialize, run just before tile-pipeline)
+//                                      tile-warp-specialize, run just before tile-pipeline);
+//               WarpGroupTurns.cpp     its consumer warpgroups taking turns at their dots
 //               OneShotTma.cpp         outside loops: a block copied once, by TMA
 //               OverlapDots.cpp        two independent dots of a block in flight together
 //   lower     the ops made here (tile.async_copy, tile.async_tma_load, tile.barrier_wait, ...)
@@ -86,6 +87,13 @@ void waitForDots(OpBuilder &b, Location loc, scf::ForOp loop, ArrayRef<WarpGroup
 /// The schedules (each consumes the plan: the candidates' loads and buffers are gone after).
 void pipelineInLoop(LoopPlan &plan);
 void pipelineAcrossTiles(LoopPlan &plan);
+
+/// Warp-specialised (WarpGroupTurns.cpp): the dots of `plans`' loops that wait as they are
+/// issued are issued by the `groups` consumer warpgroups in turn (tile.turn_wait and
+/// tile.turn_pass around each). `iterations` holds each loop's global iteration (in its body)
+/// and `total` the loops' iterations together (defined before the loops), so that the last
+/// turn passes nothing on. Returns how many dots take turns.
+unsigned takeTurnsAtDots(MutableArrayRef<LoopPlan> plans, ArrayRef<Value> iterations, Value total, int groups);
 
 /// Outside loops (OneShotTma.cpp): a descriptor block at a kernel's top level read only by
 /// warpgroup dots (attention's Q block, read by every iteration of the K/V loop after it)

@@ -1,28 +1,34 @@
 //===- WarpSpecialize.cpp - tile-warp-specialize: producer and consumer warps ===//
-// A K loop marked `tile.warp_specialize` whose copies are all TMA and whose dots stay in
-// flight (the pipeliner's schedule, planLoop), at the kernel's top level after only register
-// work, is split into a tile.warp_specialize op. A producer warp (an extra warpgroup, most of
-// its registers given to the consumers) runs the loop's trips again issuing only the copies:
-// iteration j waits until slot j % S is free (the ring's `empty` mbarriers: one arrival per
-// consumer warp), then announces and starts its copies on the `full` mbarriers. The consumer
-// warps (the kernel's num_warps, its layouts unchanged) run the loop without copies: wait for
-// the slot, wgmma, and once iteration j - 1's wgmmas have retired (the wait that keeps one
-// group in flight) free its slot; then the epilogue. No thread of the consumers issues a copy
-// or computes a box, and the producer runs up to S - 1 iterations ahead without waiting on the
-// consumers' barrier, so the copies keep going while the consumers compute.
-// The K loop of a persistent tile loop (the plan's tileSlice) splits at the tile loop: the
-// producer walks the same tiles (their coordinates from the tile loop's slice), iterations
-// numbered globally as in CrossTileSchedule.cpp, so it loads the next tile's blocks while the
-// consumers store a tile; the consumers free a tile's last slot after its final wgmma wait.
-//
+// Loops marked `tile.warp_specialize` whose copies are all TMA are split off into a
+// tile.warp_specialize op: a producer warp (an extra warpgroup, most of its registers given to
+// the consumers) runs the loops' trips again issuing only the copies, and the consumer warps
+// (the kernel's num_warps, layouts unchanged) run the loops without them.
+//   - A group is one marked loop, or consecutive marked loops in the kernel's body that one
+//     ring serves (attention's unmasked key blocks, then the masked ones), or the K loop of a
+//     persistent tile loop (the plan's tileSlice: the producer walks the same tiles, so it
+//     loads the next tile's blocks while the consumers store a tile).
+//   - Iterations are numbered globally (the loops of a group one after the other, tiles one
+//     after the other as in CrossTileSchedule.cpp): iteration G uses slot G % S.
+//   - Producer: iteration G waits until slot G % S is free (the ring's `empty` mbarriers, one
+//     arrival per consumer warp), then arms the `full` mbarrier and starts the copies. It runs
+//     up to S - 1 iterations ahead without waiting on the consumers' barrier.
+//   - Consumers: wait for the slot's copies, compute, free the slot once no wgmma reads it:
+//     with dots in flight across iterations (the matmul) the previous iteration's slot after
+//     this iteration's dots, else (dots waited within the iteration: attention) the slot
+//     itself at the iteration's end. With two consumer warpgroups and waited dots, the
+//     warpgroups take turns at their wgmmas (WarpGroupTurns.cpp).
+//   - What precedes the loops stays before the split if the producer needs it (loop bounds,
+//     box offsets: register work or scalar reads, which every warp may repeat) and moves into
+//     the consumers otherwise (attention's Q block, the accumulators' initial values).
 // It runs just before tile-pipeline, which pipelines the loops it leaves (a marked loop that
-// cannot be split is pipelined as any other).
+// cannot be split is pipelined as any other; -debug-only=tile-warp-specialize says why).
 #include "Ring.h"
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tile-warp-specialize"
@@ -38,32 +44,106 @@ using namespace mlir::tile::pipeliner;
 
 namespace {
 
-/// The loop a warp-specialised K loop splits the kernel at: itself, or the persistent tile
-/// loop around it.
-scf::ForOp splitPoint(const LoopPlan &plan) {
-  scf::ForOp loop = plan.loop;
-  return plan.tileSlice ? cast<scf::ForOp>(loop->getParentOp()) : loop;
+/// Loops one producer feeds, in order, and where the kernel splits.
+struct Group {
+  SmallVector<LoopPlan> plans;
+  /// The op the kernel splits at: the first loop, or the persistent tile loop around it.
+  Operation *top = nullptr;
+  /// The ops before `top` the producer needs (they stay; the rest move to the consumers).
+  SetVector<Operation *> producerInputs;
+
+  bool acrossTiles() const { return plans.front().tileSlice.has_value(); }
+  /// The kernel-level ops the group spans: `top` and the loops after it.
+  bool spans(Operation *op) {
+    return op == top || llvm::any_of(plans, [&](LoopPlan &p) { return p.loop.getOperation() == op; });
+  }
+};
+
+/// `v`'s defining op's ancestor in `body`, or null for `body`'s own arguments.
+Operation *anchorIn(Value v, Block *body) {
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    Block *owner = cast<BlockArgument>(v).getOwner();
+    if (owner == body) return nullptr;
+    def = owner->getParentOp();
+  }
+  return body->findAncestorOpInBlock(*def);
 }
 
-/// Why `plan`'s loop cannot run warp-specialised (the file comment), or null when it can: its
-/// copies all TMA, its dots in flight; it (or the tile loop around it, without carried values)
-/// in the kernel's body after only register work (which every warp repeats: no memory access,
-/// no shared-memory scratch); whole consumer warpgroups.
-const char *whyNotWarpSpecialized(const LoopPlan &plan) {
-  if (plan.inFlight.empty()) return "its dots do not stay in flight";
-  if (plan.anyCpAsync()) return "a copy is not by TMA";
-  scf::ForOp top = splitPoint(plan);
-  auto func = dyn_cast<func::FuncOp>(top->getParentOp());
+/// Every value the producer region reads of code outside its loops: bounds, descriptors, box
+/// offsets and what the offsets' slices read, the tile loop's bounds and slice.
+SmallVector<Value> producerReads(Group &g) {
+  SmallVector<Value> reads;
+  auto operandsOf = [&](Operation *op) { llvm::append_range(reads, op->getOperands()); };
+  for (LoopPlan &p : g.plans) {
+    llvm::append_range(reads, ValueRange{p.loop.getLowerBound(), p.loop.getUpperBound(), p.loop.getStep()});
+    for (const Candidate &c : p.cands) {
+      LoadOp load = c.load;
+      reads.push_back(load.getDesc());
+      llvm::append_range(reads, load.getDescOffsets());
+      for (Operation *op : c.slice) operandsOf(op);
+    }
+    if (p.tileSlice) {
+      auto tiles = cast<scf::ForOp>(p.loop->getParentOp());
+      llvm::append_range(reads, ValueRange{tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep()});
+      for (Operation *op : *p.tileSlice) operandsOf(op);
+    }
+  }
+  return reads;
+}
+
+/// Whether every warp, the producer's too, may run `op` before the split: register work or a
+/// scalar read (a varlen sequence's offsets), no shared-memory scratch.
+bool everyWarpMayRun(Operation *op) {
+  if (op->getNumRegions() || scratchBytes(op)) return false;
+  if (isMemoryEffectFree(op)) return true;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects && effects.onlyHasEffect<MemoryEffects::Read>() &&
+         llvm::none_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
+}
+
+/// Fills g.producerInputs; why the producer cannot have what it reads, or null.
+const char *collectProducerInputs(Group &g) {
+  Block *body = g.top->getBlock();
+  SmallVector<Value> work = producerReads(g);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    Operation *anchor = anchorIn(v, body);
+    if (!anchor || g.producerInputs.contains(anchor)) continue; // a kernel argument, or seen
+    if (g.spans(anchor)) {
+      // Inside the group's loops (a slice op or an induction variable the producer clones or
+      // maps); a loop's result is the consumers'.
+      if (v.getDefiningOp() == anchor) return "a loop's bounds or copies depend on an earlier loop's results";
+      continue;
+    }
+    if (!anchor->isBeforeInBlock(g.top)) return "a loop's bounds or copies depend on work between the loops";
+    if (!everyWarpMayRun(anchor)) return "the copies depend on work that is neither register work nor a scalar read";
+    g.producerInputs.insert(anchor);
+    llvm::append_range(work, anchor->getOperands());
+  }
+  return nullptr;
+}
+
+/// Why `g` cannot run warp-specialised, or null when it can (the file comment).
+const char *whyNotWarpSpecialized(Group &g) {
+  LoopPlan &first = g.plans.front();
+  for (LoopPlan &p : g.plans) {
+    if (p.anyCpAsync()) return "a copy is not by TMA";
+    if (p.stages != first.stages || p.cands.size() != first.cands.size())
+      return "the loops' rings differ (stages, copies)";
+    for (auto [a, b] : llvm::zip(p.cands, first.cands))
+      if (a.bufferType() != b.bufferType()) return "the loops' rings differ (buffer types)";
+    if (p.loop.getInductionVar().getType() != first.loop.getInductionVar().getType())
+      return "the loops' induction types differ";
+  }
+  auto func = dyn_cast<func::FuncOp>(g.top->getParentOp());
   std::optional<unsigned> warps = func ? kernelNumWarps(func) : std::nullopt;
   if (!func || !func->hasAttr(kKernelAttr)) return "it is not in the kernel's body";
   if (!warps || *warps % 4 || *warps + 4 > 32)
     return "the kernel's warps are not whole warpgroups with room for a producer warpgroup";
-  if (plan.tileSlice && top.getNumResults()) return "the tile loop carries values";
-  for (Operation *op = &top->getBlock()->front(); op != top; op = op->getNextNode())
-    if (op->getNumRegions() || !isMemoryEffectFree(op) || scratchBytes(op))
-      return "work before it is not register work every warp may repeat";
-  if (top->getBlock()->getTerminator()->getNumOperands() != 0) return "the kernel returns values";
-  return nullptr;
+  if (g.acrossTiles() && g.top->getNumResults()) return "the tile loop carries values";
+  if (g.top->getBlock()->getTerminator()->getNumOperands() != 0) return "the kernel returns values";
+  return collectProducerInputs(g);
 }
 
 /// setmaxnreg's counts (producer, consumers) for `warps` consumer warps beside the producer
@@ -76,96 +156,157 @@ std::pair<int, int> registerSplit(int warps) {
   return {kProducer, std::min(256, (kRegisters - 128 * kProducer) / (32 * warps) / 8 * 8)};
 }
 
-/// The loop, its copies all TMA, split into a producer warp and the consumers (the file
-/// comment): tile.warp_specialize, its consumers region the loop (or the persistent tile loop
-/// around it) and the rest of the kernel. Iterations are numbered globally across tiles for
-/// the slots and phases, G = (tiles before) x trips + j.
-void warpSpecialize(LoopPlan &plan) {
-  scf::ForOp loop = plan.loop;
-  scf::ForOp top = splitPoint(plan);
-  const bool acrossTiles = plan.tileSlice.has_value();
+/// The consumers' side of loop `p`, whose iteration j is global iteration `base` + j (plus
+/// the tile's first with a tile loop): wait for the slot, read it, free it (the file
+/// comment). `more` says a later loop of the group refills the ring after this one. Returns
+/// the global iteration, in the body.
+Value consumeFromRing(LoopPlan &p, Ring &ring, Value base, Value trips, Value firstOfTile, bool more) {
+  scf::ForOp loop = p.loop;
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  IndexMath m{b, loc, loop.getInductionVar().getType()};
+  Value first = firstOfTile ? m.add(base, firstOfTile) : base;
+  b.setInsertionPointToStart(loop.getBody());
+  Value j = m.iteration(loop.getInductionVar(), loop.getLowerBound(), loop.getStep());
+  Value gc = m.add(first, j);
+  ring.waitFull(m, gc);
+  ring.readFromSlot(b, loc, p.cands, ring.slot(m, gc));
+  b.setInsertionPoint(loop.getBody()->getTerminator());
+  Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
+  if (p.inFlight.empty()) {
+    BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), ring.slot(m, gc)), always);
+    return gc;
+  }
+  // The iteration's dots retired the previous iteration's: its slot is free. After the loop,
+  // the last slot once its dots are waited for, where a later copy needs it. (Without one, no
+  // arrival: its branch on the trip count would lead LLVM to split the accumulators' paths
+  // around the loop, which makes ptxas serialise the wgmmas, C7515.)
+  Value notFirst = m.cmp(arith::CmpIPredicate::ugt, j, m.cst(0));
+  Value previousSlot = ring.slot(m, m.add(gc, m.cst(ring.stages() - 1)));
+  BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), previousSlot), notFirst);
+  b.setInsertionPointAfter(loop);
+  waitForDots(b, loc, loop, p.inFlight);
+  if (!firstOfTile && !more) return gc;
+  Value anyTrip = m.cmp(arith::CmpIPredicate::ugt, trips, m.cst(0));
+  Value lastSlot = ring.slot(m, m.add(first, m.add(trips, m.cst(-1))));
+  BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), lastSlot), anyTrip);
+  return gc;
+}
+
+/// The group split into a producer warp and the consumers (the file comment).
+void warpSpecialize(Group &g) {
+  Operation *top = g.top;
+  const bool acrossTiles = g.acrossTiles();
   auto func = cast<func::FuncOp>(top->getParentOp());
   const int warps = int(*kernelNumWarps(func));
-  const int stages = plan.stages;
-  Location loc = loop.getLoc();
-  const Value lb = loop.getLowerBound(), step = loop.getStep();
+  const int stages = g.plans.front().stages;
+  Location loc = top->getLoc();
+  Block *body = top->getBlock();
+  SmallVector<Operation *> toConsumers;
+  for (Operation *op = &body->front(); op != top; op = op->getNextNode())
+    if (!g.producerInputs.contains(op)) toConsumers.push_back(op);
 
-  // Rings, both mbarrier rings and the K loop's trip count, while every warp is still here.
+  // Rings, both mbarrier rings and each loop's trip count and first global iteration, while
+  // every warp is still here.
   OpBuilder b(top);
-  IndexMath m{b, loc, loop.getInductionVar().getType()};
-  Ring ring = Ring::allocate(b, loc, plan.cands, stages);
+  IndexMath m{b, loc, g.plans.front().loop.getInductionVar().getType()};
+  Ring ring = Ring::allocate(b, loc, g.plans.front().cands, stages);
   ring.createProducerConsumerBarriers(b, loc, warps);
-  Value trips = m.tripCount(loop);
+  SmallVector<Value> trips, bases;
+  Value next = m.cst(0);
+  for (LoopPlan &p : g.plans) {
+    bases.push_back(next);
+    trips.push_back(m.tripCount(p.loop));
+    next = m.add(next, trips.back());
+  }
   auto [producerRegisters, consumerRegisters] = registerSplit(warps);
-  LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: loop at " << loop.getLoc() << ": " << warps
+  LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: " << g.plans.size() << " loop(s) from " << loc << ": " << warps
                           << " consumer warps and a producer warpgroup, " << stages << " stages"
                           << (acrossTiles ? ", across the persistent tile loop" : "") << "; setmaxnreg "
-                          << producerRegisters << "/" << consumerRegisters << "\n");
+                          << producerRegisters << "/" << consumerRegisters << "; " << toConsumers.size()
+                          << " op(s) before it move to the consumers\n");
   auto split = WarpSpecializeOp::create(b, loc, warps, producerRegisters, consumerRegisters);
   Block *producer = &split.getProducer().emplaceBlock();
   Block *consumers = &split.getConsumers().emplaceBlock();
-  Block *body = top->getBlock();
   consumers->getOperations().splice(consumers->end(), body->getOperations(), Block::iterator(top),
                                     Block::iterator(body->getTerminator()));
+  for (Operation *op : llvm::reverse(toConsumers)) op->moveBefore(consumers, consumers->begin());
 
-  // The first global iteration of the tile the tile loop's induction value `o` names (0
-  // without a tile loop).
-  auto firstOfTile = [&](Value o) -> Value {
-    if (!acrossTiles) return m.cst(0);
-    return m.mul(m.iteration(o, top.getLowerBound(), top.getStep()), trips);
+  // The first global iteration of the tile the tile loop's induction value `o` names.
+  auto tiles = dyn_cast<scf::ForOp>(top);
+  auto firstOfTile = [&](OpBuilder &at, Value o) -> Value {
+    IndexMath mt{at, loc, m.type};
+    return mt.mul(mt.iteration(o, tiles.getLowerBound(), tiles.getStep()), trips.front());
   };
 
   // The producer (each tile's coordinates from the tile loop's slice): iteration G waits for
   // slot G % S to be free, then copies into it.
   b.setInsertionPointToStart(producer);
   IRMapping outside;
-  Value g0 = m.cst(0);
+  Value g0;
   if (acrossTiles) {
-    auto tiles = scf::ForOp::create(b, loc, top.getLowerBound(), top.getUpperBound(), top.getStep());
-    b.setInsertionPointToStart(tiles.getBody());
-    outside.map(top.getInductionVar(), tiles.getInductionVar());
-    for (Operation *op : *plan.tileSlice) b.clone(*op, outside);
-    g0 = firstOfTile(tiles.getInductionVar());
+    auto walk = scf::ForOp::create(b, loc, tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep());
+    b.setInsertionPointToStart(walk.getBody());
+    outside.map(tiles.getInductionVar(), walk.getInductionVar());
+    for (Operation *op : *g.plans.front().tileSlice) b.clone(*op, outside);
+    g0 = firstOfTile(b, walk.getInductionVar());
   }
-  auto copies = scf::ForOp::create(b, loc, lb, loop.getUpperBound(), step);
-  b.setInsertionPointToStart(copies.getBody());
-  Value g = m.add(g0, m.iteration(copies.getInductionVar(), lb, step));
-  Value slot = ring.slot(m, g);
-  Value parity = ring.emptyPhase(m, g);
-  BarrierWaitOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), slot), parity);
-  SmallVector<SmallVector<Value>> offsets;
-  for (const Candidate &c : plan.cands) offsets.push_back(boxOffsetsAt(b, c, loop, copies.getInductionVar(), outside));
-  ring.issueTma(b, loc, plan.cands, offsets, slot, arith::ConstantIntOp::create(b, loc, 1, 1));
+  for (auto [p, base] : llvm::zip(g.plans, bases)) {
+    scf::ForOp loop = p.loop;
+    OpBuilder::InsertionGuard guard(b);
+    auto copies = scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep());
+    b.setInsertionPointToStart(copies.getBody());
+    Value gp =
+        m.add(g0 ? m.add(g0, base) : base, m.iteration(copies.getInductionVar(), loop.getLowerBound(), loop.getStep()));
+    Value slot = ring.slot(m, gp);
+    BarrierWaitOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), slot), ring.emptyPhase(m, gp));
+    SmallVector<SmallVector<Value>> offsets;
+    for (const Candidate &c : p.cands) offsets.push_back(boxOffsetsAt(b, c, loop, copies.getInductionVar(), outside));
+    ring.issueTma(b, loc, p.cands, offsets, slot, arith::ConstantIntOp::create(b, loc, 1, 1));
+  }
 
-  // The consumers: wait for the slot, read it; after the iteration's dots (which retire the
-  // previous iteration's) each warp frees the previous iteration's slot, and in a tile loop
-  // after the loop's last wait the last one's, for the next tile's copies. (Without a tile
-  // loop no copy waits for that slot: no arrival, whose branch on the trip count would also
-  // lead LLVM to split the accumulators' paths around the loop, which makes ptxas serialise
-  // the wgmmas, C7515.)
-  b.setInsertionPoint(loop);
-  Value first = firstOfTile(acrossTiles ? top.getInductionVar() : Value());
-  b.setInsertionPointToStart(loop.getBody());
-  Value j = m.iteration(loop.getInductionVar(), lb, step);
-  Value gc = m.add(first, j);
-  ring.waitFull(m, gc);
-  ring.readFromSlot(b, loc, plan.cands, ring.slot(m, gc));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value notFirst = m.cmp(arith::CmpIPredicate::ugt, j, m.cst(0));
-  Value previousSlot = ring.slot(m, m.add(gc, m.cst(stages - 1)));
-  BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), previousSlot), notFirst);
-  b.setInsertionPointAfter(loop);
-  waitForDots(b, loc, loop, plan.inFlight);
-  if (acrossTiles) {
-    Value anyTrip = m.cmp(arith::CmpIPredicate::ugt, trips, m.cst(0));
-    Value lastSlot = ring.slot(m, m.add(first, m.add(trips, m.cst(-1))));
-    BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), lastSlot), anyTrip);
+  // The consumers.
+  SmallVector<Value> iterations;
+  for (auto [i, p] : llvm::enumerate(g.plans)) {
+    Value tileFirst;
+    if (acrossTiles) {
+      OpBuilder at(p.loop);
+      tileFirst = firstOfTile(at, tiles.getInductionVar());
+    }
+    iterations.push_back(consumeFromRing(p, ring, bases[i], trips[i], tileFirst, i + 1 < g.plans.size()));
   }
+  // Turns within one program's loops (not across a persistent kernel's tiles): `next` counts
+  // the group's iterations.
+  if (warps / 4 >= 2 && !acrossTiles) takeTurnsAtDots(g.plans, iterations, next, warps / 4);
   // Every copy has landed and every producer wait returned (the last consumer wait needed
-  // the last copy, issued after the producer's last wait): the rings may go (as after an
-  // in-loop schedule).
-  if (acrossTiles) b.setInsertionPointAfter(top);
-  ring.releaseBarriers(b, loc);
+  // the last copy, issued after the producer's last wait): the rings may go.
+  OpBuilder atEnd(split.getContext());
+  atEnd.setInsertionPointAfter(acrossTiles ? top : g.plans.back().loop.getOperation());
+  if (!acrossTiles && !g.plans.back().inFlight.empty()) {
+    // After the last loop's wait for its dots (consumeFromRing put it right after the loop).
+    atEnd.setInsertionPointAfter(g.plans.back().loop->getNextNode());
+  }
+  ring.releaseBarriers(atEnd, loc);
+}
+
+/// The groups of the marked loops (the file comment), in program order.
+SmallVector<SmallVector<scf::ForOp>> groupMarkedLoops(ModuleOp module) {
+  SmallVector<SmallVector<scf::ForOp>> groups;
+  module.walk([&](scf::ForOp loop) {
+    if (!loop->hasAttr(kWarpSpecializeAttr)) return;
+    if (!groups.empty()) {
+      scf::ForOp last = groups.back().back();
+      bool adjacent = last->getBlock() == loop->getBlock() && isa<func::FuncOp>(loop->getParentOp());
+      for (Operation *op = last->getNextNode(); adjacent && op != loop; op = op ? op->getNextNode() : nullptr)
+        adjacent = op && !op->getNumRegions(); // the consumers' work (attention: Q's buffer for the next loop)
+      if (adjacent) {
+        groups.back().push_back(loop);
+        return;
+      }
+    }
+    groups.push_back({loop});
+  });
+  return groups;
 }
 
 struct WarpSpecialize : mlir::tile::impl::TileWarpSpecializeBase<WarpSpecialize> {
@@ -175,21 +316,29 @@ struct WarpSpecialize : mlir::tile::impl::TileWarpSpecializeBase<WarpSpecialize>
     ModuleOp module = getOperation();
     if (failed(requireLayouts(module, getArgument()))) return signalPassFailure();
     if (targetComputeCapability(module) < 80) return; // the pipeliner's copies are sm_80+
-    SmallVector<scf::ForOp> marked;
-    module.walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kWarpSpecializeAttr)) marked.push_back(loop);
-    });
-    for (scf::ForOp loop : marked) {
-      // planLoop records the TMA maps of the descriptors it copies on the module; a loop left
+    for (SmallVector<scf::ForOp> &loops : groupMarkedLoops(module)) {
+      // planLoop records the TMA maps of the descriptors it copies on the module; loops left
       // alone must leave the module as it was, for tile-pipeline to record them in its order.
       DictionaryAttr moduleAttrs = module->getAttrDictionary();
-      std::optional<LoopPlan> plan = planLoop(loop, numStages);
-      const char *whyNot = plan ? whyNotWarpSpecialized(*plan) : "nothing to pipeline";
+      Group g;
+      const char *whyNot = nullptr;
+      for (scf::ForOp loop : loops) {
+        std::optional<LoopPlan> plan = planLoop(loop, numStages);
+        if (!plan) whyNot = "nothing to pipeline";
+        else g.plans.push_back(std::move(*plan));
+        if (whyNot) break;
+      }
+      if (!whyNot && g.plans.size() > 1 && g.plans.front().tileSlice) whyNot = "a tile loop's K loop among others";
       if (!whyNot) {
-        warpSpecialize(*plan);
+        LoopPlan &first = g.plans.front();
+        g.top = first.tileSlice ? first.loop->getParentOp() : first.loop.getOperation();
+        whyNot = whyNotWarpSpecialized(g);
+      }
+      if (!whyNot) {
+        warpSpecialize(g);
         continue;
       }
-      LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: loop at " << loop.getLoc()
+      LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: loop(s) at " << loops.front().getLoc()
                               << " left to tile-pipeline: " << whyNot << "\n");
       module->setAttrs(moduleAttrs);
     }

@@ -33,9 +33,12 @@ struct AttentionProblem {
   double scale = 0; ///< 0: 1 / sqrt(headDim)
 };
 
-/// An attention tile: BM query rows, BN keys per step, warps, K/V ring stages.
+/// An attention tile: BM query rows, BN keys per step, warps, K/V ring stages, and whether
+/// the K/V loops run warp-specialised (a producer warpgroup issues the copies; two consumer
+/// warpgroups take turns at their wgmmas: FlashAttention-3's ping-pong).
 struct AttentionConfig {
   int bm, bn, numWarps, numStages;
+  bool warpSpecialize = true;
 };
 
 namespace detail {
@@ -48,12 +51,14 @@ struct OnlineSoftmax {
 
 /// One key block [n0, n0 + BN) folded into `st`. `mask` (a [BM, BN] i1, or null) keeps the
 /// visible scores; scaleLog2 = scale · log2(e), so exp2 of scaled scores is exp of scores.
+/// The scores stay unscaled: the row max scales once per row (the scale is positive), and
+/// each score's scaling and shift are one FFMA, as in FlashAttention.
 inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value kBlock, Value vBlock, Value scaleLog2,
                                    Value mask, DType elem) {
-  Value s = dot(qBlock, trans(kBlock)) * scaleLog2;
+  Value s = dot(qBlock, trans(kBlock));
   if (mask.valid()) s = where(mask, s, -std::numeric_limits<float>::infinity());
-  Value mNew = maximum(st.m, max(s, 1));
-  Value p = exp2(s - col(mNew));
+  Value mNew = maximum(st.m, max(s, 1) * scaleLog2);
+  Value p = exp2(fma(s, scaleLog2, -col(mNew)));
   Value alpha = exp2(st.m - mNew);
   Value l = st.l * alpha + sum(p, 1);
   Value acc = dot(cast(p, elem), vBlock, st.acc * col(alpha));
@@ -61,7 +66,8 @@ inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value 
 }
 
 constexpr bool sameTile(const AttentionConfig &a, const AttentionConfig &b) {
-  return a.bm == b.bm && a.bn == b.bn && a.numWarps == b.numWarps && a.numStages == b.numStages;
+  return a.bm == b.bm && a.bn == b.bn && a.numWarps == b.numWarps && a.numStages == b.numStages &&
+         a.warpSpecialize == b.warpSpecialize;
 }
 
 /// The packed problem's token count, after checking the shapes every attention kernel
@@ -126,7 +132,7 @@ template <class T> struct AttentionForward {
   static constexpr auto body = [](TensorDesc<T, 2> q, TensorDesc<T, 2> k, TensorDesc<T, 2> v, Ptr<T> o, Ptr<float> lse,
                                   Ptr<int32_t> cuSeqlens, I32 seqlen, I32 tokens, I32 heads, I32 groupSize,
                                   F32 scaleLog2, Const<int> BM, Const<int> BN, Const<int> D, Const<int> CAUSAL,
-                                  Const<int> VARLEN) {
+                                  Const<int> VARLEN, Const<int> WS) {
     Value m0 = program_id(0) * BM, bh = program_id(1);
     Value b = bh / heads, h = bh % heads, kvh = h / groupSize;
     const detail::SequenceExtent seq = detail::sequenceExtent(b, seqlen, cuSeqlens, VARLEN);
@@ -151,8 +157,9 @@ template <class T> struct AttentionForward {
         return std::vector<Value>{next.m, next.l, next.acc};
       };
     };
-    std::vector<Value> c = for_range(0, runs.unmaskedHi, BN, {st.m, st.l, st.acc}, step(false));
-    c = for_range(runs.unmaskedHi, runs.maskedHi, BN, c, step(true));
+    const LoopOptions schedule{.warpSpecialize = WS != 0};
+    std::vector<Value> c = for_range(0, runs.unmaskedHi, BN, {st.m, st.l, st.acc}, step(false), schedule);
+    c = for_range(runs.unmaskedHi, runs.maskedHi, BN, c, step(true), schedule);
 
     Value inside = rows < len;
     Value out = c[2] * col(1.0f / c[1]); // one division per row
@@ -163,14 +170,16 @@ template <class T> struct AttentionForward {
   };
   static constexpr std::array params{"q",      "k",      "v",      "o",          "lse",        "cu_seqlens",
                                      "seqlen", "tokens", "heads",  "group_size", "scale_log2", "BM",
-                                     "BN",     "D",      "CAUSAL", "VARLEN"};
+                                     "BN",     "D",      "CAUSAL", "VARLEN",     "WS"};
 
   /// The tile per head dim: BM query rows on two warpgroups (64 rows each), BN keys per
   /// step, K/V rings as deep as shared memory allows (Q once + 2 · stages · BN · D · 2 bytes).
-  /// The fastest of kSweep's in bench_attention on an H200 (bench/NOTES.md): at D = 64,
-  /// 128 x 64 with 4 stages ran 352 TFLOP/s against 297 for 128 x 128 with 3.
+  /// The fastest of kSweep's in bench_attention on an H200 (bench/NOTES.md). Warp-specialised
+  /// with turns at D = 128 and 256 (+11-17% and +30% over the same tile without); at D = 64,
+  /// whose 64 x 64 products per warpgroup are too short to hide a turn, without (360 TFLOP/s
+  /// against 308).
   static constexpr AttentionConfig configFor(int headDim) {
-    return headDim <= 64    ? AttentionConfig{128, 64, 8, 4}
+    return headDim <= 64    ? AttentionConfig{128, 64, 8, 4, false}
            : headDim <= 128 ? AttentionConfig{128, 128, 8, 2}
                             : AttentionConfig{128, 64, 8, 2};
   }
@@ -180,14 +189,17 @@ template <class T> struct AttentionForward {
     int headDim;
     AttentionConfig config;
   };
-  static constexpr SweepTile kSweep[] = {{64, {128, 128, 8, 3}},  {64, {64, 128, 4, 3}},  {64, {128, 128, 8, 4}},
-                                         {128, {128, 128, 8, 3}}, {128, {128, 64, 8, 3}}, {128, {64, 128, 4, 2}},
-                                         {256, {128, 32, 8, 3}},  {256, {64, 64, 4, 2}}};
+  /// Each configFor tile with the other warp-specialisation choice too, to measure what it brings.
+  static constexpr SweepTile kSweep[] = {
+      {64, {128, 64, 8, 4}},   {64, {128, 128, 8, 3}}, {64, {64, 128, 4, 3}},  {128, {128, 128, 8, 2, false}},
+      {128, {128, 128, 8, 3}}, {128, {128, 64, 8, 3}}, {128, {64, 128, 4, 2}}, {256, {128, 64, 8, 2, false}},
+      {256, {128, 32, 8, 3}},  {256, {64, 64, 4, 2}}};
 
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     auto add = [&](int d, const AttentionConfig &c, int causal, int varlen) {
-      v.push_back({{c.bm, c.bn, d, causal, varlen}, c.numWarps, /*unitOnly=*/false, c.numStages});
+      v.push_back(
+          {{c.bm, c.bn, d, causal, varlen, int(c.warpSpecialize)}, c.numWarps, /*unitOnly=*/false, c.numStages});
     };
     for (int d : kHeadDims)
       for (int causal = 0; causal < 2; ++causal)
@@ -211,12 +223,12 @@ template <class T> struct AttentionForward {
     const AttentionConfig c = config ? *config : configFor(int(p.headDim));
     const int64_t qRow = p.heads * p.headDim, kvRow = p.kvHeads * p.headDim;
     const double scale = detail::softmaxScale(p);
-    launchKernel<AttentionForward>(l, {ceilDiv(p.seqlen, c.bm), p.batch * p.heads}, {c.numWarps, c.numStages}, stream,
-                                   TensorDescArg{p.q.ptr(), {tokens, qRow}, {qRow, 1}},
-                                   TensorDescArg{p.k.ptr(), {tokens, kvRow}, {kvRow, 1}},
-                                   TensorDescArg{p.v.ptr(), {tokens, kvRow}, {kvRow, 1}}, p.o, p.lse, p.cuSeqlens,
-                                   int32_t(p.seqlen), int32_t(tokens), int32_t(p.heads), int32_t(p.heads / p.kvHeads),
-                                   float(scale / M_LN2), c.bm, c.bn, int(p.headDim), int(p.causal), int(varlen));
+    launchKernel<AttentionForward>(
+        l, {ceilDiv(p.seqlen, c.bm), p.batch * p.heads}, {c.numWarps, c.numStages}, stream,
+        TensorDescArg{p.q.ptr(), {tokens, qRow}, {qRow, 1}}, TensorDescArg{p.k.ptr(), {tokens, kvRow}, {kvRow, 1}},
+        TensorDescArg{p.v.ptr(), {tokens, kvRow}, {kvRow, 1}}, p.o, p.lse, p.cuSeqlens, int32_t(p.seqlen),
+        int32_t(tokens), int32_t(p.heads), int32_t(p.heads / p.kvHeads), float(scale / M_LN2), c.bm, c.bn,
+        int(p.headDim), int(p.causal), int(varlen), int(c.warpSpecialize));
   }
 
   static constexpr bool inSweep(int headDim, const AttentionConfig &c) {
