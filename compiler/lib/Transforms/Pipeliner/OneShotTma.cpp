@@ -6,8 +6,9 @@
 // into that buffer, as a ring of one slot (Ring.h): thread 0 arms the slot's mbarrier and
 // issues the copy, every thread waits for phase 0, and the mbarrier is invalidated where the
 // kernel ends. In a warp-specialised kernel the same holds for its consumers' region, where
-// tile-warp-specialize moved such a block (the consumers' first thread issues it). The descriptor's box and swizzle are recorded for the launch (recordTma), as
-// for the rings' copies; a descriptor that already has another box keeps the masked load.
+// tile-warp-specialize moved such a block (the consumers' first thread issues it). The
+// descriptor's box and swizzle are recorded for the launch (recordTma), as for the rings'
+// copies; a descriptor that already has another box keeps the masked load.
 #include "../TmaRecord.h"
 #include "Ring.h"
 

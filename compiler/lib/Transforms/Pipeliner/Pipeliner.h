@@ -95,8 +95,8 @@ void pipelineAcrossTiles(LoopPlan &plan);
 /// turn passes nothing on. Returns how many dots take turns.
 unsigned takeTurnsAtDots(MutableArrayRef<LoopPlan> plans, ArrayRef<Value> iterations, Value total, int groups);
 
-/// Outside loops (OneShotTma.cpp): a descriptor block at a kernel's top level read only by
-/// warpgroup dots (attention's Q block, read by every iteration of the K/V loop after it)
+/// Outside loops (OneShotTma.cpp): a descriptor block at a kernel's top level (or at the top
+/// of a warp-specialised kernel's consumers) read only by warpgroup dots (attention's Q block, read by every iteration of the K/V loop after it)
 /// becomes one TMA copy into its buffer on an mbarrier of its own, instead of a masked load
 /// from registers. Returns how many.
 unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
