@@ -51,7 +51,10 @@ template <class F> double medianUs(F launch, int reps) {
 
 std::string tileName(const tk::AttentionConfig &c) {
   return std::to_string(c.bm) + "x" + std::to_string(c.bn) + "w" + std::to_string(c.numWarps) + "s" +
-         std::to_string(c.numStages) + (c.warpSpecialize ? "" : "-noWS");
+         std::to_string(c.numStages) +
+         (!c.warpSpecialize     ? "-noWS"
+          : c.overlapIterations ? ""
+                                : "-noOverlap");
 }
 
 /// Rows per seqlen, forward and (head dims 64 and 128) backward, of the library's tiles (name

@@ -84,6 +84,8 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
   }
   auto loop = mlir::scf::ForOp::create(s.builder, l, vlo, vhi, vstep, inits);
   if (options.warpSpecialize) loop->setAttr(mlir::tile::kWarpSpecializeAttr, s.builder.getUnitAttr());
+  if (options.warpSpecialize && options.overlapIterations)
+    loop->setAttr(mlir::tile::kOverlapIterationsAttr, s.builder.getUnitAttr());
   mlir::Block *bodyBlock = loop.getBody();
   std::vector<Value> results;
   {

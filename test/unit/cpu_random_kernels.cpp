@@ -73,9 +73,9 @@ struct Node {
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
   Via via = Via::Pointers; ///< Input, Row, Col
-  /// Loop: LoopOptions::warpSpecialize, a hint the compiler must ignore for these loops (no
-  /// TMA-fed wgmma K loop): the code is then the same as without it.
-  bool warpSpecialize = false;
+  /// Loop: LoopOptions::warpSpecialize and overlapIterations, hints the compiler must ignore for
+  /// these loops (no TMA-fed wgmma K loop): the code is then the same as without them.
+  bool warpSpecialize = false, overlapIterations = false;
   AttentionSpec attention = {}; ///< Attention (cpu_random_attention.h): its queries are operand a
 };
 
@@ -398,6 +398,7 @@ private:
     l.a = init;
     l.b = s;
     l.warpSpecialize = chance(0.25);
+    l.overlapIterations = l.warpSpecialize && chance(0.5);
     return add(l);
   }
 
@@ -527,7 +528,7 @@ struct Tracer {
             buildScope(n.b, inner);
             return std::vector<Value>{build(n.b, inner)};
           },
-          LoopOptions{.warpSpecialize = n.warpSpecialize})[0];
+          LoopOptions{.warpSpecialize = n.warpSpecialize, .overlapIterations = n.overlapIterations})[0];
     }
     case Op::Dot: {
       const int64_t bn = shape.back();

@@ -152,6 +152,12 @@ struct LoopOptions {
   /// top level after only register work. Elsewhere (other loops, targets, the CPU executor)
   /// the loop runs as without it: a hint, like num_stages.
   bool warpSpecialize = false;
+  /// With warpSpecialize, a loop whose iteration issues a dot, computes on its result in
+  /// registers and feeds that to a second dot (attention: S = Q Kᵀ, the softmax, O += P V)
+  /// issues the next iteration's first dot together with this iteration's second, so the work
+  /// between them runs while a product does (FlashAttention-3's intra-warpgroup overlap). Costs
+  /// registers: the values between the two dots (P) are held one iteration longer. A hint.
+  bool overlapIterations = false;
 };
 std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init, const LoopBody &body,
                              LoopOptions options, SrcLoc loc = SrcLoc::current());

@@ -12,8 +12,16 @@
 //   which takes no shared memory (no scratch);
 // - the epilogue converts O and the log-sum-exp once each for their stores.
 // ptxas: no serialised wgmmas, no spills.
+// With WS = 2 (the library's schedule, LoopOptions::overlapIterations) each loop runs under
+// scf.if (it has an iteration): the prologue issues S_0 in a turn of its own and computes its
+// softmax; the kernel loop issues S_j and the previous block's P V in one turn (the second
+// leaving both in flight, pendings = 2), waits for S_j alone (pendings = 1), computes the softmax
+// meanwhile, then waits for P V and frees its slot; P, alpha, the slot and the iteration travel
+// as carried values; the epilogue issues the last P V in a turn whose pass carries the skip.
 // RUN: tilec --kernel=attention_fwd_f16 --spec=w8,s2,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0,c1 --stage=opt | FileCheck %s
 // RUN: %if ptxas %{ tilec --kernel=attention_fwd_f16 --spec=w8,s2,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0,c1 --stage=regs | FileCheck %s --check-prefix=REGS %}
+// RUN: tilec --kernel=attention_fwd_f16 --spec=w8,s3,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0,c2 --stage=opt | FileCheck %s --check-prefix=OV
+// RUN: %if ptxas %{ tilec --kernel=attention_fwd_f16 --spec=w8,s3,d16,d16,d16,p16,p16,p16,i16,i16,i16,i,f,c128,c128,c128,c1,c0,c2 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
 // CHECK: %[[KRING:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<2x128x128xf16, #tile.nvmma_shared<swizzle = 128>>
 // CHECK: %[[VRING:.*]] = tile.local_alloc {{.*}} : () -> !tile.memdesc<2x128x128xf16, #tile.nvmma_shared<swizzle = 128>>
@@ -60,3 +68,41 @@
 
 // REGS-NOT: {{C75[0-9][0-9]}}
 // REGS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+
+// OV: } consumers {
+// OV: tile.turn_pass %{{.*}} {groups = 2 : i32, only = 1 : i32}
+// OV: %[[LAST:.*]] = arith.subi
+// OV: scf.if
+// OV: tile.turn_wait {groups = 2 : i32}
+// OV-NEXT: %[[S0:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <128x128xf16
+// OV-NEXT: tile.turn_pass {groups = 2 : i32}
+// OV-NEXT: tile.warpgroup_dot_wait %[[S0]] {pendings = 0 : i32}
+// OV: %[[P0:.*]] = tile.convert_layout %{{.*}} : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #dot_op>
+// OV: scf.for {{.*}} iter_args({{.*}}%[[ACC:arg[0-9]+]] = %{{.*}}, %[[SLOT:arg[0-9]+]] = %{{.*}}, %[[ALPHA:arg[0-9]+]] = %{{.*}}, %[[P:arg[0-9]+]] = %[[P0]], %[[G:arg[0-9]+]] = %{{.*}})
+// OV: tile.barrier_wait
+// OV: tile.turn_wait {groups = 2 : i32}
+// OV-NEXT: %[[S:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <128x128xf16
+// OV-NEXT: %[[V:.*]] = tile.memdesc_index %{{.*}}[%[[SLOT]]]
+// OV: %[[SCALED:.*]] = arith.mulf %[[ACC]], %{{.*}} : tensor<128x128xf32, #mma>
+// OV-NEXT: %[[O:.*]] = tile.warpgroup_dot %[[P]], %[[V]], %[[SCALED]] {pendings = 2 : i32}
+// OV-NEXT: %[[NOTLAST:.*]] = arith.cmpi eq, %[[G]], %[[LAST]]
+// OV-NEXT: tile.turn_pass %[[NOTLAST]] {groups = 2 : i32}
+// OV-NEXT: tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// OV: math.exp2
+// OV: tile.convert_layout %{{.*}} : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #dot_op>
+// OV-NEXT: tile.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
+// OV: tile.barrier_arrive
+// OV-NEXT: scf.yield
+// OV-NEXT: } {tile.overlap_iterations, tile.warp_specialize}
+// OV: tile.turn_wait {groups = 2 : i32}
+// OV-NEXT: %[[OL:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : tensor<128x128xf16, #dot_op>
+// OV-NEXT: %[[ISLAST:.*]] = arith.cmpi eq, %{{.*}}, %[[LAST]]
+// OV-NEXT: tile.turn_pass %[[ISLAST]] {groups = 2 : i32}
+// OV-NEXT: tile.warpgroup_dot_wait %[[OL]] {pendings = 0 : i32}
+// OV: tile.barrier_arrive
+// OV-NEXT: scf.yield
+// OV: } else {
+// OV: scf.if
+// OV: scf.for
+// OV: } {tile.overlap_iterations, tile.warp_specialize}
+// OV: tile.invalidate_barriers

@@ -263,3 +263,130 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// LoopOptions::overlapIterations (FlashAttention-3's intra-warpgroup overlap) on a loop whose
+// second dot reads what the register work makes of the first's result, with one consumer
+// warpgroup (no turns), on a three-slot ring (an iteration holds two): the loop runs under scf.if (it has an iteration); the prologue issues
+// the first dot of iteration 0 and computes on it; the kernel loop issues the next first dot,
+// then this second dot on the carried P and slot (pendings = 2: both in flight), waits for the
+// first alone (pendings = 1), computes, then waits for the second and frees the slot; the
+// epilogue issues the last second dot and frees the last slot.
+// With two slots (S2) the overlap would leave no copy running ahead: the loop stays as it was.
+// CHECK-LABEL: func.func @overlapped
+// S2-LABEL:    func.func @overlapped
+// S2:          } consumers {
+// S2-NOT:        scf.if
+// S2:            } {tile.overlap_iterations, tile.warp_specialize}
+// CHECK:      } consumers {
+// CHECK:        %[[ANY:.*]] = arith.cmpi slt, %c0_i32, %arg5 : i32
+// CHECK-NEXT:   scf.if %[[ANY]] -> (tensor<64x32xf32, #mma>) {
+// CHECK:          tile.barrier_wait
+// CHECK:          %[[S0:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <64x32xf16
+// CHECK-NEXT:     tile.warpgroup_dot_wait %[[S0]] {pendings = 0 : i32}
+// CHECK:          %[[P0:.*]] = tile.convert_layout
+// CHECK:          scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}}, %[[P:.*]] = %[[P0]], %[[G:.*]] = %{{.*}}) -> (tensor<64x32xf32, #mma>, i32, tensor<64x64xf16, #dot_op>, i32)
+// CHECK:            tile.barrier_wait
+// CHECK:            %[[S:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <64x32xf16
+// CHECK-NEXT:       %[[V:.*]] = tile.memdesc_index %{{.*}}[%[[SLOT]]]
+// CHECK-NEXT:       %[[SCALED:.*]] = arith.mulf %[[ACC]], %{{.*}}
+// CHECK-NEXT:       %[[O:.*]] = tile.warpgroup_dot %[[P]], %[[V]], %[[SCALED]] {pendings = 2 : i32}
+// CHECK-NEXT:       tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK-NEXT:       math.exp2
+// CHECK-NEXT:       arith.truncf
+// CHECK-NEXT:       tile.convert_layout
+// CHECK-NEXT:       tile.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
+// CHECK:            arith.remui %[[G]]
+// CHECK-NEXT:       tile.memdesc_index
+// CHECK-NEXT:       tile.barrier_arrive
+// CHECK-NEXT:       scf.yield
+// CHECK-NEXT:     } {tile.overlap_iterations, tile.warp_specialize}
+// CHECK:          %[[OL:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : tensor<64x64xf16, #dot_op>
+// CHECK-NEXT:     %[[DONE:.*]] = tile.warpgroup_dot_wait %[[OL]] {pendings = 0 : i32}
+// CHECK:          tile.barrier_arrive
+// CHECK-NEXT:     scf.yield %[[DONE]]
+// CHECK-NEXT:   } else {
+// CHECK-NEXT:     scf.yield
+// CHECK-NEXT:   }
+// CHECK:        tile.invalidate_barriers
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+module attributes {tile.target = "sm_90a"} {
+  func.func @overlapped(%k: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %v: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                        %q: tensor<64x32xf16, #blocked>, %pk: tensor<64x32x!tile.ptr<f16>, #blocked>,
+                        %po: tensor<64x32x!tile.ptr<f32>, #mma>, %n: i32) attributes {tile.kernel, tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zs = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %half = arith.constant dense<5.000000e-01> : tensor<64x32xf32, #mma>
+    %qb = tile.local_alloc %q : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+    %out = scf.for %n0 = %c0 to %n step %c64 iter_args(%acc = %acc0) -> (tensor<64x32xf32, #mma>) : i32 {
+      %kt = tile.load %pk, %true, %z box %k[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %vt = tile.load %pk, %true, %z box %v[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %kb = tile.local_alloc %kt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %vb = tile.local_alloc %vt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %kT = tile.memdesc_trans %kb : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+      %s = tile.warpgroup_dot %qb, %kT, %zs : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>> -> tensor<64x64xf32, #mma>
+      %e = math.exp2 %s : tensor<64x64xf32, #mma>
+      %h = arith.truncf %e : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+      %p = tile.convert_layout %h : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_op>
+      %scaled = arith.mulf %acc, %half : tensor<64x32xf32, #mma>
+      %d = tile.warpgroup_dot %p, %vb, %scaled : tensor<64x64xf16, #dot_op> * <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> tensor<64x32xf32, #mma>
+      scf.yield %d : tensor<64x32xf32, #mma>
+    } {tile.overlap_iterations, tile.warp_specialize}
+    tile.store %po, %out : tensor<64x32x!tile.ptr<f32>, #mma>, tensor<64x32xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+// A second dot that does not read the first's result is no overlap's: the loop stays as
+// tile-warp-specialize makes it (each dot waited for as it is issued; no scf.if).
+// CHECK-LABEL: func.func @independent_dots
+// CHECK:      } consumers {
+// CHECK-NOT:    scf.if
+// CHECK:        scf.for
+// CHECK-NOT:      pendings
+// CHECK:          tile.warpgroup_dot %{{[0-9]+}}, %{{[0-9]+}}, %arg{{[0-9]+}} : <64x32xf16
+// CHECK-NOT:      pendings
+// CHECK:          tile.warpgroup_dot %arg{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}} : tensor<64x64xf16, #dot_op>
+// CHECK-NOT:      pendings
+// CHECK:        } {tile.overlap_iterations, tile.warp_specialize}
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+module attributes {tile.target = "sm_90a"} {
+  func.func @independent_dots(%k: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %v: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                        %q: tensor<64x32xf16, #blocked>, %pk: tensor<64x32x!tile.ptr<f16>, #blocked>,
+                        %po: tensor<64x32x!tile.ptr<f32>, #mma>, %n: i32, %pa: tensor<64x64xf16, #dot_op>) attributes {tile.kernel, tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zs = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %half = arith.constant dense<5.000000e-01> : tensor<64x32xf32, #mma>
+    %qb = tile.local_alloc %q : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+    %out:2 = scf.for %n0 = %c0 to %n step %c64 iter_args(%acc = %acc0, %sacc = %zs) -> (tensor<64x32xf32, #mma>, tensor<64x64xf32, #mma>) : i32 {
+      %kt = tile.load %pk, %true, %z box %k[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %vt = tile.load %pk, %true, %z box %v[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %kb = tile.local_alloc %kt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %vb = tile.local_alloc %vt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %kT = tile.memdesc_trans %kb : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+      %s = tile.warpgroup_dot %qb, %kT, %sacc : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>> -> tensor<64x64xf32, #mma>
+      %scaled = arith.mulf %acc, %half : tensor<64x32xf32, #mma>
+      %d = tile.warpgroup_dot %pa, %vb, %scaled : tensor<64x64xf16, #dot_op> * <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> tensor<64x32xf32, #mma>
+      scf.yield %d, %s : tensor<64x32xf32, #mma>, tensor<64x64xf32, #mma>
+    } {tile.overlap_iterations, tile.warp_specialize}
+    tile.store %po, %out#0 : tensor<64x32x!tile.ptr<f32>, #mma>, tensor<64x32xf32, #mma>
+    return
+  }
+}

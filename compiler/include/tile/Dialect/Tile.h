@@ -51,6 +51,9 @@ inline constexpr llvm::StringLiteral kLaunchWarpsAttr = "tile.launch_warps";
 /// On an scf.for (unit): run the loop warp-specialised where tile-warp-specialize can (a TMA-fed
 /// wgmma K loop on sm_90a: a producer warp issues the copies); elsewhere a hint it ignores.
 inline constexpr llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
+/// On a warp-specialised loop: its next iteration's first dot is issued with this one's second
+/// (LoopOptions::overlapIterations).
+inline constexpr llvm::StringLiteral kOverlapIterationsAttr = "tile.overlap_iterations";
 /// On a kernel: buffers per software-pipelined load (tile-pipeline); absent: 3.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// On the module: the GPU the code is for, "sm_80", "sm_90", "sm_90a", ... (absent: no tensor

@@ -35,14 +35,6 @@ bool usedOnlyAfter(Value v, Operation *op) {
   });
 }
 
-/// Whether `op` may run while a dot reads its buffers: it writes no memory.
-bool leavesBuffersAlone(Operation *op) {
-  if (op->getNumRegions()) return false;
-  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-  return effects ? !effects.hasEffect<MemoryEffects::Write>() && !effects.hasEffect<MemoryEffects::Free>()
-                 : isMemoryEffectFree(op);
-}
-
 /// The first op of `d`'s block that uses its result (directly or inside its regions).
 Operation *firstUser(WarpGroupDotOp d) {
   Operation *first = nullptr;
@@ -107,6 +99,13 @@ unsigned overlapInBlock(Block &block) {
 }
 
 } // namespace
+
+bool mlir::tile::pipeliner::leavesBuffersAlone(Operation *op) {
+  if (op->getNumRegions()) return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  return effects ? !effects.hasEffect<MemoryEffects::Write>() && !effects.hasEffect<MemoryEffects::Free>()
+                 : isMemoryEffectFree(op);
+}
 
 unsigned mlir::tile::pipeliner::overlapIndependentDots(func::FuncOp kernel) {
   unsigned pairs = 0;

@@ -11,6 +11,7 @@
 //               WarpSpecialize.cpp     a producer warp and consumer warps (its own pass,
 //                                      tile-warp-specialize, run just before tile-pipeline);
 //               WarpGroupTurns.cpp     its consumer warpgroups taking turns at their dots
+//               OverlapIterations.cpp  its consumers' next first dot issued with this second one
 //               OneShotTma.cpp         outside loops: a block copied once, by TMA
 //               OverlapDots.cpp        two independent dots of a block in flight together
 //   lower     the ops made here (tile.async_copy, tile.async_tma_load, tile.barrier_wait, ...)
@@ -106,6 +107,14 @@ unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
 /// pairs.
 unsigned overlapIndependentDots(func::FuncOp kernel);
 
+/// Warp-specialised (OverlapIterations.cpp): a consumer loop that issues a dot, computes on its
+/// result and feeds that to a second dot (attention) issues the next iteration's first dot with
+/// this iteration's second and computes between them while the second runs (two stages, by
+/// scf::pipelineForLoop). False where the loop has another shape (-debug-only says why); an
+/// error where MLIR's pipeliner refuses the schedule.
+FailureOr<bool> overlapIterations(scf::ForOp loop);
+/// Whether `op` may run while a dot reads its buffers: no regions, no memory written.
+bool leavesBuffersAlone(Operation *op);
 /// Buffers of `block` that stage the same load with the same type and are only read (one
 /// per dot that reads the block: attention's backward reads Q as both Qᵀ and Q) become the
 /// first of them, so the load has one buffer to pipeline. Returns how many went.

@@ -193,8 +193,9 @@ Value consumeFromRing(LoopPlan &p, Ring &ring, Value base, Value trips, Value fi
   return gc;
 }
 
-/// The group split into a producer warp and the consumers (the file comment).
-void warpSpecialize(Group &g) {
+/// The group split into a producer warp and the consumers (the file comment). Fails where
+/// MLIR's pipeliner refuses an overlapped schedule (an error emitted).
+LogicalResult warpSpecialize(Group &g) {
   Operation *top = g.top;
   const bool acrossTiles = g.acrossTiles();
   auto func = cast<func::FuncOp>(top->getParentOp());
@@ -287,6 +288,18 @@ void warpSpecialize(Group &g) {
     atEnd.setInsertionPointAfter(g.plans.back().loop->getNextNode());
   }
   ring.releaseBarriers(atEnd, loc);
+  // The loops that ask for it issue their next iteration's first dot with this one's second
+  // (OverlapIterations.cpp). An iteration then holds two slots, its own and the previous one's:
+  // with only two, no copy could run ahead and each iteration would wait for its own.
+  if (acrossTiles || stages < 3) {
+    LLVM_DEBUG(if (g.plans.front().loop->hasAttr(kOverlapIterationsAttr)) llvm::dbgs()
+               << "tile-warp-specialize: iterations not overlapped: " << stages << " stages (three needed)\n");
+    return success();
+  }
+  for (LoopPlan &p : g.plans)
+    if (p.loop->hasAttr(kOverlapIterationsAttr) && p.inFlight.empty() && failed(overlapIterations(p.loop)))
+      return failure();
+  return success();
 }
 
 /// The groups of the marked loops (the file comment), in program order.
@@ -335,7 +348,7 @@ struct WarpSpecialize : mlir::tile::impl::TileWarpSpecializeBase<WarpSpecialize>
         whyNot = whyNotWarpSpecialized(g);
       }
       if (!whyNot) {
-        warpSpecialize(g);
+        if (failed(warpSpecialize(g))) return signalPassFailure();
         continue;
       }
       LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: loop(s) at " << loops.front().getLoc()

@@ -33,12 +33,16 @@ struct AttentionProblem {
   double scale = 0; ///< 0: 1 / sqrt(headDim)
 };
 
-/// An attention tile: BM query rows, BN keys per step, warps, K/V ring stages, and whether
-/// the K/V loops run warp-specialised (a producer warpgroup issues the copies; two consumer
-/// warpgroups take turns at their wgmmas: FlashAttention-3's ping-pong).
+/// An attention tile: BM query rows, BN keys per step, warps, K/V ring stages, whether the K/V
+/// loops run warp-specialised (a producer warpgroup issues the copies; two consumer warpgroups
+/// take turns at their wgmmas: FlashAttention-3's ping-pong) and, so, whether each iteration
+/// issues its scores' product with the previous block's P V (FA3's intra-warpgroup overlap).
 struct AttentionConfig {
   int bm, bn, numWarps, numStages;
   bool warpSpecialize = true;
+  bool overlapIterations = true;
+  /// The forward's WS constant: 0 not warp-specialised, 1 warp-specialised, 2 and overlapped.
+  constexpr int schedule() const { return warpSpecialize ? (overlapIterations ? 2 : 1) : 0; }
 };
 
 namespace detail {
@@ -67,7 +71,7 @@ inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value 
 
 constexpr bool sameTile(const AttentionConfig &a, const AttentionConfig &b) {
   return a.bm == b.bm && a.bn == b.bn && a.numWarps == b.numWarps && a.numStages == b.numStages &&
-         a.warpSpecialize == b.warpSpecialize;
+         a.schedule() == b.schedule();
 }
 
 /// The packed problem's token count, after checking the shapes every attention kernel
@@ -157,7 +161,7 @@ template <class T> struct AttentionForward {
         return std::vector<Value>{next.m, next.l, next.acc};
       };
     };
-    const LoopOptions schedule{.warpSpecialize = WS != 0};
+    const LoopOptions schedule{.warpSpecialize = WS != 0, .overlapIterations = WS == 2};
     std::vector<Value> c = for_range(0, runs.unmaskedHi, BN, {st.m, st.l, st.acc}, step(false), schedule);
     c = for_range(runs.unmaskedHi, runs.maskedHi, BN, c, step(true), schedule);
 
@@ -174,14 +178,13 @@ template <class T> struct AttentionForward {
 
   /// The tile per head dim: BM query rows on two warpgroups (64 rows each), BN keys per
   /// step, K/V rings as deep as shared memory allows (Q once + 2 · stages · BN · D · 2 bytes).
-  /// The fastest of kSweep's in bench_attention on an H200 (bench/NOTES.md). Warp-specialised
-  /// with turns at D = 128 and 256 (+11-17% and +30% over the same tile without); at D = 64,
-  /// whose 64 x 64 products per warpgroup are too short to hide a turn, without (360 TFLOP/s
-  /// against 308).
+  /// The fastest of kSweep's in bench_attention on an H200 (bench/NOTES.md): warp-specialised
+  /// with turns, and at D = 64 and 128 with the overlap, which needs a third ring slot (an
+  /// iteration holds its own and the previous one's): 128 x 128 blocks on three stages, +24%
+  /// over the same tile on two stages without the overlap at D = 128. D = 256 has room for two
+  /// stages of 64 keys only, so no overlap.
   static constexpr AttentionConfig configFor(int headDim) {
-    return headDim <= 64    ? AttentionConfig{128, 64, 8, 4, false}
-           : headDim <= 128 ? AttentionConfig{128, 128, 8, 2}
-                            : AttentionConfig{128, 64, 8, 2};
+    return headDim <= 128 ? AttentionConfig{128, 128, 8, 3} : AttentionConfig{128, 64, 8, 2, true, false};
   }
   static constexpr int kHeadDims[] = {64, 128, 256};
   /// bench_attention's sweep (equal lengths): other tiles per head dim, beside configFor's.
@@ -189,17 +192,25 @@ template <class T> struct AttentionForward {
     int headDim;
     AttentionConfig config;
   };
-  /// Each configFor tile with the other warp-specialisation choice too, to measure what it brings.
-  static constexpr SweepTile kSweep[] = {
-      {64, {128, 64, 8, 4}},   {64, {128, 128, 8, 3}}, {64, {64, 128, 4, 3}},  {128, {128, 128, 8, 2, false}},
-      {128, {128, 128, 8, 3}}, {128, {128, 64, 8, 3}}, {128, {64, 128, 4, 2}}, {256, {128, 64, 8, 2, false}},
-      {256, {128, 32, 8, 3}},  {256, {64, 64, 4, 2}}};
+  /// Beside each configFor tile, the schedules it improves on (not warp-specialised;
+  /// warp-specialised without the overlap, on three stages and on two), to measure each step.
+  static constexpr SweepTile kSweep[] = {{64, {128, 64, 8, 4, false}},
+                                         {64, {128, 64, 8, 4}},
+                                         {64, {128, 128, 8, 3, true, false}},
+                                         {64, {64, 128, 4, 3}},
+                                         {128, {128, 128, 8, 3, false}},
+                                         {128, {128, 128, 8, 3, true, false}},
+                                         {128, {128, 128, 8, 2, true, false}},
+                                         {128, {128, 64, 8, 3}},
+                                         {128, {64, 128, 4, 2}},
+                                         {256, {128, 64, 8, 2, false}},
+                                         {256, {128, 32, 8, 3}},
+                                         {256, {64, 64, 4, 2}}};
 
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
     auto add = [&](int d, const AttentionConfig &c, int causal, int varlen) {
-      v.push_back(
-          {{c.bm, c.bn, d, causal, varlen, int(c.warpSpecialize)}, c.numWarps, /*unitOnly=*/false, c.numStages});
+      v.push_back({{c.bm, c.bn, d, causal, varlen, c.schedule()}, c.numWarps, /*unitOnly=*/false, c.numStages});
     };
     for (int d : kHeadDims)
       for (int causal = 0; causal < 2; ++causal)
@@ -228,7 +239,7 @@ template <class T> struct AttentionForward {
         TensorDescArg{p.q.ptr(), {tokens, qRow}, {qRow, 1}}, TensorDescArg{p.k.ptr(), {tokens, kvRow}, {kvRow, 1}},
         TensorDescArg{p.v.ptr(), {tokens, kvRow}, {kvRow, 1}}, p.o, p.lse, p.cuSeqlens, int32_t(p.seqlen),
         int32_t(tokens), int32_t(p.heads), int32_t(p.heads / p.kvHeads), float(scale / M_LN2), c.bm, c.bn,
-        int(p.headDim), int(p.causal), int(varlen), int(c.warpSpecialize));
+        int(p.headDim), int(p.causal), int(varlen), c.schedule());
   }
 
   static constexpr bool inSweep(int headDim, const AttentionConfig &c) {
