@@ -14,6 +14,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tile::testutil {
@@ -104,6 +105,13 @@ inline float bf16BitsToFloat(uint16_t h) {
   float f;
   std::memcpy(&f, &u, sizeof f);
   return f;
+}
+
+/// What test/kernels' small_float_fma writes for half inputs a, b, c: their fma computed in
+/// float and rounded once to half, and that of their bfloat16 roundings rounded once to bfloat16.
+inline std::pair<uint16_t, uint16_t> smallFloatFma(uint16_t a, uint16_t b, uint16_t c) {
+  auto bf = [](uint16_t h) { return bf16BitsToFloat(toBf16(halfToFloat(h))); };
+  return {toHalf(std::fma(halfToFloat(a), halfToFloat(b), halfToFloat(c))), toBf16(std::fma(bf(a), bf(b), bf(c)))};
 }
 
 inline bool isHalfNaN(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }

@@ -63,6 +63,10 @@ int main(int argc, char **argv) {
            "half_scale",
            {"x", "y", "z", "scale", "n", "BLOCK"},
            aot::standardVariants(halfScaleKernel(), {{1024}}, {4})});
+    w.add({&smallFloatFmaKernel(),
+           "small_float_fma",
+           {"a", "b", "c", "y", "z", "n", "BLOCK"},
+           aot::standardVariants(smallFloatFmaKernel(), {{1024}}, {4})});
     w.add({&loopBranchKernel(),
            "loop_branch",
            {"x", "out", "n", "reps", "BLOCK"},

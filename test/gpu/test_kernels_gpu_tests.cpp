@@ -21,6 +21,7 @@ using namespace tile;
 using namespace tile::rt;
 using tile::testutil::closeTo;
 using tile::testutil::halfToFloat;
+using tile::testutil::smallFloatFma;
 using tile::testutil::toBf16;
 using tile::testutil::toHalf;
 
@@ -298,6 +299,30 @@ TEST(TestKernelsGpu, HalfAndBfloat16Rounding) {
       float v = halfToFloat(x[i]) * scale; // exact in float: the GPU computes the same product
       ASSERT_EQ(y[i], toHalf(v)) << "f16 element " << i << " seed " << seed;
       ASSERT_EQ(z[i], toBf16(v)) << "bf16 element " << i << " seed " << seed;
+    }
+  }
+}
+
+TEST(TestKernelsGpu, HalfAndBfloat16Fma) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  for (int n : {1, 1000, 4097}) {
+    auto r = randomFloats(3 * n, rng);
+    std::vector<uint16_t> a(n), b(n), c(n);
+    for (int i = 0; i < n; ++i) {
+      a[i] = toHalf(8.f * r[i]);
+      b[i] = toHalf(8.f * r[n + i]);
+      c[i] = toHalf(64.f * r[2 * n + i]);
+    }
+    auto da = DeviceBuffer::fromHost(a), db = DeviceBuffer::fromHost(b), dc = DeviceBuffer::fromHost(c);
+    DeviceBuffer dy = poisoned(n * 2), dz = poisoned(n * 2);
+    aot_test::small_float_fma(grid((n + 1023) / 1024), da.ptr(), db.ptr(), dc.ptr(), dy.ptr(), dz.ptr(), n, 1024);
+    auto y = dy.toHost<uint16_t>(n), z = dz.toHost<uint16_t>(n);
+    for (int i = 0; i < n; ++i) {
+      auto [half, bfloat] = smallFloatFma(a[i], b[i], c[i]);
+      ASSERT_EQ(y[i], half) << "f16 element " << i << " seed " << seed;
+      ASSERT_EQ(z[i], bfloat) << "bf16 element " << i << " seed " << seed;
     }
   }
 }

@@ -136,6 +136,20 @@ inline const auto &halfScaleKernel() {
   return k;
 }
 
+/// fma on half and on bfloat16 operands (the bfloat16 ones the halves rounded): each computed
+/// in float and rounded once to its type.
+inline const auto &smallFloatFmaKernel() {
+  static const auto k = tile::kernel(
+      "small_float_fma", [](Ptr<f16> a, Ptr<f16> b, Ptr<f16> c, Ptr<f16> y, Ptr<bf16> z, I32 n, Const<int> BLOCK) {
+        Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+        Value mask = offs < n;
+        Value x0 = load(a + offs, mask), x1 = load(b + offs, mask), x2 = load(c + offs, mask);
+        store(y + offs, fma(x0, x1, x2), mask);
+        store(z + offs, fma(cast(x0, DType::bf16), cast(x1, DType::bf16), cast(x2, DType::bf16)), mask);
+      });
+  return k;
+}
+
 /// Scalar parameters of every float width and a bool: out = x * h + b where flag, else
 /// x - h (h a half, b a bfloat16, both widened to float).
 inline const auto &scalarArgsKernel() {

@@ -187,6 +187,34 @@ TEST_F(CpuOps, HalfAndBfloat16Rounding) {
   }
 }
 
+/// fma on halves and on bfloat16s: computed in float and rounded once to the operands' type.
+/// Rounding the product to the type first (two roundings) gives other bits on some elements,
+/// which the check counts so that the inputs can tell the two apart.
+TEST_F(CpuOps, HalfAndBfloat16Fma) {
+  auto f16p = [](std::vector<uint16_t> &v) { return reinterpret_cast<f16 *>(v.data()); };
+  for (int n : {1, 1000, 4097}) {
+    std::vector<uint16_t> a(n), b(n), c(n);
+    for (int i = 0; i < n; ++i) {
+      a[i] = toHalf(uniform(-8.f, 8.f));
+      b[i] = toHalf(uniform(-8.f, 8.f));
+      c[i] = toHalf(uniform(-64.f, 64.f));
+    }
+    std::vector<uint16_t> y(n + 8, 0xdead), z(n + 8, 0xdead);
+    tt::smallFloatFmaKernel().launch({cdiv(n, 1024)}, cpuOptions(), f16p(a), f16p(b), f16p(c), f16p(y),
+                                     reinterpret_cast<bf16 *>(z.data()), n, 1024);
+    int twoRoundingsDiffer = 0;
+    for (int i = 0; i < n; ++i) {
+      auto [half, bfloat] = smallFloatFma(a[i], b[i], c[i]);
+      ASSERT_EQ(y[i], half) << "f16 element " << i;
+      ASSERT_EQ(z[i], bfloat) << "bf16 element " << i;
+      float product = halfToFloat(toHalf(halfToFloat(a[i]) * halfToFloat(b[i])));
+      twoRoundingsDiffer += toHalf(product + halfToFloat(c[i])) != half;
+    }
+    for (int i = n; i < n + 8; ++i) ASSERT_EQ(y[i], 0xdead) << "past the end";
+    if (n >= 1000) { EXPECT_GT(twoRoundingsDiffer, 0) << "the inputs never tell one rounding from two"; }
+  }
+}
+
 /// f32 -> f16 / bf16 -> f32 on every interesting float: rounding ties, denormals, overflow.
 const auto &roundTripKernel() {
   static const auto k =

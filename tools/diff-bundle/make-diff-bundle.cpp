@@ -332,6 +332,14 @@ void testKernelCases(std::vector<rt::DiffCase> &out, std::mt19937_64 &rng) {
                            {Buffer::of(x2, DiffElem::F32), Buffer::poisoned(n * 4, DiffElem::F32), Scalar{n},
                             Scalar{int64_t(r() % 7)}, Constant{256}},
                            1e-6));
+    std::vector<uint16_t> halves[3];
+    for (auto &h : halves)
+      for (float v : randomFloats(n, r)) h.push_back(tile::halfBits(8.f * v));
+    out.push_back(makeCase(smallFloatFmaKernel(), "small_float_fma " + std::to_string(n), seed, {cdiv(n, 1024)}, 4,
+                           {Buffer::of(halves[0], DiffElem::F16), Buffer::of(halves[1], DiffElem::F16),
+                            Buffer::of(halves[2], DiffElem::F16), Buffer::poisoned(n * 2, DiffElem::F16),
+                            Buffer::poisoned(n * 2, DiffElem::BF16), Scalar{n}, Constant{1024}},
+                           0));
   }
 }
 

@@ -197,6 +197,7 @@ template <class T> struct AttentionForward {
   static constexpr SweepTile kSweep[] = {{64, {128, 64, 8, 4, false}},
                                          {64, {128, 64, 8, 4}},
                                          {64, {128, 128, 8, 3, true, false}},
+                                         {64, {128, 128, 8, 4}},
                                          {64, {64, 128, 4, 3}},
                                          {128, {128, 128, 8, 3, false}},
                                          {128, {128, 128, 8, 3, true, false}},
