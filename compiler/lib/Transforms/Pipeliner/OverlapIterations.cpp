@@ -214,8 +214,7 @@ FailureOr<bool> mlir::tile::pipeliner::overlapIterations(scf::ForOp loop) {
   DictionaryAttr attrs = loop->getDiscardableAttrDictionary();
   IRRewriter rewriter(ctx);
   rewriter.setInsertionPoint(loop);
-  bool modified = false;
-  FailureOr<scf::ForOp> kernel = scf::pipelineForLoop(rewriter, loop, options, &modified);
+  FailureOr<scf::ForOp> kernel = scf::pipelineForLoop(rewriter, loop, options);
   if (failed(kernel)) // the checks above meet the pipeliner's preconditions: a compiler bug
     return loop.emitError("tile-warp-specialize: MLIR's loop pipeliner refused the overlapped schedule");
   (*kernel)->setDiscardableAttrs(attrs);
