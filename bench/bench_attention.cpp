@@ -6,6 +6,11 @@
 // The backward (kernels/AttentionBackward.h, head dims 64 and 128) as `tile_attn_bwd_...` rows, FLOPs 2.5x the
 // forward's. Then the other declared tiles (AttentionForward::kSweep, kAttentionBackwardSweep) at seqlen 4096 and
 // 16384, as `tile-<tile>_attn_...` rows.
+// The library's forward rows at seqlen 4096 and 16384 (every seqlen with ATTN_CUDNN=all, none with ATTN_CUDNN=0)
+// are timed in turns with cuDNN's fused attention on the same buffers, in this process (anchors/AttentionAnchor.h):
+// `RESULT cudnn_attn_fwd_...` rows beside ours (then both from the interleaved samples), a `cudnn-attn` line
+// (paired ratio, ours' error against cuDNN, its engine) and a `clocks` line; `skip cudnn_attn_...: <why>` where
+// cuDNN cannot (ours then timed alone).
 //   bench_attention [--quick]      (--quick or ATTN_QUICK=1: seqlen 4096 and 16384 only)
 #include "tile/HalfBits.h"
 #include "tile/kernels/AotLauncher.h"
@@ -13,6 +18,10 @@
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Memory.h"
 #include "tile/runtime/Stream.h"
+
+#if TILE_BENCH_CUDNN_ATTENTION
+#include "anchors/AttentionAnchor.h"
+#endif
 
 #include <algorithm>
 #include <cstdio>
@@ -47,6 +56,13 @@ template <class F> double medianUs(F launch, int reps) {
   std::vector<double> us(reps);
   for (int i = 0; i < reps; ++i) us[i] = 1e3 * stop[i].elapsedMs(start[i]);
   return median(us);
+}
+
+/// Whether the library's forward rows at `seqlen` run against cuDNN (see the top of this file).
+bool againstCudnn(int seqlen) {
+  const char *env = std::getenv("ATTN_CUDNN");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  return (env && std::strcmp(env, "all") == 0) || seqlen == 4096 || seqlen == 16384;
 }
 
 std::string tileName(const tk::AttentionConfig &c) {
@@ -98,8 +114,41 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
       }
       std::fflush(stdout);
     };
-    if (forward) report("fwd", flops, [&] { tk::AttentionForward<T>::launch(gAot, p, nullptr, config); });
-    else tk::AttentionForward<T>::launch(gAot, p); // the backward reads its O and row log-sum-exp
+    auto forwardLaunch = [&] { tk::AttentionForward<T>::launch(gAot, p, nullptr, config); };
+    bool timed = false; // ours' forward row printed beside cuDNN's
+    if (forward && !config && againstCudnn(seqlen)) {
+      const std::string name = std::string(dtype) + "_d" + std::to_string(headDim) + (causal ? "_causal" : "_full"),
+                        shape = std::to_string(batch) + "x" + std::to_string(heads) + "x" + std::to_string(seqlen);
+#if TILE_BENCH_CUDNN_ATTENTION
+      const tile::bench::AttentionAnchorCase c{std::is_same_v<T, tile::bf16>,
+                                               batch,
+                                               heads,
+                                               heads,
+                                               seqlen,
+                                               headDim,
+                                               causal,
+                                               tk::detail::softmaxScale(p),
+                                               &q,
+                                               &k,
+                                               &v,
+                                               &o,
+                                               &lse,
+                                               name,
+                                               shape,
+                                               flops};
+      try {
+        timed = tile::bench::timeForwardAgainstCudnn(c, forwardLaunch);
+      } catch (const std::exception &e) { // ours failed: its skip line, as report's
+        std::printf("skip tile_attn_fwd_%s seqlen %d: %s\n", name.c_str(), seqlen, e.what());
+        timed = true;
+      }
+#else
+      std::printf("skip cudnn_attn_fwd_%s %s: bench_attention was built without cudnn.h\n", name.c_str(),
+                  shape.c_str());
+#endif
+    }
+    if (!forward) tk::AttentionForward<T>::launch(gAot, p); // the backward reads its O and row log-sum-exp
+    else if (!timed) report("fwd", flops, forwardLaunch);
     if (backward)
       report("bwd", 2.5 * flops,
              [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta}, nullptr, backwardConfig); });

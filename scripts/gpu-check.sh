@@ -12,7 +12,8 @@
 # Runs every *_gpu_tests binary in .device/ (gtest, brief), then bench_kernels, bench_conv, bench_anchors and PyTorch's
 # convolutions (bench/torch_conv_bench.py), bench_train_step and PyTorch's training step
 # (bench/torch_train_step_bench.py), then the PyTorch/Triton anchors (bench/torch_triton_bench.py), then the
-# attention forward and backward: bench_attention and PyTorch's SDPA / Triton's (bench/attention_torch_bench.py);
+# attention forward and backward: bench_attention (its forward rows in turns with cuDNN's fused attention, in process)
+# and PyTorch's SDPA / Triton's (bench/attention_torch_bench.py);
 # writes full logs to $OUT (or a temp dir), and prints a summary last.
 # Exit status: non-zero if any test failed, crashed, timed out or was skipped (GPU tests skip only where
 # no GPU is usable, so on the GPU machine a skip means nothing was checked). Benchmarks never fail the check.
@@ -66,9 +67,11 @@ fi
 # cudnn_gpu_tests and bench_anchors dlopen cuDNN, cuBLAS and cuBLASLt: PyTorch's copies (cuDNN 9.19, the
 # headers the build machine compiled against; the system's is older), found through the Python that holds
 # PyTorch. (bench_anchors' NVML is the driver's libnvidia-ml.so.1, on the loader's path with nvidia-smi.)
+# cuDNN's fused attention (attention_gpu_tests, bench_attention) runs engines it compiles at run time: cuDNN
+# dlopens libnvrtc.so.13 for them, PyTorch's copy where it has one, else the toolkit's (appended last).
 NV_ROOT=$("$PY" -c 'import nvidia; print(list(nvidia.__path__)[0])' 2>/dev/null)
 NV_LIBS=""
-for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13; do
+for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13 libnvrtc.so.13; do
   f=$([ -n "$NV_ROOT" ] && find "$NV_ROOT" -name "$lib" -print -quit)
   d=$([ -n "$f" ] && dirname "$f")
   [ -n "$d" ] && case ":$NV_LIBS:" in *":$d:"*) ;; *) NV_LIBS="$NV_LIBS${NV_LIBS:+:}$d" ;; esac
@@ -77,6 +80,10 @@ if [ -n "$NV_LIBS" ]; then
   export LD_LIBRARY_PATH="$NV_LIBS${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 else
   echo "PyTorch's cuDNN/cuBLAS not found: cudnn_gpu_tests uses whatever libcudnn.so.9 the loader finds"
+fi
+NVRTC=$([ -n "$NV_ROOT" ] && find "$NV_ROOT" -name libnvrtc.so.13 -print -quit)
+if [ -z "$NVRTC" ] && [ -f "${CUDA_HOME:-/usr/local/cuda}/lib64/libnvrtc.so.13" ]; then
+  export LD_LIBRARY_PATH="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}${CUDA_HOME:-/usr/local/cuda}/lib64"
 fi
 
 # bench_anchors' table (the lines starting "anchor "; every number per shape: anchor-detail lines in its log).
@@ -332,6 +339,13 @@ echo "line info: $planted_line"
 echo "sanitizers: $sanitize_line"
 # Each layer against cuDNN/cuBLAS: the largest relative error and where (all lines: cudnn_gpu_tests.log).
 grep -h "^cudnn-check" "$LOGS/cudnn_gpu_tests.log" 2>/dev/null | awk '/oracle:/ { print; next } { n++; e = $(NF); if (e + 0 >= worst + 0) { worst = e; at = $0 } } END { if (n) printf "cudnn-check: %d comparisons, worst rel err %s (%s)\n", n, worst, at }'
+# The attention forward against cuDNN's fused attention (attention_gpu_tests): the largest O error and every
+# case cuDNN refused (its reason).
+grep -h "^cudnn-attn-check" "$LOGS/attention_gpu_tests.log" 2>/dev/null | awk '
+  / skipped: / { print; next }
+  { n++; e = $0; sub(/.*o max rel err /, "", e); sub(/ .*/, "", e)
+    if (e == "nan" || e + 0 >= worst + 0) { worst = e; at = $2 " " $3 " " $4 " " $5 } }
+  END { if (n) printf "cudnn-attn-check: %d cases against cuDNN, worst o max rel err %s (%s)\n", n, worst, at }'
 cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep '^RESULT ' | awk '
   # RESULT <impl>_<op> <shape> <gbps> <us>, impl in tile/torch/triton.
   {
@@ -393,11 +407,14 @@ cat "$LOGS/bench_conv.log" "$LOGS/torch_conv_bench.log" 2>/dev/null | awk '
 # (eager, graph, compile); sort -s keeps each log's order within a batch.
 grep -h '^train-step' "$LOGS/bench_train_step.log" "$LOGS/torch_train_step_bench.log" 2>/dev/null | sort -s -n -k3,3
 # The attention forward, then the backward (its FLOPs 2.5 times the forward's, FlashAttention's convention), TFLOP/s
-# by op and B x H x S: ours, PyTorch's SDPA backends and Triton's tutorial kernels (tl.load, and tensor descriptors
-# as tri-tma, forward only); tile/triton against the faster Triton variant. Skips, the Triton checks and autotuning
-# choices: attention_torch_bench.log.
+# by op and B x H x S: ours; cuDNN's fused attention in bench_attention's process (cudnn-ip: same buffers, timed in
+# turns with ours, the forward at seqlen 4096 and 16384; the anchor); PyTorch's SDPA backends in another process
+# (t-cudnn, t-flash: indicative only); Triton's tutorial kernels (tl.load, and tensor descriptors as tri-tma, forward
+# only); tile/triton against the faster Triton variant. Skips, the Triton checks and autotuning choices:
+# attention_torch_bench.log; cuDNN's engines, ours' error against it and the clocks: the cudnn-attn and clocks
+# lines of bench_attention.log.
 cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | grep '^RESULT .*_attn_' | awk '
-  # RESULT <impl>_attn_<op> <BxHxS> <TFLOP/s> <us>, impl in tile, torch-cudnn, torch-flash, triton, triton-tma;
+  # RESULT <impl>_attn_<op> <BxHxS> <TFLOP/s> <us>, impl in tile, cudnn, torch-cudnn, torch-flash, triton, triton-tma;
   # op attn_fwd_... or attn_bwd_...: the rows of each pass together, in the order they first appear.
   {
     i = index($2, "_attn_"); impl = substr($2, 1, i - 1); k = substr($2, i + 1) SUBSEP $3
@@ -416,14 +433,14 @@ cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | 
   function row(k) {
     split(k, p, SUBSEP)
     tri = v("triton", k) > v("triton-tma", k) ? v("triton", k) : v("triton-tma", k)
-    printf "%-26s %-10s %s %s %s %s %s %s %s\n", p[1], p[2], cell("tile", k), cell("torch-cudnn", k), \
-      cell("torch-flash", k), cell("triton", k), cell("triton-tma", k), pct(v("tile", k), v("torch-cudnn", k)), \
-      pct(v("tile", k), tri)
+    printf "%-26s %-10s %s %s %s %s %s %s %s %s %s\n", p[1], p[2], cell("tile", k), cell("cudnn", k), \
+      cell("torch-cudnn", k), cell("torch-flash", k), cell("triton", k), cell("triton-tma", k), \
+      pct(v("tile", k), v("cudnn", k)), pct(v("tile", k), v("torch-cudnn", k)), pct(v("tile", k), tri)
   }
   END {
     if (!nf && !nb) exit
-    printf "%-26s %-10s %9s %9s %9s %9s %9s %11s %11s\n", "attention TFLOP/s", "BxHxS", "tile", "cudnn", "flash", \
-      "triton", "tri-tma", "tile/cudnn", "tile/triton"
+    printf "%-26s %-10s %9s %9s %9s %9s %9s %9s %11s %11s %11s\n", "attention TFLOP/s", "BxHxS", "tile", "cudnn-ip", \
+      "t-cudnn", "t-flash", "triton", "tri-tma", "tile/cud-ip", "tile/t-cud", "tile/triton"
     for (j = 1; j <= nf; j++) row(fwd[j])
     for (j = 1; j <= nb; j++) row(bwd[j])
     for (j = 1; j <= ns; j++) {
@@ -432,6 +449,16 @@ cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | 
         cell("tile", k), bestTile[k], best[k]
     }
   }'
+# bench_attention's forward rows against cuDNN in its process: the rows cuDNN refused (why), ours' largest O error
+# against cuDNN on the bench's inputs, and the lowest SM clock NVML saw while they were timed.
+grep -h '^skip cudnn_attn' "$LOGS/bench_attention.log" 2>/dev/null | head -4
+grep -h '^cudnn-attn \|^clocks cudnn_attn' "$LOGS/bench_attention.log" 2>/dev/null | awk '
+  /^cudnn-attn / { n++; e = $0; sub(/.*o max rel err /, "", e); sub(/,.*/, "", e)
+    if (e == "nan" || e + 0 >= worst + 0) { worst = e; at = $2 " " $3 } }
+  /^clocks / && index($0, "during SM ") { c = $0; sub(/.*during SM /, "", c); sub(/-.*/, "", c)
+    if (lo == "" || c + 0 < lo + 0) lo = c }
+  END { if (n) printf "cudnn-attn: %d forward rows in turns with cuDNN in process; ours against it: worst o max rel " \
+    "err %s (%s); lowest SM clock while timed: %s MHz\n", n, worst, at, lo == "" ? "n/a" : lo }'
 [ "$full" = 1 ] && anchor_summary
 [ "$status" -eq 0 ] && echo "gpu-check: PASS" || echo "gpu-check: FAIL"
 echo "sass: $sass_line"

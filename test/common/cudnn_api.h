@@ -17,7 +17,8 @@
 
 namespace tile::reference {
 
-// X(member, symbol): the entry points used (cuBLAS's are the _v2 symbols its macros name).
+// X(member, symbol): the entry points used (cuBLAS's are the _v2 symbols its macros name). The
+// backend graph API (cudnnBackend*) builds cuDNN's fused attention (cudnn_attention.h).
 #define TILE_CUDNN_FUNCTIONS(X)                                                                                        \
   X(create, cudnnCreate)                                                                                               \
   X(destroy, cudnnDestroy)                                                                                             \
@@ -60,7 +61,14 @@ namespace tile::reference {
   X(poolingForward, cudnnPoolingForward)                                                                               \
   X(poolingBackward, cudnnPoolingBackward)                                                                             \
   X(softmaxForward, cudnnSoftmaxForward)                                                                               \
-  X(softmaxBackward, cudnnSoftmaxBackward)
+  X(softmaxBackward, cudnnSoftmaxBackward)                                                                             \
+  X(getLastErrorString, cudnnGetLastErrorString)                                                                       \
+  X(backendCreate, cudnnBackendCreateDescriptor)                                                                       \
+  X(backendDestroy, cudnnBackendDestroyDescriptor)                                                                     \
+  X(backendSet, cudnnBackendSetAttribute)                                                                              \
+  X(backendGet, cudnnBackendGetAttribute)                                                                              \
+  X(backendFinalize, cudnnBackendFinalize)                                                                             \
+  X(backendExecute, cudnnBackendExecute)
 
 #define TILE_CUBLAS_FUNCTIONS(X)                                                                                       \
   X(create, cublasCreate_v2)                                                                                           \

@@ -10,11 +10,16 @@ if(TARGET tile_kernels_aot)
   gtest_discover_tests(kernels_gpu_tests PROPERTIES LABELS gpu)
 endif()
 
-# The attention forward and backward against float64 (every head dim, causal, grouped-query, packed lengths).
+# The attention forward and backward against float64 (every head dim, causal, grouped-query, packed lengths),
+# and the forward against cuDNN's fused attention where cudnn.h is found (cuDNN itself is dlopen'ed at run time).
 if(TARGET tile_kernels_aot)
   add_executable(attention_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/attention_gpu_tests.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attention_backward_gpu_tests.cpp)
   target_link_libraries(attention_gpu_tests PRIVATE tile_kernels_aot GTest::gtest_main)
+  if(TARGET tile_reference_attention)
+    target_sources(attention_gpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR}/attention_cudnn_gpu_tests.cpp)
+    target_link_libraries(attention_gpu_tests PRIVATE tile_reference_attention)
+  endif()
   tile_warnings(attention_gpu_tests)
   gtest_discover_tests(attention_gpu_tests PROPERTIES LABELS gpu)
 endif()

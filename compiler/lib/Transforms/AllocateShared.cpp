@@ -4,7 +4,7 @@
 // uses it from outside, and an op's scratch lives at the op (scratchBytes: a layout
 // conversion has scratch only when LayoutConversion.h sends it through shared memory, not
 // when it stays in registers or within warps). Buffers are placed largest first at the
-// lowest offset that overlaps no buffer whose lifetime overlaps theirs.
+// lowest offset that overlaps no buffer whose lifetime overlaps theirs, at their alignment.
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
@@ -52,8 +52,9 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
     module.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
         MemDescType t = alloc.getType();
-        Buffer b{op,   false,      unsigned(t.getNumElements() * sharedBytesOf(t.getElementType())),
-                 1024, number[op], number[op]};
+        Buffer b{
+            op,         false,     unsigned(t.getNumElements() * sharedBytesOf(t.getElementType())), alignmentOf(t),
+            number[op], number[op]};
         extendToUses(alloc.getResult(), b, number, lastInside);
         buffers.push_back(b);
       } else if (unsigned bytes = scratchBytes(op)) {
@@ -91,6 +92,14 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
     LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << buffers.size() << " buffer(s), " << total
                             << " bytes of shared memory per block\n");
     if (total) module->setAttr(kSharedBytesAttr, IntegerAttr::get(IntegerType::get(&getContext(), 32), total));
+  }
+
+  /// A buffer's alignment: 1024 bytes where an address's bits take part in a swizzle (TMA and
+  /// wgmma's 128-byte swizzle repeats every 1024 bytes), 16 (a vector) where nothing is swizzled
+  /// (the rings' mbarriers, so that a ring of pipelines does not cost a kilobyte each).
+  static unsigned alignmentOf(MemDescType t) {
+    auto plain = dyn_cast_or_null<SwizzledSharedLayoutAttr>(t.getEncoding());
+    return plain && plain.getMaxPhase() == 1 ? 16 : 1024;
   }
 
   /// Extends b's lifetime to every (transitive, through views) use of `v`; a use inside a

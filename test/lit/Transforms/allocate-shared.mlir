@@ -1,7 +1,7 @@
 // RUN: tile-opt %s -split-input-file --tile-allocate-shared | FileCheck %s
 
 // tile-allocate-shared gives every tile.local_alloc a byte offset (tile.offset, 1024-byte
-// aligned) and every op that needs scratch one too (tile.scratch_offset, 16-byte
+// aligned where a swizzle reads it, else 16) and every op that needs scratch one too (tile.scratch_offset, 16-byte
 // aligned), by liveness: what is live at the same time never overlaps, the rest reuses
 // the space; the module gets the total as tile.shared_bytes. A 64x32xf16 buffer is 4096
 // bytes.
@@ -277,17 +277,18 @@ func.func @argmax_scratch(%y: tensor<512xf32, #blocked>) -> i32 attributes {tile
 #blocked3 = #tile.linear<register = [], lane = [[1], [2], [0], [0], [0]], warp = [[4], [8]]>
 #tiny = #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>
 
-// Scratch is aligned to 16 bytes only: next to a live 8-byte buffer (2x4xi8) a 4-byte
-// conversion scratch goes to 16. A buffer next to live scratch still starts on a 1024
-// boundary: a 4-byte buffer (2x2xi8) live across a 64-byte conversion goes to 1024. (The
-// sources spread their elements over the warps, which #blocked2 gives all to warp 0's
-// lanes: the data crosses warps, so both conversions need shared memory.)
-// CHECK: module attributes {tile.shared_bytes = 1028 : i32}
+// Scratch is aligned to 16 bytes only, and so are buffers no swizzle reads (#tiny, as the
+// pipeliner's mbarrier rings): next to a live 8-byte buffer (2x4xi8) a 4-byte conversion
+// scratch goes to 16, and a 4-byte buffer (2x2xi8) live across a 64-byte conversion goes to
+// 64, not to the next 1024 boundary. (The sources spread their elements over the warps, which
+// #blocked2 gives all to warp 0's lanes: the data crosses warps, so both conversions need
+// shared memory.)
+// CHECK: module attributes {tile.shared_bytes = 68 : i32}
 // CHECK-LABEL: func.func @scratch_alignment
 // CHECK: tile.local_alloc %{{.*}} {tile.offset = 0 : i32} : (tensor<2x4xi8
 // CHECK-NEXT: tile.convert_layout %{{.*}} {tile.scratch_offset = 16 : i32} : tensor<4xi8
 // CHECK-NEXT: tile.local_load
-// CHECK-NEXT: tile.local_alloc %{{.*}} {tile.offset = 1024 : i32} : (tensor<2x2xi8
+// CHECK-NEXT: tile.local_alloc %{{.*}} {tile.offset = 64 : i32} : (tensor<2x2xi8
 // CHECK-NEXT: tile.convert_layout %{{.*}} {tile.scratch_offset = 0 : i32} : tensor<16xf32
 func.func @scratch_alignment(%x: tensor<2x4xi8, #blocked>, %y: tensor<4xi8, #blocked1>, %z: tensor<2x2xi8, #blocked>, %w: tensor<16xf32, #blocked3>) attributes {tile.kernel} {
   %a = tile.local_alloc %x : (tensor<2x4xi8, #blocked>) -> !tile.memdesc<2x4xi8, #tiny>

@@ -42,17 +42,17 @@
 // Four consumer warps: the launch's even share already gives each thread 255 registers, so
 // no setmaxnreg counts.
 // CHECK-NEXT: } {consumer_warps = 4 : i32}
-// With two stages the dots cannot stay in flight: each iteration waits for its dot and frees
-// its own slot at its end. One consumer warpgroup takes no turns.
+// With two stages the dots cannot stay in flight: each iteration waits for its slot just
+// before its dot, which waits as it is issued, and frees the slot right after it. One consumer
+// warpgroup takes no turns.
 // S2-LABEL: func.func @warp_specialized
 // S2:      tile.warp_specialize producer {
 // S2:      } consumers {
 // S2-NOT:    tile.turn
 // S2:        scf.for
+// S2:          %[[SLOT:.*]] = arith.remui %{{.*}}, %c2_i32
 // S2:          tile.barrier_wait
-// S2:          tile.warpgroup_dot
-// S2-NOT:      pendings
-// S2:          %[[SLOT:.*]] = arith.remui %[[G:.*]], %c2_i32
+// S2-NEXT:     tile.warpgroup_dot %{{[^{]*}} : <64x32xf16
 // S2-NEXT:     %[[FREE:.*]] = tile.memdesc_index %{{.*}}[%[[SLOT]]]
 // S2-NEXT:     tile.barrier_arrive %[[FREE]], %true
 // S2-NEXT:     scf.yield
@@ -190,7 +190,7 @@ module attributes {tile.target = "sm_90a"} {
 // Two marked loops one after the other (attention's unmasked key blocks, then the masked
 // ones) share one ring and one producer: the second's iterations number on from the first's
 // trip count, so its copies take the slots and phases that follow. Their dots wait within the
-// iteration (two stages), so each iteration frees its own slot; with two consumer warpgroups
+// iteration (two stages), so each iteration frees its own slot once its dot is done; with two consumer warpgroups
 // they take turns at the dots: the second warpgroup passes once before the loops (unless they
 // make no turns at all), each dot is issued between a turn_wait and a turn_pass and waited for
 // after, and the pass after the last dot of the loops' last iteration (counted over both loops)
@@ -268,43 +268,76 @@ module attributes {tile.target = "sm_90a"} {
 
 // LoopOptions::overlapIterations (FlashAttention-3's intra-warpgroup overlap) on a loop whose
 // second dot reads what the register work makes of the first's result, with one consumer
-// warpgroup (no turns), on a three-slot ring (an iteration holds two): the loop runs under scf.if (it has an iteration); the prologue issues
-// the first dot of iteration 0 and computes on it; the kernel loop issues the next first dot,
-// then this second dot on the carried P and slot (pendings = 2: both in flight), waits for the
-// first alone (pendings = 1), computes, then waits for the second and frees the slot; the
-// epilogue issues the last second dot and frees the last slot.
-// With two slots (S2) the overlap would leave no copy running ahead: the loop stays as it was.
+// warpgroup (no turns). K and V, first read by different dots, get a pipeline each (their own
+// full and empty mbarriers): the producer waits for K's free slot and copies K, then V's; the
+// consumers wait for K's copy just before S and free K's slot once S is done, wait for V's just
+// before P V and free it after. The loop runs under scf.if (it has an iteration); the prologue
+// issues the first dot of iteration 0 and computes on it; the kernel loop issues the next first
+// dot, then this second dot on the carried P, slot and phase (pendings = 2: both in flight),
+// waits for the first alone (pendings = 1), frees K, computes, then waits for the second and
+// frees V; the epilogue issues the last second dot and frees the last V slot. An iteration
+// holds one slot of each pipeline, so two stages (S2) suffice.
 // CHECK-LABEL: func.func @overlapped
 // S2-LABEL:    func.func @overlapped
 // S2:          } consumers {
-// S2-NOT:        scf.if
-// S2:            } {tile.overlap_iterations, tile.warp_specialize}
+// S2:            scf.if
+// S2:              tile.warpgroup_dot {{.*}} {pendings = 2 : i32}
+// CHECK:      %[[KF:.*]] = tile.local_alloc : () -> !tile.memdesc<3x1x1xi64
+// CHECK-NEXT: %[[KE:.*]] = tile.local_alloc : () -> !tile.memdesc<3x1x1xi64
+// CHECK-NEXT: tile.init_barriers %[[KF]] :
+// CHECK-NEXT: tile.init_barriers %[[KE]] {count = 4 : i32}
+// CHECK-NEXT: %[[VF:.*]] = tile.local_alloc : () -> !tile.memdesc<3x1x1xi64
+// CHECK-NEXT: %[[VE:.*]] = tile.local_alloc : () -> !tile.memdesc<3x1x1xi64
+// CHECK:      tile.warp_specialize producer {
+// CHECK:          %[[KEP:.*]] = tile.memdesc_index %[[KE]]
+// CHECK-NEXT:     tile.barrier_wait %[[KEP]]
+// CHECK-NEXT:     %[[KFP:.*]] = tile.memdesc_index %[[KF]]
+// CHECK-NEXT:     tile.barrier_expect %[[KFP]], %{{.*}} {bytes = 4096 : i32}
+// CHECK-NEXT:     %[[KB:.*]] = tile.memdesc_index
+// CHECK-NEXT:     tile.async_tma_load %arg0[{{.*}}] -> %[[KB]], %[[KFP]]
+// CHECK:          %[[VEP:.*]] = tile.memdesc_index %[[VE]]
+// CHECK-NEXT:     tile.barrier_wait %[[VEP]]
+// CHECK-NEXT:     %[[VFP:.*]] = tile.memdesc_index %[[VF]]
+// CHECK-NEXT:     tile.barrier_expect %[[VFP]], %{{.*}} {bytes = 4096 : i32}
+// CHECK-NEXT:     %[[VB:.*]] = tile.memdesc_index
+// CHECK-NEXT:     tile.async_tma_load %arg1[{{.*}}] -> %[[VB]], %[[VFP]]
 // CHECK:      } consumers {
 // CHECK:        %[[ANY:.*]] = arith.cmpi slt, %c0_i32, %arg5 : i32
 // CHECK-NEXT:   scf.if %[[ANY]] -> (tensor<64x32xf32, #mma>) {
-// CHECK:          tile.barrier_wait
-// CHECK:          %[[S0:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <64x32xf16
+// CHECK:          tile.memdesc_index %[[KF]]
+// CHECK-NEXT:     tile.barrier_wait
+// CHECK-NEXT:     %[[S0:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <64x32xf16
 // CHECK-NEXT:     tile.warpgroup_dot_wait %[[S0]] {pendings = 0 : i32}
+// CHECK-NEXT:     tile.memdesc_index %[[KE]]
+// CHECK-NEXT:     tile.barrier_arrive
 // CHECK:          %[[P0:.*]] = tile.convert_layout
-// CHECK:          scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}}, %[[P:.*]] = %[[P0]], %[[G:.*]] = %{{.*}}) -> (tensor<64x32xf32, #mma>, i32, tensor<64x64xf16, #dot_op>, i32)
-// CHECK:            tile.barrier_wait
-// CHECK:            %[[S:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <64x32xf16
+// CHECK:          scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[SLOT:.*]] = %{{.*}}, %[[PHASE:.*]] = %{{.*}}, %[[P:.*]] = %[[P0]]) -> (tensor<64x32xf32, #mma>, i32, i32, tensor<64x64xf16, #dot_op>)
+// CHECK:            %[[KSLOT:.*]] = arith.remui
+// CHECK:            %[[KFK:.*]] = tile.memdesc_index %[[KF]][%[[KSLOT]]]
+// CHECK-NEXT:       tile.barrier_wait %[[KFK]]
+// CHECK-NEXT:       %[[S:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <64x32xf16
 // CHECK-NEXT:       %[[V:.*]] = tile.memdesc_index %{{.*}}[%[[SLOT]]]
 // CHECK-NEXT:       %[[SCALED:.*]] = arith.mulf %[[ACC]], %{{.*}}
+// CHECK-NEXT:       %[[VFK:.*]] = tile.memdesc_index %[[VF]][%[[SLOT]]]
+// CHECK-NEXT:       tile.barrier_wait %[[VFK]], %[[PHASE]]
 // CHECK-NEXT:       %[[O:.*]] = tile.warpgroup_dot %[[P]], %[[V]], %[[SCALED]] {pendings = 2 : i32}
 // CHECK-NEXT:       tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK-NEXT:       %[[KEK:.*]] = tile.memdesc_index %[[KE]][%[[KSLOT]]]
+// CHECK-NEXT:       tile.barrier_arrive %[[KEK]]
 // CHECK-NEXT:       math.exp2
 // CHECK-NEXT:       arith.truncf
 // CHECK-NEXT:       tile.convert_layout
 // CHECK-NEXT:       tile.warpgroup_dot_wait %[[O]] {pendings = 0 : i32}
-// CHECK:            arith.remui %[[G]]
-// CHECK-NEXT:       tile.memdesc_index
-// CHECK-NEXT:       tile.barrier_arrive
+// CHECK-NEXT:       %[[VEK:.*]] = tile.memdesc_index %[[VE]][%[[SLOT]]]
+// CHECK-NEXT:       tile.barrier_arrive %[[VEK]]
 // CHECK-NEXT:       scf.yield
 // CHECK-NEXT:     } {tile.overlap_iterations, tile.warp_specialize}
-// CHECK:          %[[OL:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : tensor<64x64xf16, #dot_op>
+// CHECK:          tile.memdesc_index %[[VF]]
+// CHECK-NEXT:     tile.barrier_wait
+// CHECK-NEXT:     %[[OL:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : tensor<64x64xf16, #dot_op>
 // CHECK-NEXT:     %[[DONE:.*]] = tile.warpgroup_dot_wait %[[OL]] {pendings = 0 : i32}
-// CHECK:          tile.barrier_arrive
+// CHECK-NEXT:     tile.memdesc_index %[[VE]]
+// CHECK-NEXT:     tile.barrier_arrive
 // CHECK-NEXT:     scf.yield %[[DONE]]
 // CHECK-NEXT:   } else {
 // CHECK-NEXT:     scf.yield
@@ -338,6 +371,51 @@ module attributes {tile.target = "sm_90a"} {
       %p = tile.convert_layout %h : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_op>
       %scaled = arith.mulf %acc, %half : tensor<64x32xf32, #mma>
       %d = tile.warpgroup_dot %p, %vb, %scaled : tensor<64x64xf16, #dot_op> * <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> tensor<64x32xf32, #mma>
+      scf.yield %d : tensor<64x32xf32, #mma>
+    } {tile.overlap_iterations, tile.warp_specialize}
+    tile.store %po, %out : tensor<64x32x!tile.ptr<f32>, #mma>, tensor<64x32xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+// Where both dots read the same buffer (here the second reads K, as P K), its slot is held from
+// the first dot of an iteration to the second dot of the next, so an overlapped iteration holds
+// two slots of its one pipeline: the overlap needs three stages. With two (S2) the loop stays as
+// it was.
+// CHECK-LABEL: func.func @one_pipeline_both_dots
+// CHECK:      } consumers {
+// CHECK:        scf.if
+// CHECK:            tile.warpgroup_dot {{.*}} {pendings = 2 : i32}
+// S2-LABEL:    func.func @one_pipeline_both_dots
+// S2:          } consumers {
+// S2-NOT:        scf.if
+// S2:            } {tile.overlap_iterations, tile.warp_specialize}
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+module attributes {tile.target = "sm_90a"} {
+  func.func @one_pipeline_both_dots(%k: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                        %q: tensor<64x32xf16, #blocked>, %pk: tensor<64x32x!tile.ptr<f16>, #blocked>,
+                        %po: tensor<64x32x!tile.ptr<f32>, #mma>, %n: i32) attributes {tile.kernel, tile.num_stages = 3 : i32, tile.num_warps = 4 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zs = arith.constant dense<0.000000e+00> : tensor<64x64xf32, #mma>
+    %acc0 = arith.constant dense<0.000000e+00> : tensor<64x32xf32, #mma>
+    %qb = tile.local_alloc %q : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+    %out = scf.for %n0 = %c0 to %n step %c64 iter_args(%acc = %acc0) -> (tensor<64x32xf32, #mma>) : i32 {
+      %kt = tile.load %pk, %true, %z box %k[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %kb = tile.local_alloc %kt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %kT = tile.memdesc_trans %kb : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+      %s = tile.warpgroup_dot %qb, %kT, %zs : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>> -> tensor<64x64xf32, #mma>
+      %e = math.exp2 %s : tensor<64x64xf32, #mma>
+      %h = arith.truncf %e : tensor<64x64xf32, #mma> to tensor<64x64xf16, #mma>
+      %p = tile.convert_layout %h : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #dot_op>
+      %d = tile.warpgroup_dot %p, %kb, %acc : tensor<64x64xf16, #dot_op> * <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> tensor<64x32xf32, #mma>
       scf.yield %d : tensor<64x32xf32, #mma>
     } {tile.overlap_iterations, tile.warp_specialize}
     tile.store %po, %out : tensor<64x32x!tile.ptr<f32>, #mma>, tensor<64x32xf32, #mma>

@@ -8,10 +8,12 @@
 //   prologue   S_0, softmax_0
 //   kernel j   S_j, PV_{j-1} issued | wait S_j, softmax_j | wait PV_{j-1}, free slot j - 1
 //   epilogue   PV_{n-1}, free slot n - 1
-// Stage 1 is the second dot, what follows it, and what only stage 1 reads that either views
-// data (V's slot, a broadcast) or derives from a value the second dot carries (acc · alpha);
-// the rest is stage 0. Values crossing the stages (P, alpha, the slot) become carried values of
-// the kernel loop; slot j stays full while slot j - 1 is read, so the ring needs two stages.
+// Stage 1 is the second dot with the wait for its pipeline's data just before it (V's), what
+// follows it, and what only stage 1 reads that either views data (V's slot, a broadcast) or
+// derives from a value the second dot carries (acc · alpha); the rest is stage 0. Values
+// crossing the stages (P, alpha, the slot) become carried values of the kernel loop. An
+// iteration holds K_j's slot and V_{j-1}'s: with K and V in pipelines of their own two slots
+// each suffice, with one slot for both the ring needs three (the caller's rule).
 //
 // With turns (WarpGroupTurns.cpp) the kernel issues both dots in one turn: its copies of the
 // first dot's turn_pass and the second's turn_wait go, as FA3 issues both GEMMs between one
@@ -121,6 +123,12 @@ FailureOr<DenseMap<Operation *, unsigned>> assignStages(scf::ForOp loop, TwoDots
     if (llvm::any_of(op->getOperands(), [&](Value v) { return fromLate.contains(v); }))
       fromLate.insert(op->result_begin(), op->result_end());
   for (Operation *op = tail->getPrevNode(); op; op = op->getPrevNode()) {
+    // The consumers' waits for the second dot's data (WarpSpecialize.cpp puts them just before it).
+    Operation *next = op->getNextNode();
+    if (isa<BarrierWaitOp>(op) && (next == tail || (isa<BarrierWaitOp>(next) && stage.lookup(next) == 1))) {
+      stage[op] = 1;
+      continue;
+    }
     bool onlyLateUsers = !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation *u) {
       Operation *at = body.findAncestorOpInBlock(*u);
       return at && stage.lookup(at) == 1;

@@ -110,8 +110,9 @@ unsigned overlapIndependentDots(func::FuncOp kernel);
 /// Warp-specialised (OverlapIterations.cpp): a consumer loop that issues a dot, computes on its
 /// result and feeds that to a second dot (attention) issues the next iteration's first dot with
 /// this iteration's second and computes between them while the second runs (a two-stage
-/// software pipeline, by scf::pipelineForLoop; the caller gives it a ring of three or more
-/// slots, as an iteration then holds two). False where the loop has another shape
+/// software pipeline, by scf::pipelineForLoop; an iteration then holds two slots of a ring
+/// whose one pipeline both dots read, one of each where each dot reads its own: the caller
+/// gives it the slots). False where the loop has another shape
 /// (-debug-only says why); an error where MLIR's pipeliner refuses the schedule.
 FailureOr<bool> overlapIterations(scf::ForOp loop);
 /// Whether `op` may run while a dot reads its buffers: no regions, no memory written.

@@ -59,16 +59,23 @@ Ring Ring::allocate(OpBuilder &b, Location loc, ArrayRef<Candidate> cands, int s
 }
 
 void Ring::createFullBarriers(OpBuilder &b, Location loc) {
-  fullBars = LocalAllocOp::create(b, loc, barrierType(b.getContext(), numStages), Value());
-  InitBarriersOp::create(b, loc, fullBars);
+  Pipeline &all = pipes.emplace_back();
+  all.members = llvm::to_vector(llvm::seq<unsigned>(buffers.size()));
+  all.full = LocalAllocOp::create(b, loc, barrierType(b.getContext(), numStages), Value());
+  InitBarriersOp::create(b, loc, all.full);
   BarrierOp::create(b, loc);
 }
 
-void Ring::createProducerConsumerBarriers(OpBuilder &b, Location loc, int consumerWarps) {
-  fullBars = LocalAllocOp::create(b, loc, barrierType(b.getContext(), numStages), Value());
-  emptyBars = LocalAllocOp::create(b, loc, barrierType(b.getContext(), numStages), Value());
-  InitBarriersOp::create(b, loc, fullBars, 1);
-  InitBarriersOp::create(b, loc, emptyBars, consumerWarps);
+void Ring::createProducerConsumerBarriers(OpBuilder &b, Location loc, int consumerWarps,
+                                          ArrayRef<SmallVector<unsigned>> pipelines) {
+  for (ArrayRef<unsigned> members : pipelines) {
+    Pipeline &p = pipes.emplace_back();
+    p.members.assign(members.begin(), members.end());
+    p.full = LocalAllocOp::create(b, loc, barrierType(b.getContext(), numStages), Value());
+    p.empty = LocalAllocOp::create(b, loc, barrierType(b.getContext(), numStages), Value());
+    InitBarriersOp::create(b, loc, p.full, 1);
+    InitBarriersOp::create(b, loc, p.empty, consumerWarps);
+  }
   BarrierOp::create(b, loc);
 }
 
@@ -95,24 +102,30 @@ Value Ring::slotView(OpBuilder &b, Location loc, unsigned i, Value slot) const {
   return MemDescIndexOp::create(b, loc, one, buffers[i], slot);
 }
 
-void Ring::waitFull(const IndexMath &m, Value g) const {
+void Ring::waitFull(const IndexMath &m, Value g, unsigned pipe) const {
   Value s = slot(m, g);
-  Value parity = phase(m, g);
-  BarrierWaitOp::create(m.b, m.loc, barrierAt(m.b, m.loc, fullBars, s), parity);
+  waitFull(m.b, m.loc, s, phase(m, g), pipe);
+}
+
+void Ring::waitFull(OpBuilder &b, Location loc, Value slot, Value parity, unsigned pipe) const {
+  BarrierWaitOp::create(b, loc, barrierAt(b, loc, full(pipe), slot), parity);
 }
 
 void Ring::issueTma(OpBuilder &b, Location loc, ArrayRef<Candidate> cands, ArrayRef<SmallVector<Value>> offsets,
-                    Value slot, Value pred) const {
-  Value bar = barrierAt(b, loc, fullBars, slot);
+                    Value slot, Value pred, unsigned pipe) const {
+  ArrayRef<unsigned> members = pipes[pipe].members;
+  Value bar = barrierAt(b, loc, full(pipe), slot);
   int64_t bytes = 0;
-  for (const Candidate &c : cands)
-    if (c.tma) bytes += copyBytes(c.bufferType());
+  for (unsigned i : members)
+    if (cands[i].tma) bytes += copyBytes(cands[i].bufferType());
   BarrierExpectOp::create(b, loc, bar, pred, b.getI32IntegerAttr(bytes));
   const SmallVector<Value> *next = offsets.begin();
   for (auto [i, c] : llvm::enumerate(cands)) {
     if (!c.tma) continue;
+    ArrayRef<Value> at = *next++;
+    if (!llvm::is_contained(members, unsigned(i))) continue;
     LoadOp load = c.load;
-    AsyncTmaLoadOp::create(b, loc, load.getDesc(), *next++, slotView(b, loc, i, slot), bar, pred);
+    AsyncTmaLoadOp::create(b, loc, load.getDesc(), at, slotView(b, loc, i, slot), bar, pred);
   }
 }
 
@@ -132,6 +145,7 @@ void Ring::readFromSlot(OpBuilder &b, Location loc, MutableArrayRef<Candidate> c
 
 void Ring::releaseBarriers(OpBuilder &b, Location loc) const {
   BarrierOp::create(b, loc);
-  if (fullBars) InvalidateBarriersOp::create(b, loc, fullBars);
-  if (emptyBars) InvalidateBarriersOp::create(b, loc, emptyBars);
+  for (const Pipeline &p : pipes)
+    for (Value bars : {p.full, p.empty})
+      if (bars) InvalidateBarriersOp::create(b, loc, bars);
 }

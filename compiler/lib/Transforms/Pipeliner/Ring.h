@@ -42,10 +42,15 @@ public:
   /// The `full` mbarriers of TMA copies (one arrival: the thread that arms them),
   /// initialised and published by a barrier before any thread waits on them.
   void createFullBarriers(OpBuilder &b, Location loc);
-  /// Warp-specialised: `full` as above and `empty`, `consumerWarps` arrivals per phase.
-  void createProducerConsumerBarriers(OpBuilder &b, Location loc, int consumerWarps);
+  /// Warp-specialised: for each pipeline (candidate indices), `full` as above and `empty`,
+  /// `consumerWarps` arrivals per phase.
+  void createProducerConsumerBarriers(OpBuilder &b, Location loc, int consumerWarps,
+                                      ArrayRef<SmallVector<unsigned>> pipelines);
 
   int stages() const { return numStages; }
+  unsigned numPipelines() const { return pipes.size(); }
+  /// The candidates of pipeline `pipe`.
+  ArrayRef<unsigned> members(unsigned pipe) const { return pipes[pipe].members; }
 
   /// i32 slot of iteration `g`: g % stages.
   Value slot(const IndexMath &m, Value g) const;
@@ -59,27 +64,35 @@ public:
 
   /// mbarrier `slot` of `bars` (full or empty).
   Value barrierAt(OpBuilder &b, Location loc, Value bars, Value slot) const;
-  Value full() const { return fullBars; }
-  Value empty() const { return emptyBars; }
+  Value full(unsigned pipe = 0) const { return pipes[pipe].full; }
+  Value empty(unsigned pipe = 0) const { return pipes[pipe].empty; }
 
   /// Candidate `i`'s buffer in slot `slot`.
   Value slotView(OpBuilder &b, Location loc, unsigned i, Value slot) const;
 
-  /// Every thread waits until iteration `g`'s TMA copies have landed.
-  void waitFull(const IndexMath &m, Value g) const;
-  /// Where `pred` holds, thread 0 arms full mbarrier `slot` with the TMA candidates' bytes
-  /// and copies their blocks at `offsets` (one list per TMA candidate, in order) into it.
+  /// Every thread waits until iteration `g`'s TMA copies of pipeline `pipe` have landed.
+  void waitFull(const IndexMath &m, Value g, unsigned pipe = 0) const;
+  /// The same, given that iteration's slot and phase.
+  void waitFull(OpBuilder &b, Location loc, Value slot, Value parity, unsigned pipe) const;
+  /// Where `pred` holds, thread 0 arms pipeline `pipe`'s full mbarrier `slot` with the bytes of
+  /// its TMA candidates and copies their blocks at `offsets` (one list per TMA candidate of
+  /// `cands`, in order) into it.
   void issueTma(OpBuilder &b, Location loc, ArrayRef<Candidate> cands, ArrayRef<SmallVector<Value>> offsets, Value slot,
-                Value pred) const;
+                Value pred, unsigned pipe = 0) const;
   /// The candidates' buffers become views of slot `slot`; their loads and buffers go.
   void readFromSlot(OpBuilder &b, Location loc, MutableArrayRef<Candidate> cands, Value slot) const;
   /// Once no thread waits on an mbarrier any more: a barrier, then the mbarriers invalidated.
   void releaseBarriers(OpBuilder &b, Location loc) const;
 
 private:
+  /// Candidates whose copies one pair of mbarrier rings counts.
+  struct Pipeline {
+    SmallVector<unsigned> members;
+    Value full, empty;
+  };
   int numStages = 0;
   SmallVector<Value> buffers; ///< per candidate: stages x its buffer
-  Value fullBars, emptyBars;
+  SmallVector<Pipeline> pipes;
 };
 
 } // namespace mlir::tile::pipeliner

@@ -9,14 +9,19 @@
 //     loads the next tile's blocks while the consumers store a tile).
 //   - Iterations are numbered globally (the loops of a group one after the other, tiles one
 //     after the other as in CrossTileSchedule.cpp): iteration G uses slot G % S.
-//   - Producer: iteration G waits until slot G % S is free (the ring's `empty` mbarriers, one
-//     arrival per consumer warp), then arms the `full` mbarrier and starts the copies. It runs
-//     up to S - 1 iterations ahead without waiting on the consumers' barrier.
-//   - Consumers: wait for the slot's copies, compute, free the slot once no wgmma reads it:
-//     with dots in flight across iterations (the matmul) the previous iteration's slot after
-//     this iteration's dots, else (dots waited within the iteration: attention) the slot
-//     itself at the iteration's end. With two consumer warpgroups and waited dots, the
-//     warpgroups take turns at their wgmmas (WarpGroupTurns.cpp).
+//   - Pipelines: copies first read by the same op share a pair of mbarrier rings; with dots
+//     waited within the iteration those first read by different ops get their own (attention:
+//     K for S = Q Kᵀ, V for P V), so that a slot is freed as soon as its own reader is done.
+//   - Producer: iteration G, pipeline by pipeline, waits until slot G % S is free (the
+//     pipeline's `empty` mbarriers, one arrival per consumer warp), then arms its `full`
+//     mbarrier and starts its copies. It runs up to S - 1 iterations ahead without waiting on
+//     the consumers' barrier.
+//   - Consumers: wait for a pipeline's copies, compute, free its slot once no wgmma reads it:
+//     with dots in flight across iterations (the matmul: one pipeline) the previous iteration's
+//     slot after this iteration's dots, else (dots waited within the iteration: attention) the
+//     wait just before the pipeline's first reader and the slot freed right after its last.
+//     With two consumer warpgroups and waited dots, the warpgroups take turns at their wgmmas
+//     (WarpGroupTurns.cpp).
 //   - What precedes the loops stays before the split if the producer needs it (loop bounds,
 //     box offsets: register work or scalar reads, which every warp may repeat) and moves into
 //     the consumers otherwise (attention's Q block, the accumulators' initial values).
@@ -156,31 +161,108 @@ std::pair<int, int> registerSplit(int warps) {
   return {kProducer, std::min(256, (kRegisters - 128 * kProducer) / (32 * warps) / 8 * 8)};
 }
 
+/// Where loop `p`'s consumers read one pipeline's buffers: its first and last readers in the
+/// body (directly or through transposed views); null where nothing reads them.
+struct ReadSpan {
+  Operation *first = nullptr, *last = nullptr;
+};
+
+/// Where the body of `p`'s loop reads candidate `i`'s buffer.
+ReadSpan readSpan(const LoopPlan &p, unsigned i) {
+  Block *body = scf::ForOp(p.loop).getBody();
+  ReadSpan span;
+  SmallVector<Value> views{p.cands[i].buffer()};
+  while (!views.empty())
+    for (Operation *user : views.pop_back_val().getUsers()) {
+      if (isa<MemDescTransOp>(user)) {
+        views.push_back(user->getResult(0));
+        continue;
+      }
+      Operation *at = body->findAncestorOpInBlock(*user);
+      if (!span.first || at->isBeforeInBlock(span.first)) span.first = at;
+      if (!span.last || span.last->isBeforeInBlock(at)) span.last = at;
+    }
+  return span;
+}
+
+/// The ring's pipelines (Ring.h): the candidates the same op reads first share one, in the order
+/// of those readers, so that the producer copies what the consumers wait for first first. One
+/// pipeline of every candidate where the loops' dots stay in flight across iterations (their
+/// slots are freed an iteration late, all together) or the loops' readers disagree.
+SmallVector<SmallVector<unsigned>> pipelinesOf(ArrayRef<LoopPlan> plans) {
+  auto ofLoop = [](const LoopPlan &p) -> SmallVector<SmallVector<unsigned>> {
+    SmallVector<std::pair<Operation *, SmallVector<unsigned>>> byReader;
+    for (unsigned i = 0; i < p.cands.size(); ++i) {
+      Operation *first = readSpan(p, i).first;
+      if (!first) return SmallVector<SmallVector<unsigned>>{}; // an unread buffer: one pipeline
+      auto *same = llvm::find_if(byReader, [&](auto &r) { return r.first == first; });
+      if (same == byReader.end()) byReader.push_back({first, {i}});
+      else same->second.push_back(i);
+    }
+    llvm::sort(byReader, [](auto &x, auto &y) { return x.first->isBeforeInBlock(y.first); });
+    return llvm::to_vector(llvm::map_range(byReader, [](auto &r) { return r.second; }));
+  };
+  SmallVector<SmallVector<unsigned>> all{llvm::to_vector(llvm::seq<unsigned>(plans.front().cands.size()))};
+  if (llvm::any_of(plans, [](const LoopPlan &p) { return !p.inFlight.empty(); })) return all;
+  SmallVector<SmallVector<unsigned>> pipelines = ofLoop(plans.front());
+  for (const LoopPlan &p : plans.drop_front())
+    if (ofLoop(p) != pipelines) return all;
+  return pipelines.empty() ? all : pipelines;
+}
+
+/// Where `p`'s body reads each pipeline's buffers.
+SmallVector<ReadSpan> readSpans(const LoopPlan &p, ArrayRef<SmallVector<unsigned>> pipelines) {
+  SmallVector<ReadSpan> spans;
+  for (ArrayRef<unsigned> members : pipelines) {
+    ReadSpan &s = spans.emplace_back();
+    for (unsigned i : members) {
+      ReadSpan r = readSpan(p, i);
+      if (!r.first) continue;
+      if (!s.first || r.first->isBeforeInBlock(s.first)) s.first = r.first;
+      if (!s.last || s.last->isBeforeInBlock(r.last)) s.last = r.last;
+    }
+  }
+  return spans;
+}
+
 /// The consumers' side of loop `p`, whose iteration j is global iteration `base` + j (plus
 /// the tile's first with a tile loop): wait for the slot, read it, free it (the file
-/// comment). `more` says a later loop of the group refills the ring after this one. Returns
-/// the global iteration, in the body.
-Value consumeFromRing(LoopPlan &p, Ring &ring, Value base, Value trips, Value firstOfTile, bool more) {
+/// comment); `spans` says where it reads each pipeline. `more` says a later loop of the group
+/// refills the ring after this one. Returns the global iteration, in the body.
+Value consumeFromRing(LoopPlan &p, Ring &ring, ArrayRef<ReadSpan> spans, Value base, Value trips, Value firstOfTile,
+                      bool more) {
   scf::ForOp loop = p.loop;
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   IndexMath m{b, loc, loop.getInductionVar().getType()};
   Value first = firstOfTile ? m.add(base, firstOfTile) : base;
+  // Outside the body: an overlapped loop (OverlapIterations.cpp) would carry it.
+  Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
   b.setInsertionPointToStart(loop.getBody());
   Value j = m.iteration(loop.getInductionVar(), loop.getLowerBound(), loop.getStep());
   Value gc = m.add(first, j);
-  ring.waitFull(m, gc);
-  ring.readFromSlot(b, loc, p.cands, ring.slot(m, gc));
-  b.setInsertionPoint(loop.getBody()->getTerminator());
-  Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
   if (p.inFlight.empty()) {
-    BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), ring.slot(m, gc)), always);
+    // Each pipeline's slot waited for just before its first reader and freed right after its
+    // last (a dot waits as it is issued): attention's K is free again once S is computed.
+    Value slot = ring.slot(m, gc), parity = ring.phase(m, gc);
+    ring.readFromSlot(b, loc, p.cands, slot);
+    Operation *end = loop.getBody()->getTerminator();
+    for (auto [pipe, span] : llvm::enumerate(spans)) {
+      b.setInsertionPoint(span.first ? span.first : end);
+      ring.waitFull(b, loc, slot, parity, pipe);
+      if (span.last) b.setInsertionPointAfter(span.last);
+      else b.setInsertionPoint(end);
+      BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(pipe), slot), always);
+    }
     return gc;
   }
+  ring.waitFull(m, gc);
+  ring.readFromSlot(b, loc, p.cands, ring.slot(m, gc));
   // The iteration's dots retired the previous iteration's: its slot is free. After the loop,
   // the last slot once its dots are waited for, where a later copy needs it. (Without one, no
   // arrival: its branch on the trip count would lead LLVM to split the accumulators' paths
   // around the loop, which makes ptxas serialise the wgmmas, C7515.)
+  b.setInsertionPoint(loop.getBody()->getTerminator());
   Value notFirst = m.cmp(arith::CmpIPredicate::ugt, j, m.cst(0));
   Value previousSlot = ring.slot(m, m.add(gc, m.cst(ring.stages() - 1)));
   BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), previousSlot), notFirst);
@@ -191,6 +273,16 @@ Value consumeFromRing(LoopPlan &p, Ring &ring, Value base, Value trips, Value fi
   Value lastSlot = ring.slot(m, m.add(first, m.add(trips, m.cst(-1))));
   BarrierArriveOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), lastSlot), anyTrip);
   return gc;
+}
+
+/// The ring slots an overlapped iteration needs (OverlapIterations.cpp), given where it reads
+/// each pipeline: it holds the first dot's slot of its own and the second's of the previous
+/// iteration. Two where each pipeline is read by one dot alone (attention's K and V apart),
+/// else three.
+int stagesToOverlap(ArrayRef<ReadSpan> spans) {
+  bool onePerDot =
+      llvm::all_of(spans, [](ReadSpan s) { return s.first == s.last && isa_and_nonnull<WarpGroupDotOp>(s.first); });
+  return onePerDot ? 2 : 3;
 }
 
 /// The group split into a producer warp and the consumers (the file comment). Fails where
@@ -212,7 +304,11 @@ LogicalResult warpSpecialize(Group &g) {
   OpBuilder b(top);
   IndexMath m{b, loc, g.plans.front().loop.getInductionVar().getType()};
   Ring ring = Ring::allocate(b, loc, g.plans.front().cands, stages);
-  ring.createProducerConsumerBarriers(b, loc, warps);
+  SmallVector<SmallVector<unsigned>> pipelines = pipelinesOf(g.plans);
+  ring.createProducerConsumerBarriers(b, loc, warps, pipelines);
+  // Where each loop reads each pipeline, while the candidates' buffers are still there.
+  SmallVector<SmallVector<ReadSpan>> spans;
+  for (LoopPlan &p : g.plans) spans.push_back(readSpans(p, pipelines));
   SmallVector<Value> trips, bases;
   Value next = m.cst(0);
   for (LoopPlan &p : g.plans) {
@@ -222,10 +318,10 @@ LogicalResult warpSpecialize(Group &g) {
   }
   auto [producerRegisters, consumerRegisters] = registerSplit(warps);
   LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: " << g.plans.size() << " loop(s) from " << loc << ": " << warps
-                          << " consumer warps and a producer warpgroup, " << stages << " stages"
-                          << (acrossTiles ? ", across the persistent tile loop" : "") << "; setmaxnreg "
-                          << producerRegisters << "/" << consumerRegisters << "; " << toConsumers.size()
-                          << " op(s) before it move to the consumers\n");
+                          << " consumer warps and a producer warpgroup, " << stages << " stages, " << pipelines.size()
+                          << " pipeline(s)" << (acrossTiles ? ", across the persistent tile loop" : "")
+                          << "; setmaxnreg " << producerRegisters << "/" << consumerRegisters << "; "
+                          << toConsumers.size() << " op(s) before it move to the consumers\n");
   auto split = WarpSpecializeOp::create(b, loc, warps, producerRegisters, consumerRegisters);
   Block *producer = &split.getProducer().emplaceBlock();
   Block *consumers = &split.getConsumers().emplaceBlock();
@@ -260,10 +356,13 @@ LogicalResult warpSpecialize(Group &g) {
     Value gp =
         m.add(g0 ? m.add(g0, base) : base, m.iteration(copies.getInductionVar(), loop.getLowerBound(), loop.getStep()));
     Value slot = ring.slot(m, gp);
-    BarrierWaitOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(), slot), ring.emptyPhase(m, gp));
     SmallVector<SmallVector<Value>> offsets;
     for (const Candidate &c : p.cands) offsets.push_back(boxOffsetsAt(b, c, loop, copies.getInductionVar(), outside));
-    ring.issueTma(b, loc, p.cands, offsets, slot, arith::ConstantIntOp::create(b, loc, 1, 1));
+    Value always = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (unsigned pipe = 0; pipe < ring.numPipelines(); ++pipe) {
+      BarrierWaitOp::create(b, loc, ring.barrierAt(b, loc, ring.empty(pipe), slot), ring.emptyPhase(m, gp));
+      ring.issueTma(b, loc, p.cands, offsets, slot, always, pipe);
+    }
   }
 
   // The consumers.
@@ -274,7 +373,7 @@ LogicalResult warpSpecialize(Group &g) {
       OpBuilder at(p.loop);
       tileFirst = firstOfTile(at, tiles.getInductionVar());
     }
-    iterations.push_back(consumeFromRing(p, ring, bases[i], trips[i], tileFirst, i + 1 < g.plans.size()));
+    iterations.push_back(consumeFromRing(p, ring, spans[i], bases[i], trips[i], tileFirst, i + 1 < g.plans.size()));
   }
   // Turns within one program's loops (not across a persistent kernel's tiles): `next` counts
   // the group's iterations.
@@ -289,16 +388,17 @@ LogicalResult warpSpecialize(Group &g) {
   }
   ring.releaseBarriers(atEnd, loc);
   // The loops that ask for it issue their next iteration's first dot with this one's second
-  // (OverlapIterations.cpp). An iteration then holds two slots, its own and the previous one's:
-  // with only two, no copy could run ahead and each iteration would wait for its own.
-  if (acrossTiles || stages < 3) {
-    LLVM_DEBUG(if (g.plans.front().loop->hasAttr(kOverlapIterationsAttr)) llvm::dbgs()
-               << "tile-warp-specialize: iterations not overlapped: " << stages << " stages (three needed)\n");
-    return success();
+  // (OverlapIterations.cpp), when the ring has the slots for it (stagesToOverlap): with fewer,
+  // no copy could run ahead and each iteration would wait for its own.
+  for (auto [p, loopSpans] : llvm::zip(g.plans, spans)) {
+    if (!p.loop->hasAttr(kOverlapIterationsAttr) || !p.inFlight.empty()) continue;
+    if (acrossTiles || stages < stagesToOverlap(loopSpans)) {
+      LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: iterations not overlapped: " << stages << " stages ("
+                              << stagesToOverlap(loopSpans) << " needed) or across tiles\n");
+      continue;
+    }
+    if (failed(overlapIterations(p.loop))) return failure();
   }
-  for (LoopPlan &p : g.plans)
-    if (p.loop->hasAttr(kOverlapIterationsAttr) && p.inFlight.empty() && failed(overlapIterations(p.loop)))
-      return failure();
   return success();
 }
 

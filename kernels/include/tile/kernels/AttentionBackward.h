@@ -207,7 +207,9 @@ template <class T> struct AttentionBackwardQuery {
                                   Ptr<float> lse, Ptr<float> delta, Ptr<T> dq, Ptr<int32_t> cuSeqlens, I32 seqlen,
                                   I32 tokens, I32 heads, I32 groupSize, F32 scale, Const<int> BM, Const<int> BN,
                                   Const<int> D, Const<int> CAUSAL, Const<int> VARLEN) {
-    Value m0 = program_id(0) * BM, bh = program_id(1);
+    // Costliest causal blocks first, as the forward (Attention.h).
+    Value mBlock = CAUSAL ? num_programs(0) - 1 - program_id(0) : program_id(0);
+    Value m0 = mBlock * BM, bh = program_id(1);
     Value b = bh / heads, h = bh % heads, kvh = h / groupSize;
     const detail::SequenceExtent seq = detail::sequenceExtent(b, seqlen, cuSeqlens, VARLEN);
     Value start = seq.start, len = seq.len;
