@@ -226,7 +226,7 @@ mlir::Value single(TraceState &s, mlir::Location l, const Operand &x, const char
   return makeConstant(s, l, x.loc, t, x.kind == Operand::Kind::Float, x.i, x.f);
 }
 
-enum class Fn { Exp, Exp2, Log, Sqrt, Rsqrt };
+enum class Fn { Exp, Exp2, FastExp2, Log, Sqrt, Rsqrt };
 
 /// Transcendental functions: floats only; f16/bf16 are computed in f32 and rounded back
 /// (the precision users expect, and what libdevice offers).
@@ -245,6 +245,7 @@ Value mathFn(Fn fn, const char *name, const Operand &x, const SrcLoc &loc) {
   switch (fn) {
   case Fn::Exp: r = mlir::math::ExpOp::create(b, l, v); break;
   case Fn::Exp2: r = mlir::math::Exp2Op::create(b, l, v); break;
+  case Fn::FastExp2: r = mlir::math::Exp2Op::create(b, l, v, mlir::arith::FastMathFlags::afn); break;
   case Fn::Log: r = mlir::math::LogOp::create(b, l, v); break;
   case Fn::Sqrt: r = mlir::math::SqrtOp::create(b, l, v); break;
   case Fn::Rsqrt: r = mlir::math::RsqrtOp::create(b, l, v); break;
@@ -335,6 +336,7 @@ Value cast(Operand x, DType to, SrcLoc loc) {
 
 Value exp(Operand x, SrcLoc loc) { return mathFn(Fn::Exp, "exp", x, loc); }
 Value exp2(Operand x, SrcLoc loc) { return mathFn(Fn::Exp2, "exp2", x, loc); }
+Value fast_exp2(Operand x, SrcLoc loc) { return mathFn(Fn::FastExp2, "fast_exp2", x, loc); }
 Value log(Operand x, SrcLoc loc) { return mathFn(Fn::Log, "log", x, loc); }
 Value sqrt(Operand x, SrcLoc loc) { return mathFn(Fn::Sqrt, "sqrt", x, loc); }
 Value rsqrt(Operand x, SrcLoc loc) { return mathFn(Fn::Rsqrt, "rsqrt", x, loc); }

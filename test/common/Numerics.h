@@ -114,6 +114,45 @@ inline std::pair<uint16_t, uint16_t> smallFloatFma(uint16_t a, uint16_t b, uint1
   return {toHalf(std::fma(halfToFloat(a), halfToFloat(b), halfToFloat(c))), toBf16(std::fma(bf(a), bf(b), bf(c)))};
 }
 
+/// Whether `got` is what fast_exp2(x) may give (tile.h): within `relTol` of 2^x where that is a
+/// normal float, +0 where it is below 2^-126 (flushed), 2^x itself at ±inf, NaN for NaN.
+inline bool fastExp2Admits(float x, float got, double relTol) {
+  if (std::isnan(x)) return std::isnan(got);
+  const double want = std::exp2(double(x));
+  if (want < 0x1p-126) return got == 0.f && !std::signbit(got);
+  if (std::isinf(float(want))) return std::isinf(got) && got > 0;
+  return std::fabs(double(got) - want) <= relTol * want;
+}
+
+/// Inputs for fast_exp2: every region of 2^x (normal, subnormal, flushed, overflowing) and the
+/// specials; `uniform(lo, hi)` draws one float.
+template <class Uniform> std::vector<float> fastExp2Inputs(int n, Uniform uniform) {
+  std::vector<float> x(n);
+  const float specials[] = {0.f,
+                            -0.f,
+                            1.f,
+                            -1.f,
+                            -126.f,
+                            -126.5f,
+                            -149.f,
+                            -150.f,
+                            127.9f,
+                            128.f,
+                            0x1p-140f,
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN()};
+  for (int i = 0; i < n; ++i) {
+    const int region = i % 4;
+    x[i] = size_t(i) < std::size(specials) ? specials[i]
+           : region == 0                   ? uniform(-20.f, 20.f)
+           : region == 1                   ? uniform(-160.f, -120.f) // results around 2^-126: flushed or not
+           : region == 2                   ? uniform(-1.f, 1.f)
+                                           : uniform(100.f, 130.f); // up to overflow
+  }
+  return x;
+}
+
 inline bool isHalfNaN(uint16_t h) { return (h & 0x7c00) == 0x7c00 && (h & 0x3ff); }
 inline bool isBf16NaN(uint16_t h) { return (h & 0x7f80) == 0x7f80 && (h & 0x7f); }
 

@@ -67,6 +67,10 @@ int main(int argc, char **argv) {
            "small_float_fma",
            {"a", "b", "c", "y", "z", "n", "BLOCK"},
            aot::standardVariants(smallFloatFmaKernel(), {{1024}}, {4})});
+    w.add({&fastExp2Kernel(),
+           "fast_exp2",
+           {"x", "fast", "exact", "n", "BLOCK"},
+           aot::standardVariants(fastExp2Kernel(), {{1024}}, {4})});
     w.add({&loopBranchKernel(),
            "loop_branch",
            {"x", "out", "n", "reps", "BLOCK"},

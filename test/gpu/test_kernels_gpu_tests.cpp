@@ -327,6 +327,33 @@ TEST(TestKernelsGpu, HalfAndBfloat16Fma) {
   }
 }
 
+/// fast_exp2 is ex2.approx.ftz.f32: within 2^-21 of 2^x (the PTX ISA's 2 ulp), +0 below 2^-126;
+/// exp2 (libdevice's exp2f) beside it keeps the subnormal results fast_exp2 flushes.
+TEST(TestKernelsGpu, FastExp2FlushesWhatExp2Keeps) {
+  REQUIRE_GPU();
+  uint64_t seed = seedForTest();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (int n : {1, 1000, 4097}) {
+    std::vector<float> x =
+        tile::testutil::fastExp2Inputs(n, [&](float lo, float hi) { return lo + (hi - lo) * unit(rng); });
+    auto dx = DeviceBuffer::fromHost(x);
+    DeviceBuffer dfast = poisoned(n * 4), dexact = poisoned(n * 4);
+    aot_test::fast_exp2(grid((n + 1023) / 1024), dx.ptr(), dfast.ptr(), dexact.ptr(), n, 1024);
+    auto fast = dfast.toHost<float>(n), exact = dexact.toHost<float>(n);
+    int flushedOnlyByFast = 0;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(tile::testutil::fastExp2Admits(x[i], fast[i], 0x1p-21))
+          << "x " << x[i] << ": " << fast[i] << " seed " << seed;
+      const double want = std::exp2(double(x[i]));
+      if (!std::isnan(x[i]) && want >= 0x1p-148 && !std::isinf(float(want)))
+        ASSERT_NEAR(exact[i], want, 0x1p-21 * want + 0x1p-149) << "exp2, x " << x[i] << " seed " << seed;
+      flushedOnlyByFast += fast[i] == 0.f && exact[i] > 0.f;
+    }
+    if (n >= 1000) { EXPECT_GT(flushedOnlyByFast, 0) << "no input where the flush shows"; }
+  }
+}
+
 TEST(TestKernelsGpu, LoopWithCarriedTensorAndBranch) {
   REQUIRE_GPU();
   uint64_t seed = seedForTest();

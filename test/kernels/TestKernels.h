@@ -150,6 +150,19 @@ inline const auto &smallFloatFmaKernel() {
   return k;
 }
 
+/// fast_exp2 (the GPU's ex2.approx.ftz.f32) beside exp2 (IEEE, subnormal results kept).
+inline const auto &fastExp2Kernel() {
+  static const auto k =
+      tile::kernel("fast_exp2", [](Ptr<float> x, Ptr<float> fast, Ptr<float> exact, I32 n, Const<int> BLOCK) {
+        Value offs = program_id(0) * BLOCK + arange(0, BLOCK);
+        Value mask = offs < n;
+        Value v = load(x + offs, mask);
+        store(fast + offs, fast_exp2(v), mask);
+        store(exact + offs, exp2(v), mask);
+      });
+  return k;
+}
+
 /// Scalar parameters of every float width and a bool: out = x * h + b where flag, else
 /// x - h (h a half, b a bfloat16, both widened to float).
 inline const auto &scalarArgsKernel() {

@@ -215,6 +215,25 @@ TEST_F(CpuOps, HalfAndBfloat16Fma) {
   }
 }
 
+/// fast_exp2: 2^x, results below 2^-126 flushed to +0 (as the GPU's ex2.approx.ftz.f32); exp2
+/// beside it keeps them. The CPU computes both from one exact exp2.
+TEST_F(CpuOps, FastExp2FlushesWhatExp2Keeps) {
+  for (int n : {1, 1000, 4097}) {
+    std::vector<float> x = tile::testutil::fastExp2Inputs(n, [&](float lo, float hi) { return uniform(lo, hi); });
+    std::vector<float> fast(n + 8, 7.f), exact(n + 8, 7.f);
+    tt::fastExp2Kernel().launch({cdiv(n, 1024)}, cpuOptions(), x.data(), fast.data(), exact.data(), n, 1024);
+    int flushedOnlyByFast = 0;
+    for (int i = 0; i < n; ++i) {
+      ASSERT_TRUE(tile::testutil::fastExp2Admits(x[i], fast[i], 0x1p-23)) << "x " << x[i] << ": " << fast[i];
+      if (std::isnan(x[i])) ASSERT_TRUE(std::isnan(exact[i]));
+      else ASSERT_FLOAT_EQ(exact[i], std::exp2(x[i])) << "x " << x[i];
+      flushedOnlyByFast += fast[i] == 0.f && exact[i] > 0.f;
+    }
+    for (int i = n; i < n + 8; ++i) ASSERT_EQ(fast[i], 7.f) << "past the end";
+    if (n >= 1000) { EXPECT_GT(flushedOnlyByFast, 0) << "no input where the flush shows"; }
+  }
+}
+
 /// f32 -> f16 / bf16 -> f32 on every interesting float: rounding ties, denormals, overflow.
 const auto &roundTripKernel() {
   static const auto k =

@@ -74,6 +74,17 @@ Value mlir::tile::cpu::lowerElementwise(LoweringState &state, Operation *op, Arr
     Value zero = constantLike(b, loc, resultType, b.getIntegerAttr(getElementTypeOrSelf(resultType), 0));
     return arith::SelectOp::create(b, loc, isNan, zero, r->getResult(0));
   }
+  // fast_exp2 (exp2 with `afn`): the GPU's ex2.approx.ftz.f32 flushes subnormal results to +0
+  // (and reads subnormal inputs as 0: 2^0 = 1, what exp2 of them rounds to anyway). Here exp2
+  // exactly, without `afn` (nothing that depends on the host), flushed the same way.
+  if (auto e = dyn_cast<math::Exp2Op>(op); e && bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn)) {
+    Value r = math::Exp2Op::create(b, loc, resultType, operands[0]);
+    Type elem = getElementTypeOrSelf(resultType);
+    Value smallestNormal = constantLike(b, loc, resultType, b.getFloatAttr(elem, 0x1p-126));
+    Value zero = constantLike(b, loc, resultType, b.getFloatAttr(elem, 0.0));
+    Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, smallestNormal);
+    return arith::SelectOp::create(b, loc, subnormal, zero, r);
+  }
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
       return arith::ConstantOp::create(

@@ -55,6 +55,8 @@ inline unsigned vecOf(Operation *op) { return vectorWidth(op).value_or(1); }
 inline Value regOf(ValueRange values, unsigned r) { return values.size() == 1 ? values[0] : values[r]; }
 
 void populateElementwisePatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
+/// Scalar math ops with the `afn` fast-math flag → the GPU's approximate instructions (ApproximateMath.cpp).
+void populateApproximateMathPatterns(const LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 void populateMemoryOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
 void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);

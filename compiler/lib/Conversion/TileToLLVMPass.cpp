@@ -217,8 +217,9 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateFuncToLLVMConversionPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
-    // libdevice first (exp, log, sqrt, rsqrt, ... with correct rounding), LLVM
-    // intrinsics for what remains (fabs, ...).
+    // What the user asked to approximate first (fast_exp2), then libdevice (exp, log, sqrt,
+    // rsqrt, ... with correct rounding), LLVM intrinsics for what remains (fabs, ...).
+    populateApproximateMathPatterns(converter, patterns);
     populateLibDeviceConversionPatterns(converter, patterns, /*benefit=*/10);
     populateMathToLLVMConversionPatterns(converter, patterns);
     return applyFullConversion(module, target, std::move(patterns));

@@ -78,6 +78,12 @@ Value where(Operand cond, Operand a, Operand b, SrcLoc loc = SrcLoc::current());
 Value cast(Operand x, DType to, SrcLoc loc = SrcLoc::current());
 Value exp(Operand x, SrcLoc loc = SrcLoc::current());
 Value exp2(Operand x, SrcLoc loc = SrcLoc::current());
+/// 2^x by the GPU's approximate instruction (ex2.approx.ftz.f32: Triton's tl.math.exp2, nvcc's
+/// --use_fast_math): relative error below 2^-21 (2 ulp), results under 2^-126 flushed to +0 and
+/// subnormal inputs read as 0. One MUFU.EX2, where exp2 (subnormal results kept) adds a fix-up
+/// around it (+11% on the d64 attention forward); for softmax-like uses whose results are probabilities. The CPU executor computes
+/// exp2 exactly and flushes the same way. f16/bf16 are computed in f32 and rounded back.
+Value fast_exp2(Operand x, SrcLoc loc = SrcLoc::current());
 /// a · b + c rounded once (a fused multiply-add, Triton's tl.fma): floats, broadcast like the
 /// binary operators; f16/bf16 are computed in f32 and rounded back once.
 Value fma(Operand a, Operand b, Operand c, SrcLoc loc = SrcLoc::current());

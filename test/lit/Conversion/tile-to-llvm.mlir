@@ -149,3 +149,24 @@ func.func @wgmma_register_a_bf16_k_major_b(%o: !tile.ptr<f32>) attributes {tile.
   return
 }
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]>
+
+// exp2 with the `afn` fast-math flag (the DSL's fast_exp2) is the GPU's approximate
+// instruction, ex2.approx.ftz.f32, one per element; plain exp2 stays libdevice's IEEE exp2f.
+// CHECK-LABEL: llvm.func @fast_and_exact_exp2
+// CHECK-COUNT-4: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
+// CHECK-NOT: llvm.call_intrinsic "llvm.nvvm.ex2
+// CHECK-COUNT-4: llvm.call @__nv_exp2f
+func.func @fast_and_exact_exp2(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 512 : i32} : tensor<512xi32, #b>
+  %xs = tile.splat %x : tensor<512x!tile.ptr<f32>, #b>
+  %p = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #b>, tensor<512xi32, #b>
+  %v = tile.load %p {tile.vec = 4 : i32} : tensor<512x!tile.ptr<f32>, #b> -> tensor<512xf32, #b>
+  %f = math.exp2 %v fastmath<afn> : tensor<512xf32, #b>
+  %e = math.exp2 %f : tensor<512xf32, #b>
+  tile.store %p, %e {tile.vec = 4 : i32} : tensor<512x!tile.ptr<f32>, #b>, tensor<512xf32, #b>
+  return
+}

@@ -62,8 +62,10 @@ inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value 
   Value s = dot(qBlock, trans(kBlock));
   if (mask.valid()) s = where(mask, s, -std::numeric_limits<float>::infinity());
   Value mNew = maximum(st.m, max(s, 1) * scaleLog2);
-  Value p = exp2(fma(s, scaleLog2, -col(mNew)));
-  Value alpha = exp2(st.m - mNew);
+  // fast_exp2: one MUFU.EX2 per score (exp2 adds a fix-up for subnormal results); what
+  // it flushes, below 2^-126 of the row's largest term, no sum in f32 would notice.
+  Value p = fast_exp2(fma(s, scaleLog2, -col(mNew)));
+  Value alpha = fast_exp2(st.m - mNew);
   Value l = st.l * alpha + sum(p, 1);
   Value acc = dot(cast(p, elem), vBlock, st.acc * col(alpha));
   return {mNew, l, acc};
@@ -185,7 +187,8 @@ template <class T> struct AttentionForward {
   /// The fastest of kSweep's in bench_attention on an H200 (bench/NOTES.md): warp-specialised
   /// with turns, K and V on rings of their own. At D = 64 and 128 with the overlap (+2-9% over
   /// the same tile without it at D = 128), which with K and V apart needs two stages only:
-  /// 128 x 128 blocks on two. D = 256 (128 x 64 on two stages) without it: overlapped, the
+  /// 128 x 128 blocks on two (at D = 64 three or four stages measure the same, within the 16k
+  /// rows' ±5% from call to call). D = 256 (128 x 64 on two stages) without it: overlapped, the
   /// consumers spill a few registers and gain nothing.
   static constexpr AttentionConfig configFor(int headDim) {
     return headDim <= 128 ? AttentionConfig{128, 128, 8, 2} : AttentionConfig{128, 64, 8, 2, true, false};
@@ -197,7 +200,7 @@ template <class T> struct AttentionForward {
     AttentionConfig config;
   };
   /// Beside each configFor tile, the schedules it improves on (not warp-specialised;
-  /// warp-specialised without the overlap; the overlap on three or four stages; at D = 256 one
+  /// warp-specialised without the overlap; the overlap on other stage counts; at D = 256 one
   /// warpgroup on 64 x 64), to measure each step. (D = 256 overlapped spills, which the
   /// ptxas_library_kernels test refuses: bench/NOTES.md has its figures.)
   static constexpr SweepTile kSweep[] = {

@@ -166,7 +166,7 @@ template <class T> struct AttentionBackwardKeyValue {
         // while the first's exp2 does (tile-pipeline's OverlapDots).
         Value sT = dot(kBlock, trans(qBlock)); // [BN, BM]
         Value dpT = dot(vBlock, trans(doBlock));
-        Value pT = exp2(sT * scaleLog2 - row(lse2));
+        Value pT = fast_exp2(sT * scaleLog2 - row(lse2)); // probabilities: fast_exp2 as the forward
         if (masked) {
           Value visible = row(rows < len);
           if (CAUSAL) visible = visible & (row(rows) >= col(keys));
@@ -227,9 +227,9 @@ template <class T> struct AttentionBackwardQuery {
       return [&, masked](Value n0, std::vector<Value> c) {
         Value kBlock = load(k, {start + n0, kvh * D}, {BN, D});
         Value vBlock = load(v, {start + n0, kvh * D}, {BN, D});
-        Value s = dot(qBlock, trans(kBlock));   // [BM, BN]
-        Value dp = dot(doBlock, trans(vBlock)); // in flight during s's exp2 (as in dK/dV)
-        Value p = exp2(s * scaleLog2 - col(lse2));
+        Value s = dot(qBlock, trans(kBlock));           // [BM, BN]
+        Value dp = dot(doBlock, trans(vBlock));         // in flight during s's exp2 (as in dK/dV)
+        Value p = fast_exp2(s * scaleLog2 - col(lse2)); // probabilities: fast_exp2 as the forward
         if (masked) {
           Value keys = n0 + arange(0, BN);
           p = where(detail::visibleScores(rows, keys, len, CAUSAL), p, 0.0f);
