@@ -6,6 +6,7 @@
 
 #include "cudnn_attention.h"
 
+#include "tile/HalfBits.h"
 #include "tile/runtime/Context.h"
 #include "tile/runtime/Memory.h"
 
@@ -45,19 +46,7 @@ Cudnn &cudnn() {
 /// The stored f16/bf16 bits as floats.
 std::vector<float> floats(const std::vector<uint16_t> &bits, bool bf16) {
   std::vector<float> f(bits.size());
-  for (size_t i = 0; i < bits.size(); ++i) {
-    const uint16_t h = bits[i];
-    if (bf16) {
-      const uint32_t u = uint32_t(h) << 16;
-      std::memcpy(&f[i], &u, sizeof u);
-      continue;
-    }
-    const int exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    const float mag = exp == 31  ? (man ? NAN : INFINITY)
-                      : exp == 0 ? std::ldexp(float(man), -24)
-                                 : std::ldexp(float(man | 0x400), exp - 25);
-    f[i] = (h & 0x8000) ? -mag : mag;
-  }
+  for (size_t i = 0; i < bits.size(); ++i) f[i] = bf16 ? bf16Float(bits[i]) : halfFloat(bits[i]);
   return f;
 }
 

@@ -93,19 +93,9 @@ inline ::testing::AssertionResult closeToMagnitude(const std::vector<float> &got
 inline uint16_t toHalf(float f) { return tile::halfBits(f); }
 inline uint16_t toBf16(float f) { return tile::bf16Bits(f); }
 
-inline float halfToFloat(uint16_t h) {
-  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 31) return mant ? std::numeric_limits<float>::quiet_NaN() : ((h & 0x8000) ? -INFINITY : INFINITY);
-  float v = exp == 0 ? std::ldexp(float(mant), -24) : std::ldexp(float(mant | 0x400), exp - 25);
-  return (h & 0x8000) ? -v : v;
-}
-
-inline float bf16BitsToFloat(uint16_t h) {
-  uint32_t u = uint32_t(h) << 16;
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
+/// The floats such bits hold (tile/HalfBits.h).
+inline float halfToFloat(uint16_t h) { return tile::halfFloat(h); }
+inline float bf16BitsToFloat(uint16_t h) { return tile::bf16Float(h); }
 
 /// What test/kernels' small_float_fma writes for half inputs a, b, c: their fma computed in
 /// float and rounded once to half, and that of their bfloat16 roundings rounded once to bfloat16.

@@ -52,9 +52,8 @@ struct AllocateShared : mlir::tile::impl::TileAllocateSharedBase<AllocateShared>
     module.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<LocalAllocOp>(op)) {
         MemDescType t = alloc.getType();
-        Buffer b{
-            op,         false,     unsigned(t.getNumElements() * sharedBytesOf(t.getElementType())), alignmentOf(t),
-            number[op], number[op]};
+        const unsigned bytes = unsigned(t.getNumElements() * sharedBytesOf(t.getElementType()));
+        Buffer b{op, false, bytes, alignmentOf(t), number[op], number[op]};
         extendToUses(alloc.getResult(), b, number, lastInside);
         buffers.push_back(b);
       } else if (unsigned bytes = scratchBytes(op)) {

@@ -5,13 +5,14 @@
 // the softmax runs while the tensor cores have nothing of this warpgroup's to do. Software-
 // pipelined over two stages by MLIR's scf::pipelineForLoop, iteration j issues S_j and then
 // PV_{j-1}, waits for S_j only, and computes softmax_j while PV_{j-1} runs:
-//   prologue   S_0, softmax_0
-//   kernel j   S_j, PV_{j-1} issued | wait S_j, softmax_j | wait PV_{j-1}, free slot j - 1
-//   epilogue   PV_{n-1}, free slot n - 1
+//   prologue   S_0, free K_0, softmax_0
+//   kernel j   S_j, PV_{j-1} issued | wait S_j, free K_j, softmax_j | wait PV_{j-1}, free V_{j-1}
+//   epilogue   PV_{n-1}, free V_{n-1}
+// (with K and V on one pipeline, as a ring without them apart, slot j - 1 is freed where V's is).
 // Stage 1 is the second dot with the wait for its pipeline's data just before it (V's), what
 // follows it, and what only stage 1 reads that either views data (V's slot, a broadcast) or
 // derives from a value the second dot carries (acc · alpha); the rest is stage 0. Values
-// crossing the stages (P, alpha, the slot) become carried values of the kernel loop. An
+// crossing the stages (P, alpha, the slot, V's phase) become carried values of the kernel loop. An
 // iteration holds K_j's slot and V_{j-1}'s: with K and V in pipelines of their own two slots
 // each suffice, with one slot for both the ring needs three (the caller's rule).
 //
