@@ -77,7 +77,7 @@
 // CHECK-NOT: tile.turn
 // CHECK: tile.convert_layout {{.*}}scratch{{.*}} : tensor<128x128xf16, #mma> -> tensor<128x128xf16, #blocked
 // CHECK: tile.invalidate_barriers %[[QBAR]]
-// CHECK-NEXT: } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
+// CHECK-NEXT: } {consumer_registers = 240 : i32, consumer_warps = 8 : i32, producer_registers = 24 : i32}
 
 // REGS-NOT: {{C75[0-9][0-9]}}
 // REGS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

@@ -1,8 +1,8 @@
 // The library's descriptor matmul with its K loop warp-specialised (MatmulTma's WARP_SPECIALIZE,
 // LoopOptions::warpSpecialize) on sm_90a. tile-warp-specialize splits the kernel (tile.warp_specialize):
 // the 8 consumer warps keep the layouts and run the loop without copies; a producer warpgroup
-// (warps 8-11: the launch runs 384 threads) gives registers back (setmaxnreg.dec 40, the
-// consumers take 232: ptxas honours them with .minnctapersm 1), and its first warp issues every
+// (warps 8-11: the launch runs 384 threads) gives registers back (setmaxnreg.dec 24, the
+// consumers take 240: ptxas honours them with .minnctapersm 1), and its first warp issues every
 // copy from thread 256: it waits on the `empty` ring (mbarriers of 8 arrivals, one per
 // consumer warp), arms the `full` ring and starts the TMA copies. The consumers wait for the
 // full ring, run the wgmmas, and after the wait that retires the previous iteration's group
@@ -44,7 +44,7 @@
 // OPT: tile.invalidate_barriers %[[FULL]]
 // OPT: tile.invalidate_barriers %[[EMPTY]]
 // OPT: tile.async_tma_store
-// OPT: } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
+// OPT: } {consumer_registers = 240 : i32, consumer_warps = 8 : i32, producer_registers = 24 : i32}
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry matmul_tma_f16
@@ -55,13 +55,13 @@
 // CHECK: bar.sync 0;
 // CHECK-NOT: bar.sync 0;
 // CHECK: setp.lt.u32 %p{{[0-9]+}}, %r[[TID:[0-9]+]], 256;
-// CHECK: setmaxnreg.dec.sync.aligned.u32 40;
+// CHECK: setmaxnreg.dec.sync.aligned.u32 24;
 // CHECK: setp.gt.u32 %p{{[0-9]+}}, %r[[TID]], 287;
 // CHECK: setp.eq.b32 %p{{[0-9]+}}, %r[[TID]], 256;
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
-// CHECK: setmaxnreg.inc.sync.aligned.u32 232;
+// CHECK: setmaxnreg.inc.sync.aligned.u32 240;
 // CHECK-NOT: cp.async.bulk.tensor.2d.shared::cluster
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16
@@ -105,7 +105,7 @@
 // PERSISTENT-NEXT: tile.barrier
 // PERSISTENT-NEXT: tile.invalidate_barriers
 // PERSISTENT-NEXT: tile.invalidate_barriers
-// PERSISTENT: } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
+// PERSISTENT: } {consumer_registers = 240 : i32, consumer_warps = 8 : i32, producer_registers = 24 : i32}
 
 // REGS-NOT: {{C75(08|14|15|17)}}
 // REGS: 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads

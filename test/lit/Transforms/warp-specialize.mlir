@@ -194,8 +194,10 @@ module attributes {tile.target = "sm_90a"} {
 // they take turns at the dots: the second warpgroup passes once before the loops (unless they
 // make no turns at all), each dot is issued between a turn_wait and a turn_pass and waited for
 // after, and the pass after the last dot of the loops' last iteration (counted over both loops)
-// is skipped, so every pass is taken.
+// is skipped, so every pass is taken. The second loop's bound, computed between the loops,
+// moves before the first, where the producer sees it too.
 // CHECK-LABEL: func.func @two_loops_one_ring
+// CHECK:      %[[END:.*]] = arith.addi %arg7, %c32_i32 : i32
 // CHECK:      %[[RA:.*]] = tile.local_alloc : () -> !tile.memdesc<2x128x32xf16
 // CHECK:      %[[TRIPS:.*]] = arith.divui
 // CHECK-NEXT: %[[SECOND:.*]] = arith.addi %{{.*}}, %[[TRIPS]] : i32
@@ -203,7 +205,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK-NEXT: tile.warp_specialize producer {
 // CHECK:        scf.for
 // CHECK-COUNT-2:  tile.async_tma_load
-// CHECK:        scf.for %[[IV:.*]] = %arg6 to %arg7
+// CHECK:        scf.for %[[IV:.*]] = %arg6 to %[[END]]
 // CHECK:          %[[J:.*]] = arith.divui
 // CHECK-NEXT:     %[[G:.*]] = arith.addi %[[SECOND]], %[[J]] : i32
 // CHECK:          arith.remui %[[G]], %c2_i32
@@ -227,7 +229,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK:        tile.invalidate_barriers
 // CHECK-NEXT:   tile.invalidate_barriers
 // CHECK-NOT:    tile.turn
-// CHECK:      } {consumer_registers = 232 : i32, consumer_warps = 8 : i32, producer_registers = 40 : i32}
+// CHECK:      } {consumer_registers = 240 : i32, consumer_warps = 8 : i32, producer_registers = 24 : i32}
 
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
 #mma = #tile.mma<warpsPerCTA = [8, 1]>
@@ -251,7 +253,8 @@ module attributes {tile.target = "sm_90a"} {
       %d = tile.warpgroup_dot %ma, %mb, %acc : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x64xf32, #mma>
       scf.yield %d : tensor<128x64xf32, #mma>
     } {tile.warp_specialize}
-    %acc2 = scf.for %kk = %mid to %k step %c32 iter_args(%acc = %acc1) -> (tensor<128x64xf32, #mma>) : i32 {
+    %end = arith.addi %k, %c32 : i32
+    %acc2 = scf.for %kk = %mid to %end step %c32 iter_args(%acc = %acc1) -> (tensor<128x64xf32, #mma>) : i32 {
       %x = tile.load %pa, %true, %za box %a[%r, %kk] of !tile.tensordesc<f16, 2> : tensor<128x32x!tile.ptr<f16>, #blocked>, tensor<128x32xi1, #blocked>, tensor<128x32xf16, #blocked> -> tensor<128x32xf16, #blocked>
       %y = tile.load %pb, %trueb, %zb box %b[%kk, %c0] of !tile.tensordesc<f16, 2> : tensor<32x64x!tile.ptr<f16>, #blocked>, tensor<32x64xi1, #blocked>, tensor<32x64xf16, #blocked> -> tensor<32x64xf16, #blocked>
       %ma = tile.local_alloc %x : (tensor<128x32xf16, #blocked>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
@@ -465,6 +468,62 @@ module attributes {tile.target = "sm_90a"} {
       scf.yield %d, %s : tensor<64x32xf32, #mma>, tensor<64x64xf32, #mma>
     } {tile.overlap_iterations, tile.warp_specialize}
     tile.store %po, %out#0 : tensor<64x32x!tile.ptr<f32>, #mma>, tensor<64x32xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+// Two consumer warpgroups; two independent dots issued back to back from buffers (the
+// attention backward's S = Q Kᵀ and dP = dO Vᵀ, K and V on pipelines of their own) share one
+// turn: both are issued between one turn_wait and turn_pass, V's mbarrier wait between them,
+// so they are in flight together; the first is waited for right after the pass (wait_group
+// 1) and K's slot freed then, the second waited for only before V's slot is freed.
+// CHECK-LABEL: func.func @independent_dots_one_turn
+// CHECK:      } consumers {
+// CHECK:        scf.for
+// CHECK:          tile.turn_wait {groups = 2 : i32}
+// CHECK-NEXT:     %[[S:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32}
+// CHECK-NOT:      tile.turn
+// CHECK-NOT:      tile.barrier_arrive
+// CHECK:          tile.barrier_wait
+// CHECK-NOT:      tile.turn
+// CHECK:          %[[DP:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32}
+// CHECK-NEXT:     arith.cmpi
+// CHECK-NEXT:     tile.turn_pass %{{.*}} {groups = 2 : i32}
+// CHECK-NEXT:     %[[SDONE:.*]] = tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK-NEXT:     tile.barrier_arrive
+// CHECK:          %[[DPDONE:.*]] = tile.warpgroup_dot_wait %[[DP]] {pendings = 0 : i32}
+// CHECK-NEXT:     tile.barrier_arrive
+// CHECK-NEXT:     arith.addf %[[SDONE]], %[[DPDONE]]
+// CHECK-NOT:      tile.turn
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+module attributes {tile.target = "sm_90a"} {
+  func.func @independent_dots_one_turn(%k: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %v: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                        %q: tensor<128x32xf16, #blocked>, %pk: tensor<64x32x!tile.ptr<f16>, #blocked>,
+                        %po: tensor<128x64x!tile.ptr<f32>, #mma>, %n: i32) attributes {tile.kernel, tile.num_stages = 2 : i32, tile.num_warps = 8 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zs = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+    %qb = tile.local_alloc %q : (tensor<128x32xf16, #blocked>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+    %out = scf.for %n0 = %c0 to %n step %c64 iter_args(%acc = %zs) -> (tensor<128x64xf32, #mma>) : i32 {
+      %kt = tile.load %pk, %true, %z box %k[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %vt = tile.load %pk, %true, %z box %v[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %kb = tile.local_alloc %kt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %vb = tile.local_alloc %vt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %kT = tile.memdesc_trans %kb : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+      %vT = tile.memdesc_trans %vb : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+      %s = tile.warpgroup_dot %qb, %kT, %zs : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>> -> tensor<128x64xf32, #mma>
+      %dp = tile.warpgroup_dot %qb, %vT, %zs : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>> -> tensor<128x64xf32, #mma>
+      %sum = arith.addf %s, %dp : tensor<128x64xf32, #mma>
+      %next = arith.addf %acc, %sum : tensor<128x64xf32, #mma>
+      scf.yield %next : tensor<128x64xf32, #mma>
+    } {tile.warp_specialize}
+    tile.store %po, %out : tensor<128x64x!tile.ptr<f32>, #mma>, tensor<128x64xf32, #mma>
     return
   }
 }

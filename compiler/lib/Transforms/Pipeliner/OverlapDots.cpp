@@ -52,17 +52,6 @@ Operation *firstArriveAfter(Operation *op) {
   return nullptr;
 }
 
-/// The dot issued next after `first` in its block, if only ops that write no memory and
-/// do not read `first`'s result lie between them and it reads shared-memory buffers too.
-WarpGroupDotOp partnerOf(WarpGroupDotOp first) {
-  for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
-    if (auto next = dyn_cast<WarpGroupDotOp>(op))
-      return !next.hasRegisterA() && usedOnlyAfter(first.getResult(), next) ? next : WarpGroupDotOp();
-    if (!leavesBuffersAlone(op)) return {};
-  }
-  return {};
-}
-
 unsigned overlapInBlock(Block &block) {
   SmallVector<WarpGroupDotOp> dots(block.getOps<WarpGroupDotOp>());
   if (!block.getOps<WarpGroupDotWaitOp>().empty() ||
@@ -72,12 +61,8 @@ unsigned overlapInBlock(Block &block) {
   for (size_t i = 0; i + 1 < dots.size(); ++i) {
     WarpGroupDotOp first = dots[i];
     if (first.hasRegisterA()) continue;
-    WarpGroupDotOp second = partnerOf(first);
-    Operation *secondUser = second ? firstUser(second) : nullptr;
-    // A warp-specialised loop's consumers free their ring slot (tile.barrier_arrive) once no
-    // dot reads it: the second dot is waited for before that too.
-    if (Operation *arrive = second ? firstArriveAfter(second) : nullptr)
-      if (!secondUser || arrive->isBeforeInBlock(secondUser)) secondUser = arrive;
+    WarpGroupDotOp second = independentPartnerOf(first, /*acrossMbarriers=*/false);
+    Operation *secondUser = second ? whereDotIsNeeded(second) : nullptr;
     if (!second || !secondUser) continue;
     LLVM_DEBUG(llvm::dbgs() << "tile-pipeline: dots at " << first.getLoc() << " and " << second.getLoc()
                             << " in flight together\n");
@@ -99,6 +84,24 @@ unsigned overlapInBlock(Block &block) {
 }
 
 } // namespace
+
+WarpGroupDotOp mlir::tile::pipeliner::independentPartnerOf(WarpGroupDotOp first, bool acrossMbarriers) {
+  for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
+    if (auto next = dyn_cast<WarpGroupDotOp>(op))
+      return !next.hasRegisterA() && usedOnlyAfter(first.getResult(), next) ? next : WarpGroupDotOp();
+    if (!leavesBuffersAlone(op) && !(acrossMbarriers && isa<BarrierWaitOp, BarrierArriveOp>(op))) return {};
+  }
+  return {};
+}
+
+Operation *mlir::tile::pipeliner::whereDotIsNeeded(WarpGroupDotOp d) {
+  Operation *needed = firstUser(d);
+  // A warp-specialised loop's consumers free their ring slot (tile.barrier_arrive) once no
+  // dot reads it: the dot is waited for before that too.
+  if (Operation *arrive = firstArriveAfter(d))
+    if (!needed || arrive->isBeforeInBlock(needed)) needed = arrive;
+  return needed;
+}
 
 bool mlir::tile::pipeliner::leavesBuffersAlone(Operation *op) {
   if (op->getNumRegions()) return false;

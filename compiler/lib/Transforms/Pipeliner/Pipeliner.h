@@ -106,6 +106,14 @@ unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
 /// go in flight, the second waited for only before its result's first use. Returns how many
 /// pairs.
 unsigned overlapIndependentDots(func::FuncOp kernel);
+/// The dot issued next after `first` in its block that may go in flight beside it: it reads
+/// shared-memory buffers only and not `first`'s result, and only ops that write no memory
+/// (and, with `acrossMbarriers`, a warp-specialised loop's mbarrier waits and arrivals) lie
+/// between them. Null where there is none.
+WarpGroupDotOp independentPartnerOf(WarpGroupDotOp first, bool acrossMbarriers);
+/// The first op after `d` in its block that needs its wgmmas retired: its result's first
+/// user, or a tile.barrier_arrive that frees the ring slot it reads, if earlier. Null if none.
+Operation *whereDotIsNeeded(WarpGroupDotOp d);
 
 /// Warp-specialised (OverlapIterations.cpp): a consumer loop that issues a dot, computes on its
 /// result and feeds that to a second dot (attention) issues the next iteration's first dot with

@@ -8,9 +8,11 @@
 //
 // The turns are named barriers, one per warpgroup; every warpgroup runs the same loops with
 // the same trip counts (the bounds are the program's), so each passes and takes the same number
-// of turns. The last warpgroup passes once before the loops, so the first goes first, and skips
-// its pass after the last turn (the loops' last iteration, counted globally as the ring counts
-// them), so that every pass is taken and no barrier is left half-arrived when the loops end.
+// of turns. Two independent dots issued back to back (the backward's S and dP) share one turn
+// and stay in flight together. The last warpgroup passes once before the loops, so the first
+// goes first, and skips its pass after the last turn (the loops' last iteration, counted
+// globally as the ring counts them), so that every pass is taken and no barrier is left
+// half-arrived when the loops end.
 #include "Ring.h"
 
 #include "llvm/Support/Debug.h"
@@ -58,18 +60,46 @@ unsigned mlir::tile::pipeliner::takeTurnsAtDots(MutableArrayRef<LoopPlan> plans,
   Value noTurns = m.cmp(arith::CmpIPredicate::eq, total, m.cst(0));
   TurnPassOp::create(b, loc, groupsAttr, b.getI32IntegerAttr(groups - 1), noTurns);
   Value lastIteration = m.sub(total, m.cst(1));
+  auto waitFor = [&](WarpGroupDotOp dot, int pendings) -> Operation * {
+    auto done = WarpGroupDotWaitOp::create(b, dot.getLoc(), TypeRange{dot.getType()}, ValueRange{dot.getResult()},
+                                           b.getI32IntegerAttr(pendings));
+    dot.getResult().replaceAllUsesExcept(done.getResult(0), done);
+    return done;
+  };
   unsigned turns = 0;
   for (auto [loopDots, g] : llvm::zip(dots, iterations))
-    for (WarpGroupDotOp dot : loopDots) {
+    for (size_t i = 0; i < loopDots.size(); ++i) {
+      WarpGroupDotOp dot = loopDots[i];
+      // An independent dot right after this one shares its turn and stays in flight beside
+      // it (attention's backward: S and dP), waited for only where it is needed, so that the
+      // work on the first's result runs during the second's wgmmas (as OverlapDots.cpp).
+      WarpGroupDotOp partner;
+      if (i + 1 < loopDots.size() && !dot.hasRegisterA() &&
+          independentPartnerOf(dot, /*acrossMbarriers=*/true) == loopDots[i + 1] && whereDotIsNeeded(loopDots[i + 1]))
+        partner = loopDots[++i];
+      // A slot the first dot frees between them (its pipeline's last reader) is freed once
+      // it is waited for instead.
+      Operation *partnerNeeded = partner ? whereDotIsNeeded(partner) : nullptr;
+      SmallVector<Operation *> frees;
+      for (Operation *op = dot->getNextNode(); partner && op != partner; op = op->getNextNode())
+        if (isa<BarrierArriveOp>(op)) frees.push_back(op);
+      WarpGroupDotOp last = partner ? partner : dot;
       b.setInsertionPoint(dot);
       TurnWaitOp::create(b, dot.getLoc(), groupsAttr, IntegerAttr());
       dot.setPendings(1);
-      b.setInsertionPointAfter(dot);
-      Value lastTurn = dot == loopDots.back() ? m.cmp(arith::CmpIPredicate::eq, g, lastIteration) : Value();
+      if (partner) partner.setPendings(1);
+      b.setInsertionPointAfter(last);
+      Value lastTurn = last == loopDots.back() ? m.cmp(arith::CmpIPredicate::eq, g, lastIteration) : Value();
       TurnPassOp::create(b, dot.getLoc(), groupsAttr, IntegerAttr(), lastTurn);
-      auto done = WarpGroupDotWaitOp::create(b, dot.getLoc(), TypeRange{dot.getType()}, ValueRange{dot.getResult()},
-                                             b.getI32IntegerAttr(0));
-      dot.getResult().replaceAllUsesExcept(done.getResult(0), done);
+      Operation *after = waitFor(dot, partner ? 1 : 0);
+      for (Operation *free : frees) {
+        free->moveAfter(after);
+        after = free;
+      }
+      if (partner) {
+        b.setInsertionPoint(partnerNeeded);
+        waitFor(partner, 0);
+      }
       ++turns;
     }
   LLVM_DEBUG(llvm::dbgs() << "tile-warp-specialize: " << groups << " consumer warpgroups take turns at " << turns

@@ -107,10 +107,13 @@ bool everyWarpMayRun(Operation *op) {
          llvm::none_of(op->getResultTypes(), [](Type t) { return isa<RankedTensorType>(t); });
 }
 
-/// Fills g.producerInputs; why the producer cannot have what it reads, or null.
+/// Fills g.producerInputs; why the producer cannot have what it reads, or null. Register work
+/// between the group's loops that the producer needs (a later loop's bounds: the backward's
+/// runs of query blocks) moves before the first loop, where both sides see it.
 const char *collectProducerInputs(Group &g) {
   Block *body = g.top->getBlock();
   SmallVector<Value> work = producerReads(g);
+  SmallVector<Operation *> between;
   while (!work.empty()) {
     Value v = work.pop_back_val();
     Operation *anchor = anchorIn(v, body);
@@ -121,11 +124,19 @@ const char *collectProducerInputs(Group &g) {
       if (v.getDefiningOp() == anchor) return "a loop's bounds or copies depend on an earlier loop's results";
       continue;
     }
-    if (!anchor->isBeforeInBlock(g.top)) return "a loop's bounds or copies depend on work between the loops";
-    if (!everyWarpMayRun(anchor)) return "the copies depend on work that is neither register work nor a scalar read";
+    if (!anchor->isBeforeInBlock(g.top)) {
+      // Memory reads stay where they are: a loop before them may write what they read.
+      if (anchor->getNumRegions() || !isMemoryEffectFree(anchor))
+        return "a loop's bounds or copies depend on memory read between the loops";
+      between.push_back(anchor);
+    } else if (!everyWarpMayRun(anchor)) {
+      return "the copies depend on work that is neither register work nor a scalar read";
+    }
     g.producerInputs.insert(anchor);
     llvm::append_range(work, anchor->getOperands());
   }
+  llvm::sort(between, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  for (Operation *op : between) op->moveBefore(g.top);
   return nullptr;
 }
 
@@ -152,11 +163,12 @@ const char *whyNotWarpSpecialized(Group &g) {
 }
 
 /// setmaxnreg's counts (producer, consumers) for `warps` consumer warps beside the producer
-/// warpgroup: the producer keeps 40 registers and the consumers share the rest of the 64K
-/// (232 each for two warpgroups, as CUTLASS's). (0, 0), unchanged, where the launch's even
-/// share already gives every thread the most it can hold (255).
+/// warpgroup: the producer keeps 24 registers and the consumers share the rest of the 64K
+/// (240 each for two warpgroups, as FlashAttention-3's; CUTLASS's 40/232 left the attention
+/// backward's 64 x 128 dK/dV tile 16 bytes of spills). (0, 0), unchanged, where the launch's
+/// even share already gives every thread the most it can hold (255).
 std::pair<int, int> registerSplit(int warps) {
-  constexpr int kRegisters = 65536, kProducer = 40;
+  constexpr int kRegisters = 65536, kProducer = 24;
   if (kRegisters / (32 * (warps + 4)) >= 255) return {0, 0};
   return {kProducer, std::min(256, (kRegisters - 128 * kProducer) / (32 * warps) / 8 * 8)};
 }

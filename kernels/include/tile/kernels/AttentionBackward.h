@@ -8,6 +8,8 @@
 //        dV += Pᵀ dO,  dSᵀ = Pᵀ ∘ (V dOᵀ - D),  dK += scale · dSᵀ Q;
 //   3. dQ: each program owns BM query rows of one head and walks the key blocks:
 //        dS = P ∘ (dO Vᵀ - D),  dQ += scale · dS K.
+// WS = 1 runs kernels 2 and 3's loops warp-specialised (LoopOptions::warpSpecialize: a producer
+// warpgroup streams Q/dO, or K/V, by TMA; the consumer warpgroups take turns at their dots).
 // No atomics: dQ gets its own pass and a kv head's dK/dV sum its query heads in one program,
 // so the gradients are deterministic (bit-identical from run to run) by construction.
 // The transposed products are computed transposed (K Qᵀ, V dOᵀ) so that Pᵀ and dSᵀ come out
@@ -50,14 +52,16 @@ inline QueryBlockRuns queryBlockRuns(Value n0, Value len, int bm, int bn, bool c
 } // namespace detail
 
 /// The backward's tiles for one head dim: dK/dV's programs own BN keys and step BM queries,
-/// dQ's own BM queries and step BN keys. One warpgroup each: the fastest of bench_attention's
-/// sweep on an H200 (bench/NOTES.md), 5-20% above two warpgroups on 128-row tiles.
+/// dQ's own BM queries and step BN keys. The fastest of bench_attention's sweep on an H200
+/// (bench/NOTES.md): at D = 128 both kernels warp-specialised, two consumer warpgroups taking
+/// turns (S and dP in one turn), +10-19% over the one-warpgroup tiles without it; at D = 64
+/// those one-warpgroup tiles, 13-19% above the warp-specialised ones.
 struct AttentionBackwardConfig {
   AttentionConfig keyValue, query;
 };
 constexpr AttentionBackwardConfig attentionBackwardConfigFor(int headDim) {
-  return headDim <= 64 ? AttentionBackwardConfig{{64, 64, 4, 2}, {64, 64, 4, 3}}
-                       : AttentionBackwardConfig{{32, 64, 4, 3}, {64, 64, 4, 2}};
+  return headDim <= 64 ? AttentionBackwardConfig{{64, 64, 4, 2, false}, {64, 64, 4, 3, false}}
+                       : AttentionBackwardConfig{{64, 128, 8, 2}, {128, 64, 8, 2}};
 }
 constexpr int kAttentionBackwardHeadDims[] = {64, 128};
 /// bench_attention's sweep of the backward (f16, equal lengths): other tiles beside configFor's.
@@ -65,10 +69,14 @@ struct AttentionBackwardSweepTile {
   int headDim;
   AttentionBackwardConfig config;
 };
-constexpr AttentionBackwardSweepTile kAttentionBackwardSweep[] = {{64, {{64, 128, 8, 2}, {128, 64, 8, 2}}},
-                                                                  {64, {{64, 128, 8, 3}, {128, 64, 8, 3}}},
-                                                                  {128, {{32, 128, 8, 2}, {128, 64, 8, 2}}},
-                                                                  {128, {{32, 128, 8, 3}, {128, 64, 8, 3}}}};
+constexpr AttentionBackwardSweepTile kAttentionBackwardSweep[] = {
+    {64, {{64, 128, 8, 2}, {128, 64, 8, 2}}},
+    {64, {{64, 128, 8, 3}, {128, 128, 8, 2}}},
+    {64, {{64, 64, 4, 2}, {64, 128, 4, 2}}},
+    {128, {{32, 128, 8, 2}, {128, 128, 8, 2}}},
+    {128, {{64, 128, 8, 3}, {128, 64, 8, 3}}},
+    {128, {{64, 64, 4, 2}, {64, 128, 4, 2}}},
+    {128, {{32, 64, 4, 3, false}, {64, 64, 4, 2, false}}}};
 
 constexpr bool inAttentionBackwardSweep(int headDim, const AttentionBackwardConfig &c) {
   for (const AttentionBackwardSweepTile &t : kAttentionBackwardSweep)
@@ -84,7 +92,7 @@ namespace detail {
 inline std::vector<Variant> attentionBackwardVariants(AttentionConfig AttentionBackwardConfig::*which, bool sweep) {
   std::vector<Variant> v;
   auto add = [&](int d, const AttentionConfig &c, int causal, int varlen) {
-    v.push_back({{c.bm, c.bn, d, causal, varlen}, c.numWarps, /*unitOnly=*/false, c.numStages});
+    v.push_back({{c.bm, c.bn, d, causal, varlen, int(c.warpSpecialize)}, c.numWarps, /*unitOnly=*/false, c.numStages});
   };
   for (int d : kAttentionBackwardHeadDims)
     for (int causal = 0; causal < 2; ++causal)
@@ -134,7 +142,7 @@ template <class T> struct AttentionBackwardKeyValue {
   static constexpr auto body = [](TensorDesc<T, 2> q, TensorDesc<T, 2> k, TensorDesc<T, 2> v, TensorDesc<T, 2> dO,
                                   Ptr<float> lse, Ptr<float> delta, Ptr<T> dk, Ptr<T> dv, Ptr<int32_t> cuSeqlens,
                                   I32 seqlen, I32 tokens, I32 heads, I32 groupSize, F32 scale, Const<int> BM,
-                                  Const<int> BN, Const<int> D, Const<int> CAUSAL, Const<int> VARLEN) {
+                                  Const<int> BN, Const<int> D, Const<int> CAUSAL, Const<int> VARLEN, Const<int> WS) {
     Value n0 = program_id(0) * BN, bkv = program_id(1);
     Value kvHeads = heads / groupSize;
     Value b = bkv / kvHeads, kvh = bkv % kvHeads;
@@ -151,32 +159,35 @@ template <class T> struct AttentionBackwardKeyValue {
     // Q and dO blocks by TMA through a loop at the top level only.
     auto run = [&](Value lo, Value hi, bool masked, std::vector<Value> grads) {
       Value blocks = (hi - lo + (BM - 1)) / BM;
-      return for_range(0, blocks * groupSize, 1, grads, [&](Value it, std::vector<Value> c) {
-        Value g = it / blocks;
-        Value m0 = lo + (it - g * blocks) * BM;
-        Value h = kvh * groupSize + g;
-        Value qBlock = load(q, {start + m0, h * D}, {BM, D});
-        Value doBlock = load(dO, {start + m0, h * D}, {BM, D});
-        Value rows = m0 + arange(0, BM);
-        Value at = h * tokens + (start + rows);
-        // Rows past the sequence (masked blocks only) read neither L nor D.
-        Value lse2 = (masked ? load(lse + at, rows < len, 0.0f) : load(lse + at)) * float(M_LOG2E);
-        Value d = masked ? load(delta + at, rows < len, 0.0f) : load(delta + at);
-        // Both products of the block first: they are independent, so the second's wgmmas run
-        // while the first's exp2 does (tile-pipeline's OverlapDots).
-        Value sT = dot(kBlock, trans(qBlock)); // [BN, BM]
-        Value dpT = dot(vBlock, trans(doBlock));
-        Value pT = fast_exp2(sT * scaleLog2 - row(lse2)); // probabilities: fast_exp2 as the forward
-        if (masked) {
-          Value visible = row(rows < len);
-          if (CAUSAL) visible = visible & (row(rows) >= col(keys));
-          pT = where(visible, pT, 0.0f);
-        }
-        Value dvNext = dot(cast(pT, kElem), doBlock, c[1]);
-        Value dsT = pT * (dpT - row(d));
-        Value dkNext = dot(cast(dsT, kElem), qBlock, c[0]);
-        return std::vector<Value>{dkNext, dvNext};
-      });
+      return for_range(
+          0, blocks * groupSize, 1, grads,
+          [&](Value it, std::vector<Value> c) {
+            Value g = it / blocks;
+            Value m0 = lo + (it - g * blocks) * BM;
+            Value h = kvh * groupSize + g;
+            Value qBlock = load(q, {start + m0, h * D}, {BM, D});
+            Value doBlock = load(dO, {start + m0, h * D}, {BM, D});
+            Value rows = m0 + arange(0, BM);
+            Value at = h * tokens + (start + rows);
+            // Rows past the sequence (masked blocks only) read neither L nor D.
+            Value lse2 = (masked ? load(lse + at, rows < len, 0.0f) : load(lse + at)) * float(M_LOG2E);
+            Value d = masked ? load(delta + at, rows < len, 0.0f) : load(delta + at);
+            // Both products of the block first: they are independent, so the second's wgmmas run
+            // while the first's exp2 does (tile-pipeline's OverlapDots; warp-specialised: one turn).
+            Value sT = dot(kBlock, trans(qBlock)); // [BN, BM]
+            Value dpT = dot(vBlock, trans(doBlock));
+            Value pT = fast_exp2(sT * scaleLog2 - row(lse2)); // probabilities: fast_exp2 as the forward
+            if (masked) {
+              Value visible = row(rows < len);
+              if (CAUSAL) visible = visible & (row(rows) >= col(keys));
+              pT = where(visible, pT, 0.0f);
+            }
+            Value dvNext = dot(cast(pT, kElem), doBlock, c[1]);
+            Value dsT = pT * (dpT - row(d));
+            Value dkNext = dot(cast(dsT, kElem), qBlock, c[0]);
+            return std::vector<Value>{dkNext, dvNext};
+          },
+          LoopOptions{.warpSpecialize = WS != 0});
     };
     std::vector<Value> grads = {zeros({BN, D}, DType::f32), zeros({BN, D}, DType::f32)};
     grads = run(runs.diagonalLo, runs.diagonalHi, true, grads);
@@ -188,9 +199,9 @@ template <class T> struct AttentionBackwardKeyValue {
     store(dk + at, cast(grads[0] * scale, kElem), inside);
     store(dv + at, cast(grads[1], kElem), inside);
   };
-  static constexpr std::array params{"q",  "k",          "v",      "d_o",    "lse",   "delta",      "dk",
-                                     "dv", "cu_seqlens", "seqlen", "tokens", "heads", "group_size", "scale",
-                                     "BM", "BN",         "D",      "CAUSAL", "VARLEN"};
+  static constexpr std::array params{"q",  "k",          "v",      "d_o",    "lse",    "delta",      "dk",
+                                     "dv", "cu_seqlens", "seqlen", "tokens", "heads",  "group_size", "scale",
+                                     "BM", "BN",         "D",      "CAUSAL", "VARLEN", "WS"};
   static std::vector<Variant> variants() {
     return detail::attentionBackwardVariants(&AttentionBackwardConfig::keyValue, std::is_same_v<T, f16>);
   }
@@ -206,7 +217,7 @@ template <class T> struct AttentionBackwardQuery {
   static constexpr auto body = [](TensorDesc<T, 2> q, TensorDesc<T, 2> k, TensorDesc<T, 2> v, TensorDesc<T, 2> dO,
                                   Ptr<float> lse, Ptr<float> delta, Ptr<T> dq, Ptr<int32_t> cuSeqlens, I32 seqlen,
                                   I32 tokens, I32 heads, I32 groupSize, F32 scale, Const<int> BM, Const<int> BN,
-                                  Const<int> D, Const<int> CAUSAL, Const<int> VARLEN) {
+                                  Const<int> D, Const<int> CAUSAL, Const<int> VARLEN, Const<int> WS) {
     // Costliest causal blocks first, as the forward (Attention.h).
     Value mBlock = CAUSAL ? num_programs(0) - 1 - program_id(0) : program_id(0);
     Value m0 = mBlock * BM, bh = program_id(1);
@@ -238,14 +249,15 @@ template <class T> struct AttentionBackwardQuery {
         return std::vector<Value>{dot(cast(ds, kElem), kBlock, c[0])};
       };
     };
-    std::vector<Value> dqAcc = for_range(0, runs.unmaskedHi, BN, {zeros({BM, D}, DType::f32)}, block(false));
-    dqAcc = for_range(runs.unmaskedHi, runs.maskedHi, BN, dqAcc, block(true));
+    const LoopOptions ws{.warpSpecialize = WS != 0};
+    std::vector<Value> dqAcc = for_range(0, runs.unmaskedHi, BN, {zeros({BM, D}, DType::f32)}, block(false), ws);
+    dqAcc = for_range(runs.unmaskedHi, runs.maskedHi, BN, dqAcc, block(true), ws);
     store(dq + col(start + rows) * (heads * D) + (row(arange(0, D)) + h * D), cast(dqAcc[0] * scale, kElem),
           col(inside));
   };
-  static constexpr std::array params{"q",     "k",          "v",      "d_o",    "lse",    "delta",
-                                     "dq",    "cu_seqlens", "seqlen", "tokens", "heads",  "group_size",
-                                     "scale", "BM",         "BN",     "D",      "CAUSAL", "VARLEN"};
+  static constexpr std::array params{"q",          "k",      "v",      "d_o",    "lse",        "delta", "dq",
+                                     "cu_seqlens", "seqlen", "tokens", "heads",  "group_size", "scale", "BM",
+                                     "BN",         "D",      "CAUSAL", "VARLEN", "WS"};
   static std::vector<Variant> variants() {
     return detail::attentionBackwardVariants(&AttentionBackwardConfig::query, std::is_same_v<T, f16>);
   }
@@ -280,16 +292,17 @@ template <class T> struct AttentionBackward {
                                             bd, d, int(varlen));
     auto desc = [&](Address a, int64_t rowElems) { return TensorDescArg{a.ptr(), {tokens, rowElems}, {rowElems, 1}}; };
     const AttentionConfig &kv = c.keyValue;
-    launchKernel<AttentionBackwardKeyValue<T>>(l, {ceilDiv(f.seqlen, kv.bn), f.batch * f.kvHeads},
-                                               {kv.numWarps, kv.numStages}, stream, desc(f.q, qRow), desc(f.k, kvRow),
-                                               desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dk, p.dv,
-                                               f.cuSeqlens, int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads), group,
-                                               scale, kv.bm, kv.bn, d, int(f.causal), int(varlen));
+    launchKernel<AttentionBackwardKeyValue<T>>(
+        l, {ceilDiv(f.seqlen, kv.bn), f.batch * f.kvHeads}, {kv.numWarps, kv.numStages}, stream, desc(f.q, qRow),
+        desc(f.k, kvRow), desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dk, p.dv, f.cuSeqlens,
+        int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads), group, scale, kv.bm, kv.bn, d, int(f.causal), int(varlen),
+        int(kv.warpSpecialize));
     const AttentionConfig &qc = c.query;
-    launchKernel<AttentionBackwardQuery<T>>(
-        l, {ceilDiv(f.seqlen, qc.bm), f.batch * f.heads}, {qc.numWarps, qc.numStages}, stream, desc(f.q, qRow),
-        desc(f.k, kvRow), desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dq, f.cuSeqlens, int32_t(f.seqlen),
-        int32_t(tokens), int32_t(f.heads), group, scale, qc.bm, qc.bn, d, int(f.causal), int(varlen));
+    launchKernel<AttentionBackwardQuery<T>>(l, {ceilDiv(f.seqlen, qc.bm), f.batch * f.heads},
+                                            {qc.numWarps, qc.numStages}, stream, desc(f.q, qRow), desc(f.k, kvRow),
+                                            desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dq, f.cuSeqlens,
+                                            int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads), group, scale, qc.bm,
+                                            qc.bn, d, int(f.causal), int(varlen), int(qc.warpSpecialize));
   }
 };
 
