@@ -73,16 +73,18 @@ unsigned mlir::tile::pipeliner::takeTurnsAtDots(MutableArrayRef<LoopPlan> plans,
       // An independent dot right after this one shares its turn and stays in flight beside
       // it (attention's backward: S and dP), waited for only where it is needed, so that the
       // work on the first's result runs during the second's wgmmas (as OverlapDots.cpp).
-      WarpGroupDotOp partner;
-      if (i + 1 < loopDots.size() && !dot.hasRegisterA() &&
-          independentPartnerOf(dot, /*acrossMbarriers=*/true) == loopDots[i + 1] && whereDotIsNeeded(loopDots[i + 1]))
-        partner = loopDots[++i];
+      WarpGroupDotOp next = i + 1 < loopDots.size() ? loopDots[i + 1] : WarpGroupDotOp();
+      Operation *partnerNeeded =
+          next && !dot.hasRegisterA() && independentPartnerOf(dot, /*acrossMbarriers=*/true) == next
+              ? whereDotIsNeeded(next)
+              : nullptr;
+      WarpGroupDotOp partner = partnerNeeded ? loopDots[++i] : WarpGroupDotOp();
       // A slot the first dot frees between them (its pipeline's last reader) is freed once
       // it is waited for instead.
-      Operation *partnerNeeded = partner ? whereDotIsNeeded(partner) : nullptr;
       SmallVector<Operation *> frees;
-      for (Operation *op = dot->getNextNode(); partner && op != partner; op = op->getNextNode())
-        if (isa<BarrierArriveOp>(op)) frees.push_back(op);
+      if (partner)
+        for (Operation *op = dot->getNextNode(); op != partner; op = op->getNextNode())
+          if (isa<BarrierArriveOp>(op)) frees.push_back(op);
       WarpGroupDotOp last = partner ? partner : dot;
       b.setInsertionPoint(dot);
       TurnWaitOp::create(b, dot.getLoc(), groupsAttr, IntegerAttr());
