@@ -88,13 +88,17 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
   for (uint16_t &h : host) h = std::is_same_v<T, tile::f16> ? tile::halfBits(normal(gen)) : tile::bf16Bits(normal(gen));
   DeviceBuffer q = DeviceBuffer::fromHost(host), k = DeviceBuffer::fromHost(host), v = DeviceBuffer::fromHost(host);
   DeviceBuffer o(elems * 2), lse(size_t(tokens) * heads * 4);
-  // The backward's (head dims 64 and 128): dO like q, the gradients, delta.
+  // The backward's (head dims 64 and 128): dO like q, the gradients, delta, the one-pass
+  // mode's dQ accumulator.
   const bool forward = !backwardConfig, backward = !config && headDim <= 128;
   DeviceBuffer dO = DeviceBuffer::fromHost(host), dq(elems * 2), dk(elems * 2), dv(elems * 2), delta(lse.bytes());
+  DeviceBuffer dqAccum(size_t(heads) * headDim * tk::AttentionBackward<T>::accumulatorColumns(tokens) * 4);
   const std::string impl = config ? "tile-" + tileName(*config)
                            : backwardConfig
                                ? "tile-kv" + tileName(backwardConfig->keyValue) + "-q" + tileName(backwardConfig->query)
                                : std::string("tile");
+  // The one-pass mode's rows: "tile" for the library's tiles, else the sweep tile's.
+  const std::string onePassImpl = backwardConfig ? "tile-1p" + tileName(backwardConfig->onePass) : impl;
   for (int seqlen : seqlens) {
     const int64_t batch = tokens / seqlen;
     tk::AttentionProblem p{q, k, v, o, lse, batch, heads, heads, headDim, seqlen};
@@ -102,10 +106,10 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
     // FlashAttention's FLOP counts: 4·B·H·S²·D forward (two products), 2.5 times that backward
     // (five products), causal half.
     const double flops = 4.0 * double(batch) * heads * double(seqlen) * seqlen * headDim / (causal ? 2 : 1);
-    auto report = [&](const char *pass, double passFlops, auto launch) {
+    auto report = [&](const char *pass, double passFlops, auto launch, const std::string &who) {
       try {
         const double us = medianUs(launch, 20);
-        std::printf("RESULT %s_attn_%s_%s_d%d_%s %lldx%dx%d %.1f %.3f\n", impl.c_str(), pass, dtype, headDim,
+        std::printf("RESULT %s_attn_%s_%s_d%d_%s %lldx%dx%d %.1f %.3f\n", who.c_str(), pass, dtype, headDim,
                     causal ? "causal" : "full", static_cast<long long>(batch), heads, seqlen,
                     passFlops / (us * 1e-6) / 1e12, us);
       } catch (const std::exception &e) {
@@ -148,10 +152,18 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
 #endif
     }
     if (!forward) tk::AttentionForward<T>::launch(gAot, p); // the backward reads its O and row log-sum-exp
-    else if (!timed) report("fwd", flops, forwardLaunch);
-    if (backward)
-      report("bwd", 2.5 * flops,
-             [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta}, nullptr, backwardConfig); });
+    else if (!timed) report("fwd", flops, forwardLaunch, impl);
+    if (backward) {
+      // "bwd": the deterministic mode (two passes, the faster today), "bwd_1pass": dQ by atomics
+      // in one pass (FlashAttention-3's).
+      report(
+          "bwd", 2.5 * flops,
+          [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta}, nullptr, backwardConfig); }, impl);
+      report(
+          "bwd_1pass", 2.5 * flops,
+          [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta, dqAccum}, nullptr, backwardConfig); },
+          onePassImpl);
+    }
   }
 }
 

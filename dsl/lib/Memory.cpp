@@ -188,12 +188,18 @@ Value load(Value desc, const std::vector<Operand> &offsets, const std::vector<in
   return wrap(mlir::tile::LoadOp::create(s.builder, l, rt, p, m, zero, b.desc, b.offsets));
 }
 
+/// The block of `desc` at `offsets` that `value` (a tensor) is written to by `op`.
+static DescriptorBlock writtenBlock(TraceState &s, const Value &desc, const std::vector<Operand> &offsets,
+                                    const Value &value, const SrcLoc &loc, const char *op) {
+  std::vector<int64_t> block = shapeOf(use(s, value, loc, op).getType());
+  if (block.empty())
+    fail(loc) << "tile::" << op << ": a descriptor " << op << " writes a block (a tensor), got a scalar";
+  return descriptorBlock(s, desc, offsets, block, loc, op);
+}
+
 void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "store");
-  mlir::Value v = use(s, value, loc, "store");
-  std::vector<int64_t> block = shapeOf(v.getType());
-  if (block.empty()) fail(loc) << "tile::store: a descriptor store writes a block (a tensor), got a scalar";
-  DescriptorBlock b = descriptorBlock(s, desc, offsets, block, loc, "store");
+  DescriptorBlock b = writtenBlock(s, desc, offsets, value, loc, "store");
   emitStore(s, b.ptrs, value, &b.mask, loc, b.desc, b.offsets);
 }
 
@@ -203,17 +209,25 @@ void store(Value ptr, Value value, Value mask, SrcLoc loc) {
   emitStore(requireTrace(loc, "store"), ptr, value, &mask, loc);
 }
 
-static Value atomicAdd(const Value &ptr, const Operand &value, const Value *mask, const SrcLoc &loc) {
+/// tile.atomic_add of `value` through `ptr` where `mask` holds (if given); a descriptor
+/// block's add also names its box, as emitStore does.
+static Value atomicAdd(const Value &ptr, const Operand &value, const Value *mask, const SrcLoc &loc,
+                       mlir::Value desc = {}, mlir::ValueRange offsets = {}) {
   TraceState &s = requireTrace(loc, "atomic_add");
   mlir::Location l = toLoc(s.ctx, loc);
   mlir::Value p = pointerOperand(s, ptr, loc, "atomic_add", "cannot add atomically to");
   if (isBoolElem(pointeeOf(p))) fail(loc) << "tile::atomic_add: unsupported dtype i1 (bool) for an atomic add";
   mlir::Value v = dataOperand(s, l, p, value, loc, "atomic_add");
   mlir::Value m = mask ? maskOperand(s, l, p, *mask, loc, "atomic_add") : mlir::Value();
-  return wrap(mlir::tile::AtomicAddOp::create(s.builder, l, v.getType(), p, v, m));
+  return wrap(mlir::tile::AtomicAddOp::create(s.builder, l, v.getType(), p, v, m, desc, offsets));
 }
 
 Value atomic_add(Value ptr, Operand value, SrcLoc loc) { return atomicAdd(ptr, value, nullptr, loc); }
 Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc) { return atomicAdd(ptr, value, &mask, loc); }
+
+void atomic_add(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc) {
+  DescriptorBlock b = writtenBlock(requireTrace(loc, "atomic_add"), desc, offsets, value, loc, "atomic_add");
+  atomicAdd(b.ptrs, value, &b.mask, loc, b.desc, b.offsets);
+}
 
 } // namespace tile

@@ -1,9 +1,10 @@
 // The attention backward (kernels/AttentionBackward.h, ahead-of-time PTX through AotLauncher)
 // on a real GPU against float64 (ctest label `gpu`; skipped with the reason where there is no
 // GPU): dQ, dK, dV at head dims 64 and 128, causal and not, grouped- and multi-query heads,
-// ragged and packed variable lengths, f16 and bf16; and bit-identical gradients from a second
-// run (the backward is deterministic: no atomics). Fresh random inputs every run (seed printed
-// on failure, TILE_TEST_SEED=<n> replays); every output poisoned with NaN bytes first.
+// ragged and packed variable lengths, f16 and bf16, in both modes; and bit-identical gradients
+// from a second run (deterministic mode: all three; one-pass mode, whose dQ sums by atomics in
+// any order: dK and dV). Fresh random inputs every run (seed printed on failure,
+// TILE_TEST_SEED=<n> replays); every output and the one-pass accumulator poisoned with NaN first.
 #include "tile/kernels/AotLauncher.h"
 #include "tile/kernels/AttentionBackward.h"
 
@@ -35,7 +36,13 @@ protected:
   template <class T>
   void check(const tt::AttentionShape &s, bool varlen, uint16_t (*toBits)(float), float (*fromBits)(uint16_t),
              double tol) {
-    SCOPED_TRACE(tt::describe(s, varlen));
+    for (bool onePass : {false, true}) check<T>(s, varlen, toBits, fromBits, tol, onePass);
+  }
+
+  template <class T>
+  void check(const tt::AttentionShape &s, bool varlen, uint16_t (*toBits)(float), float (*fromBits)(uint16_t),
+             double tol, bool onePass) {
+    SCOPED_TRACE(tt::describe(s, varlen) + (onePass ? ", one pass" : ", deterministic"));
     std::uniform_real_distribution<float> u(-1.5f, 1.5f);
     const tt::AttentionInputs in = tt::randomAttentionInputs(s, toBits, [&] { return u(gen_); });
     const std::vector<uint16_t> &q = in.q, &k = in.k;
@@ -47,7 +54,9 @@ protected:
     for (DeviceBuffer *b : {&oBuf, &lse, &delta, &dqBuf, &dkBuf, &dvBuf}) b->fillBytes(0xFF);
     const double scale = 0.7 / std::sqrt(double(s.d));
     const tk::AttentionProblem f = tt::attentionProblem(s, varlen, qBuf, kBuf, vBuf, oBuf, lse, starts, scale);
-    const tk::AttentionBackwardProblem p{f, doBuf, dqBuf, dkBuf, dvBuf, delta};
+    DeviceBuffer accum(onePass ? size_t(tk::AttentionBackward<T>::dqAccumBytes(f)) : 16);
+    accum.fillBytes(0xFF);
+    const tk::AttentionBackwardProblem p{f, doBuf, dqBuf, dkBuf, dvBuf, delta, onePass ? tk::Address(accum) : nullptr};
     tk::AttentionForward<T>::launch(gAot, f);
     tk::AttentionBackward<T>::launch(gAot, p);
     Context::get().synchronize();
@@ -59,10 +68,13 @@ protected:
     EXPECT_TRUE(tile::testutil::closeTo(tt::floatsOf(dk, fromBits), ref.dk, tol, "dk"));
     EXPECT_TRUE(tile::testutil::closeTo(tt::floatsOf(dv, fromBits), ref.dv, tol, "dv"));
 
-    for (DeviceBuffer *b : {&dqBuf, &dkBuf, &dvBuf}) b->fillBytes(0xFF);
+    for (DeviceBuffer *b : {&dqBuf, &dkBuf, &dvBuf, &accum}) b->fillBytes(0xFF);
     tk::AttentionBackward<T>::launch(gAot, p);
     Context::get().synchronize();
-    EXPECT_EQ(dqBuf.toHost<uint16_t>(q.size()), dq) << "dq differs between two runs";
+    if (onePass)
+      EXPECT_TRUE(
+          tile::testutil::closeTo(tt::floatsOf(dqBuf.toHost<uint16_t>(q.size()), fromBits), ref.dq, tol, "dq again"));
+    else EXPECT_EQ(dqBuf.toHost<uint16_t>(q.size()), dq) << "dq differs between two runs";
     EXPECT_EQ(dkBuf.toHost<uint16_t>(k.size()), dk) << "dk differs between two runs";
     EXPECT_EQ(dvBuf.toHost<uint16_t>(k.size()), dv) << "dv differs between two runs";
   }

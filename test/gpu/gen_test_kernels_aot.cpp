@@ -75,12 +75,16 @@ int main(int argc, char **argv) {
            "loop_branch",
            {"x", "out", "n", "reps", "BLOCK"},
            aot::standardVariants(loopBranchKernel(), {{256}, {32}}, {4, 4})});
-    // Tensor descriptors: blocks at any offset (f32: masked loads and stores), and the
-    // descriptor matmul (f16: TMA copies into the wgmma rings on sm_90a).
+    // Tensor descriptors: blocks at any offset (f32: masked loads and stores; atomic adds, on
+    // sm_90a TMA reduce-adds), and the descriptor matmul (f16: TMA copies into the wgmma rings on sm_90a).
     w.add({&descriptorBlocksKernel(),
            "descriptor_blocks",
            {"src", "dst", "out", "ldo", "dm", "dn", "BM", "BN"},
            aot::standardVariants(descriptorBlocksKernel(), {{16, 32}, {64, 64}}, {4, 4})});
+    w.add({&descriptorAddsKernel(),
+           "descriptor_adds",
+           {"src", "dst", "dm", "dn", "BM", "BN"},
+           aot::standardVariants(descriptorAddsKernel(), {{16, 32}, {64, 64}}, {4, 4})});
     w.add({&descriptorMatmulKernel(),
            "descriptor_matmul",
            {"a", "b", "c", "m", "n", "kk", "BM", "BN", "BK"},

@@ -44,6 +44,22 @@ inline DescriptorBlocks descriptorBlocksReference(const std::vector<float> &src,
   return r;
 }
 
+/// What descriptorAddsKernel must leave in `dst` (row stride ld, from `dst`): each element of
+/// the tensor that a block covered plus twice its source, in that order (exact in float: the
+/// two adds of one element come from one program, and every element is covered at most once).
+inline std::vector<float> descriptorAddsReference(const std::vector<float> &src, std::vector<float> dst, int m, int n,
+                                                  int ld, int dm, int dn, int bm, int bn, int gridM, int gridN) {
+  for (int i = 0; i < gridM * bm; ++i)
+    for (int j = 0; j < gridN * bn; ++j) {
+      const int r = i + dm, c = j + dn;
+      if (r < 0 || r >= m || c < 0 || c >= n) continue;
+      float &x = dst[size_t(r) * ld + c];
+      x += src[size_t(r) * ld + c];
+      x += src[size_t(r) * ld + c];
+    }
+  return dst;
+}
+
 /// Float64 reference of rowStatsKernel: per row the sum, the max and its first index.
 struct RowStats {
   std::vector<double> sums, maxima;

@@ -40,6 +40,20 @@ inline const auto &descriptorBlocksKernel() {
   return k;
 }
 
+/// Descriptor atomic adds: program (i, j) adds the BM x BN block of `src` at (i * BM + dm,
+/// j * BN + dn) twice to `dst` at the block's own coordinates (only the elements inside the
+/// tensor; on sm_90a TMA reduce-adds of one staging buffer, reused).
+inline const auto &descriptorAddsKernel() {
+  static const auto k = tile::kernel("descriptor_adds", [](TensorDesc<float, 2> src, TensorDesc<float, 2> dst, I32 dm,
+                                                           I32 dn, Const<int> BM, Const<int> BN) {
+    Value r0 = program_id(0) * BM + dm, c0 = program_id(1) * BN + dn;
+    Value block = load(src, {r0, c0}, {BM, BN});
+    atomic_add(dst, {r0, c0}, block);
+    atomic_add(dst, {r0, c0}, block);
+  });
+  return k;
+}
+
 /// C[M, N] (f32, row stride n) = A[M, K] · B[K, N] (f16 descriptors), one BM x BN tile per
 /// program (grid x: tile rows, y: tile columns): on sm_90a its K loop copies through TMA.
 inline const auto &descriptorMatmulKernel() {

@@ -1,7 +1,8 @@
 // The attention backward (kernels/AttentionBackward.h) on the CPU executor: dQ, dK, dV of
 // sum(dO ∘ O) against float64 (ragged lengths, causal, grouped- and multi-query heads,
-// packed variable lengths, head dims 64 and 128, f16 and bf16), and on a tiny case against
-// finite differences of the float64 forward, which also checks the reference's formulas.
+// packed variable lengths, head dims 64 and 128, f16 and bf16), in the deterministic and the
+// one-pass mode, and on a tiny case against finite differences of the float64 forward, which
+// also checks the reference's formulas.
 #include "cpu_test_util.h"
 
 #include "tile/kernels/AttentionBackward.h"
@@ -10,6 +11,7 @@
 #include "../common/AttentionCase.h"
 
 #include <cmath>
+#include <optional>
 
 using namespace tile;
 using namespace tile::cputest;
@@ -22,13 +24,13 @@ namespace {
 /// run through the library's launches on the CPU executor in checking mode.
 struct BackwardRun {
   std::vector<uint16_t> q, k, v, o, dO, dq, dk, dv;
-  std::vector<float> lse, delta;
+  std::vector<float> lse, delta, dqAccum;
 };
 
 class CpuAttentionBackward : public Seeded {
 protected:
   template <class T>
-  BackwardRun run(const tt::AttentionShape &s, bool varlen, double scale, uint16_t (*toBits)(float)) {
+  BackwardRun run(const tt::AttentionShape &s, bool varlen, double scale, uint16_t (*toBits)(float), bool onePass) {
     tt::AttentionInputs in = tt::randomAttentionInputs(s, toBits, [&] { return uniform(-1.5f, 1.5f); });
     BackwardRun r;
     r.q = std::move(in.q), r.k = std::move(in.k), r.v = std::move(in.v), r.dO = std::move(in.dO);
@@ -46,8 +48,13 @@ protected:
     tk::DslLauncher cpu{Executor::CPU, /*check=*/true};
     const tk::AttentionProblem f = tt::attentionProblem(s, varlen, r.q.data(), r.k.data(), r.v.data(), r.o.data(),
                                                         r.lse.data(), starts.data(), scale);
+    // The one-pass accumulator poisoned too: the delta kernel must zero every element it sums.
+    if (onePass) r.dqAccum = poisoned(size_t(tk::AttentionBackward<T>::dqAccumBytes(f) / 4));
+    std::optional<cpu::ScopedBuffer> accumBuf;
+    if (onePass) accumBuf.emplace(r.dqAccum.data(), r.dqAccum.size() * 4);
     tk::AttentionForward<T>::launch(cpu, f);
-    tk::AttentionBackward<T>::launch(cpu, {f, r.dO.data(), r.dq.data(), r.dk.data(), r.dv.data(), r.delta.data()});
+    tk::AttentionBackward<T>::launch(cpu, {f, r.dO.data(), r.dq.data(), r.dk.data(), r.dv.data(), r.delta.data(),
+                                           onePass ? r.dqAccum.data() : nullptr});
     return r;
   }
 
@@ -58,12 +65,15 @@ protected:
              double tol) {
     SCOPED_TRACE(tt::describe(s, varlen));
     const double scale = 0.7 / std::sqrt(double(s.d));
-    BackwardRun r = run<T>(s, varlen, scale, toBits);
-    auto toDouble = [&](uint16_t x) { return double(fromBits(x)); };
-    tt::AttentionGradients ref = tt::attentionBackwardReference(s, r.q, r.k, r.v, r.dO, scale, toDouble);
-    EXPECT_TRUE(closeTo(tt::floatsOf(r.dq, fromBits), ref.dq, tol, "dq"));
-    EXPECT_TRUE(closeTo(tt::floatsOf(r.dk, fromBits), ref.dk, tol, "dk"));
-    EXPECT_TRUE(closeTo(tt::floatsOf(r.dv, fromBits), ref.dv, tol, "dv"));
+    for (bool onePass : {false, true}) {
+      SCOPED_TRACE(onePass ? "one pass" : "deterministic");
+      BackwardRun r = run<T>(s, varlen, scale, toBits, onePass);
+      auto toDouble = [&](uint16_t x) { return double(fromBits(x)); };
+      tt::AttentionGradients ref = tt::attentionBackwardReference(s, r.q, r.k, r.v, r.dO, scale, toDouble);
+      EXPECT_TRUE(closeTo(tt::floatsOf(r.dq, fromBits), ref.dq, tol, "dq"));
+      EXPECT_TRUE(closeTo(tt::floatsOf(r.dk, fromBits), ref.dk, tol, "dk"));
+      EXPECT_TRUE(closeTo(tt::floatsOf(r.dv, fromBits), ref.dv, tol, "dv"));
+    }
   }
 };
 
@@ -82,7 +92,7 @@ TEST_F(CpuAttentionBackward, MatchesFloat64) {
 TEST_F(CpuAttentionBackward, MatchesFiniteDifferences) {
   const tt::AttentionShape s{2, 1, 64, true, tt::equalLengthStarts(1, 9)};
   const double scale = 1 / std::sqrt(64.0);
-  BackwardRun r = run<f16>(s, false, scale, toHalf);
+  BackwardRun r = run<f16>(s, false, scale, toHalf, /*onePass=*/true);
   auto toDouble = [](double x) { return x; };
   auto widen = [](const std::vector<uint16_t> &x) {
     std::vector<double> d(x.size());

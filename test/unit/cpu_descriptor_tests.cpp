@@ -49,6 +49,27 @@ TEST_F(CpuDescriptors, BlocksAtAnyOffsetReadZerosOutsideAndWriteOnlyInside) {
   }
 }
 
+// Descriptor atomic adds, blocks starting before, inside and past the tensor: the elements
+// inside get both adds, in order; nothing else is touched (checking mode).
+TEST_F(CpuDescriptors, AddsAtAnyOffsetTouchOnlyTheTensor) {
+  struct Case {
+    int m, n, ld, dm, dn, bm, bn;
+  };
+  for (Case c : std::vector<Case>{{48, 96, 96, -5, 3, 16, 32}, {37, 50, 52, 9, -6, 16, 32}}) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + " at " + std::to_string(c.dm) + "," +
+                 std::to_string(c.dn));
+    const int gridM = int(cdiv(c.m + std::abs(c.dm), c.bm)) + 1, gridN = int(cdiv(c.n + std::abs(c.dn), c.bn)) + 1;
+    auto src = randomFloats(size_t(c.m) * c.ld), dst = randomFloats(src.size());
+    const std::vector<float> ref =
+        tt::descriptorAddsReference(src, dst, c.m, c.n, c.ld, c.dm, c.dn, c.bm, c.bn, gridM, gridN);
+    cpu::ScopedBuffer srcBuf(src.data(), src.size() * 4), dstBuf(dst.data(), dst.size() * 4);
+    tt::descriptorAddsKernel().launch({gridM, gridN}, cpuOptions(4, /*check=*/true),
+                                      TensorDescArg{src.data(), {c.m, c.n}, {c.ld, 1}},
+                                      TensorDescArg{dst.data(), {c.m, c.n}, {c.ld, 1}}, c.dm, c.dn, c.bm, c.bn);
+    for (size_t i = 0; i < dst.size(); ++i) ASSERT_EQ(bitsOf(dst[i]), bitsOf(ref[i])) << "dst " << i;
+  }
+}
+
 TEST_F(CpuDescriptors, MatmulThroughDescriptorsMatchesFloat64) {
   struct Case {
     int m, n, k, bm, bn, bk;

@@ -410,13 +410,16 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
         tk::AttentionForwardF16::launch(r, packed);
         for (const auto &t : tk::AttentionForwardF16::kSweep)
           if (t.headDim == d) tk::AttentionForwardF16::launch(r, equal, nullptr, &t.config);
-        if (d == 256) continue; // the backward's head dims are 64 and 128
-        tk::AttentionBackward<tile::f16>::launch(r, {equal, p, p, p, p, p});
-        tk::AttentionBackward<tile::bf16>::launch(r, {equal, p, p, p, p, p});
-        tk::AttentionBackward<tile::f16>::launch(r, {packed, p, p, p, p, p});
-        tk::AttentionBackward<tile::bf16>::launch(r, {packed, p, p, p, p, p});
-        for (const auto &t : tk::kAttentionBackwardSweep)
-          if (t.headDim == d) tk::AttentionBackward<tile::f16>::launch(r, {equal, p, p, p, p, p}, nullptr, &t.config);
+        if (d == 256) continue;                                            // the backward's head dims are 64 and 128
+        for (tk::Address accum : {tk::Address(nullptr), tk::Address(p)}) { // deterministic, one pass
+          tk::AttentionBackward<tile::f16>::launch(r, {equal, p, p, p, p, p, accum});
+          tk::AttentionBackward<tile::bf16>::launch(r, {equal, p, p, p, p, p, accum});
+          tk::AttentionBackward<tile::f16>::launch(r, {packed, p, p, p, p, p, accum});
+          tk::AttentionBackward<tile::bf16>::launch(r, {packed, p, p, p, p, p, accum});
+          for (const auto &t : tk::kAttentionBackwardSweep)
+            if (t.headDim == d)
+              tk::AttentionBackward<tile::f16>::launch(r, {equal, p, p, p, p, p, accum}, nullptr, &t.config);
+        }
       }
     for (bool relu : {false, true}) {
       tk::ChannelStats st = tk::Conv2dForward::channelStats(p, 3, 1, s, 2, tk::ConvPrecision::Exact);

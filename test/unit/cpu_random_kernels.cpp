@@ -111,6 +111,7 @@ struct Program {
   Split split = Split::None;
   int splitAt = 0;              ///< c of the split (a multiple of 4 mostly: the constants vectorisation trusts)
   bool descriptorStore = false; ///< unsplit: the result stored as a block of out's tensor descriptor
+  bool descriptorAdd = false;   ///< descriptorStore by atomic_add (out starts at zero: RandomCase::outZeroed)
 };
 
 namespace {
@@ -621,7 +622,9 @@ auto makeBody(std::shared_ptr<const Program> prog) {
     Scope top;
     t.buildScope(prog->output, top);
     Value result = t.build(prog->output, top);
-    if (prog->descriptorStore) {
+    if (prog->descriptorAdd) {
+      atomic_add(rank3 ? Value(o3) : Value(o2), t.descOffsets, result); // 0 + result inside out
+    } else if (prog->descriptorStore) {
       store(rank3 ? Value(o3) : Value(o2), t.descOffsets, result); // only the elements inside out
     } else if (prog->split == Split::None) {
       store(out + t.idx, result, t.mask);
@@ -883,6 +886,8 @@ struct Reference {
 
 } // namespace
 
+bool RandomCase::outZeroed() const { return program->descriptorAdd; }
+
 std::string RandomCase::describe() const {
   std::ostringstream os;
   os << "rank " << program->rank << ": p=" << p << " m=" << m << " n=" << n << " BP=" << bp << " BM=" << bm
@@ -914,7 +919,8 @@ std::string RandomCase::describe() const {
   if (program->split != Split::None)
     os << " where column " << splitName(program->split) << " " << program->splitAt << ", else -%" << program->output
        << " (two masked stores)";
-  if (program->descriptorStore) os << " (stored through out's descriptor)";
+  if (program->descriptorAdd) os << " (added through out's descriptor to zeros)";
+  else if (program->descriptorStore) os << " (stored through out's descriptor)";
   os << "\n";
   return os.str();
 }
@@ -1061,6 +1067,8 @@ RandomCase makeRandomCase(uint64_t seed) {
   if (const int multiple = program->rowMultiple(); multiple > 1) {
     c.n = (c.n + multiple - 1) / multiple * multiple;
     program->descriptorStore = program->split == Split::None && pick(0, 1);
+    // A third of those add their block atomically (on sm_90a mostly a TMA reduce-add).
+    program->descriptorAdd = program->descriptorStore && pick(0, 2) == 0;
     // Most rank-2 ones store through TMA on sm_90a (tile-tma-stores): extents of multiples of 16
     // elements (the descriptor's divisibility) and a tile of whole 8-row atoms of 32-byte rows.
     if (program->descriptorStore && rank == 2 && pick(0, 3)) {

@@ -49,6 +49,8 @@ struct RandomCase {
 
   /// Pseudo-code of the program, for failure messages.
   std::string describe() const;
+  /// Whether out must start at zero (its blocks are added, not stored); else it starts poisoned.
+  bool outZeroed() const;
   /// The specialisation a launch selects when every pointer is 16-byte aligned (or none
   /// is): to compile the same variant ahead of time for the GPU.
   Specialization specialization(int numWarps = 4, bool alignedPointers = true) const;

@@ -5,6 +5,7 @@
 #include "cpu_random_kernels.h"
 #include "cpu_test_util.h"
 
+#include <algorithm>
 #include <chrono>
 
 using namespace tile;
@@ -47,6 +48,7 @@ TEST(CpuRandomKernels, MatchFloat64Reference) {
     fma += c.describe().find("fma(") != std::string::npos;
     const size_t tail = 16;
     std::vector<float> out = poisoned(c.expected.size() + tail), out2 = poisoned(c.expectedRows.size() + tail);
+    if (c.outZeroed()) std::fill(out.begin(), out.begin() + ptrdiff_t(c.expected.size()), 0.f);
     std::string replay = "random program, seed " + std::to_string(seed) +
                          " (replay: TILE_RANDOM_SEED=" + std::to_string(seed) + " TILE_RANDOM_COUNT=1)\n" +
                          c.describe();

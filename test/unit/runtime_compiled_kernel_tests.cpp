@@ -122,7 +122,7 @@ TEST(CompiledKernel, TmaParametersRoundTripAndMalformedOnesAreRejected) {
   };
   EXPECT_EQ(rejection(replaced("128x32", "128y32")), "bad 'tmaparam' line");
   EXPECT_EQ(rejection(replaced("tma 3\n", "tma 4\n")), "expected a 'tmaparam' line");
-  EXPECT_EQ(rejection(replaced("tma 3\n", "tma 9\n")), "more than 4 TMA parameters");
+  EXPECT_EQ(rejection(replaced("tma 3\n", "tma 9\n")), "more than 8 TMA parameters");
   EXPECT_EQ(rejection(replaced("128x32", "512x32")), "TMA box dimension out of 1..256 for parameter 0");
   EXPECT_EQ(rejection(replaced("f16 64", "f16 48")), "malformed TMA parameter 0");
   EXPECT_EQ(rejection(replaced("bf16 128", "f64 128")), "bad 'tmaparam' line");

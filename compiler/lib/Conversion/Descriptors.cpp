@@ -179,8 +179,9 @@ struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
   }
 };
 
-/// Thread 0: one cp.async.bulk.tensor per box (forEachTmaBox) from the buffer, committed as one
-/// bulk group, then a wait until the group has read the buffer.
+/// Thread 0: one cp.async.bulk.tensor (with `add`, cp.reduce.async.bulk.tensor .add) per box
+/// (forEachTmaBox) from the buffer, committed as one bulk group, then a wait until the group
+/// has read the buffer.
 struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AsyncTmaStoreOp op, OneToNOpAdaptor adaptor,
@@ -191,10 +192,14 @@ struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
     onLeader(rewriter, op, [&] {
       IntBuilder ib{rewriter, loc};
       forEachTmaBox(op.getSrc().getType(), [&](int64_t bytes, int64_t row, int64_t col) {
-        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(rewriter, loc, desc, byteOffset(rewriter, loc, base, bytes),
-                                                           boxCoords(ib, row0, col0, row, col),
-                                                           /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
-                                                           /*predicate=*/Value());
+        Value from = byteOffset(rewriter, loc, base, bytes);
+        SmallVector<Value> coords = boxCoords(ib, row0, col0, row, col);
+        if (op.getAdd())
+          NVVM::CpAsyncBulkTensorReduceOp::create(rewriter, loc, desc, from, NVVM::TMAReduxKind::ADD,
+                                                  NVVM::TMAStoreMode::TILE, coords, /*l2CacheHint=*/Value());
+        else
+          NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(rewriter, loc, desc, from, coords, /*l2CacheHint=*/Value(),
+                                                             NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       });
       NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
       NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());

@@ -44,9 +44,13 @@ Value OffsetIndexer::index(OpBuilder &b, Location loc, unsigned r) const {
   int32_t own = registerPart(offsets, r, 0) ^ xorConstant;
   if (!own) return base;
   // Where the bits cannot overlap the constant is added, so it folds into the
-  // instruction's immediate offset; under a swizzle they may, so it is XORed.
-  if (own & threadBits) return arith::XOrIOp::create(b, loc, base, ib.c(own));
-  return ib.add(base, ib.c(own));
+  // instruction's immediate offset; under a swizzle they may, so those bits are XORed and
+  // the rest added: registers whose constants differ only outside the thread's bits share
+  // one XOR (a swizzled accumulator tile's 16 stores need 4 addresses, not 16, and LLVM
+  // hoists each out of the loop into a register of its own).
+  const int32_t overlap = own & threadBits, rest = own & ~threadBits;
+  Value index = overlap ? Value(arith::XOrIOp::create(b, loc, base, ib.c(overlap))) : base;
+  return rest ? ib.add(index, ib.c(rest)) : index;
 }
 
 unsigned mlir::tile::offsetVectorWidth(const ll::LinearLayout &offsets, Type elem) {

@@ -233,11 +233,15 @@ LogicalResult AsyncTmaStoreOp::verify() {
     return emitOpError("the buffer holds the descriptor's element type");
   auto nvmma = dyn_cast<NvmmaSharedLayoutAttr>(src.getEncoding());
   if (!nvmma || nvmma.getTransposed()) return emitOpError("copies from an untransposed #tile.nvmma_shared buffer");
+  if (getAdd() && !isa<Float32Type, Float16Type, BFloat16Type>(src.getElementType()))
+    return emitOpError("adds f32, f16 or bf16 blocks");
   return success();
 }
 
 LogicalResult AtomicAddOp::verify() {
   if (getValue().getType() != getType()) return emitOpError("result type must match the value type");
+  if (failed(verifyBox(*this, getDesc(), getDescOffsets(), getValue().getType(), getMask(), "atomic add")))
+    return failure();
   return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());
 }
 

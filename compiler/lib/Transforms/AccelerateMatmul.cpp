@@ -7,9 +7,10 @@
 // On sm_90a an f16/bf16 dot whose tile gives every warpgroup (four warps) whole 64-row
 // slabs becomes tile.warpgroup_dot (wgmma) instead: both operands are written to
 // #tile.nvmma_shared buffers (tile-pipeline turns those writes into cp.async rings in a
-// K loop) and read by the tensor cores from there, never through registers. A b that is a
-// `trans` of a tile is written untransposed and read through a transposed view
-// (tile.memdesc_trans): b = trans(bt [N, K]) reaches wgmma K-major straight from its load.
+// K loop) and read by the tensor cores from there, never through registers. An operand that
+// is a `trans` of a tile is written untransposed and read through a transposed view
+// (tile.memdesc_trans): b = trans(bt [N, K]) reaches wgmma K-major straight from its load,
+// a 16-bit a = trans(at [K, M]) MN-major; dots reading one source share its buffer.
 // That is also what lets a TF32 dot (f32 inputs) use wgmma, which reads tf32 operands
 // K-major only: its b must be such a transpose (and a not), else it stays on mma.sync. Its
 // buffers round their f32 inputs to tf32 as they are written (`round_tf32`), since the
@@ -202,7 +203,33 @@ bool registerA(DotOp dot) {
   Value source = unconverted(dot.getA());
   if (!isa<Float16Type, BFloat16Type>(dot.getA().getType().getElementType())) return false;
   if (Operation *def = source.getDefiningOp(); def && isa<LoadOp, TransOp>(def)) return false;
+  // Another dot reads it as b, which wgmma takes from a buffer only: this one reads that buffer
+  // too (attention backward's dSᵀ, a of dK and b of dQᵀ), its registers free once written.
+  for (Operation *user : source.getUsers()) {
+    if (auto other = dyn_cast<DotOp>(user); other && other != dot && other.getB() == source) return false;
+    if (auto cvt = dyn_cast<ConvertLayoutOp>(user))
+      for (Operation *reader : cvt->getUsers())
+        if (auto other = dyn_cast<DotOp>(reader); other && other != dot && unconverted(other.getB()) == source)
+          return false;
+  }
   return !outermostInvariantLoop(source, dot);
+}
+
+/// The #tile.nvmma_shared buffer of wgmma operand `source`, written at `at`: one that an
+/// earlier dot wrote there already (attention's K block feeds S = K Qᵀ and, transposed,
+/// dQᵀ = Kᵀ dSᵀ: one buffer and one copy, not two), else a new one.
+Value operandBuffer(OpBuilder &at, DotOp dot, Value source) {
+  auto type = cast<RankedTensorType>(source.getType());
+  const MemDescType wanted = nvmmaBuffer(type);
+  for (Operation *user : source.getUsers())
+    if (auto alloc = dyn_cast<LocalAllocOp>(user); alloc && alloc.getType() == wanted &&
+                                                   alloc->getBlock() == at.getBlock() &&
+                                                   alloc->isBeforeInBlock(&*at.getInsertionPoint()))
+      return alloc;
+  auto alloc = LocalAllocOp::create(at, dot.getLoc(), wanted, source);
+  // The tensor cores would truncate f32 to tf32: the write rounds, as tile.dot's TF32 does.
+  if (type.getElementType().isF32()) alloc.setRoundTf32(true);
+  return alloc;
 }
 
 /// tile.dot -> tile.warpgroup_dot over #tile.nvmma_shared buffers written from the
@@ -219,24 +246,21 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
     operands.push_back(convertTo(b, unconverted(dot.getA()), DotOperandLayoutAttr::get(dot.getContext(), 0, mma)));
   for (unsigned idx = aInRegisters ? 1 : 0; idx < 2; ++idx) {
     Value fma = idx == 0 ? dot.getA() : dot.getB();
-    // Only b is read through a transposed view (K-major: bᵀ [N, K] loads, and TF32); a
-    // transposed a is written transposed from registers, K-major as before (wgmma's MN-major a
-    // is not used: no GPU test has run it).
-    TransOp trans = idx == 1 ? transposeOf(fma) : TransOp();
+    // A transposed operand is read through a transposed view of its source's buffer: b
+    // K-major (bᵀ [N, K] loads, and TF32), a MN-major (attention's dQᵀ = Kᵀ dSᵀ reads the K
+    // block's buffer). wgmma reads MN-major operands of 16-bit types only: a TF32 a stays
+    // on mma.sync (wgmmaLayoutFor).
+    TransOp trans = transposeOf(fma);
     Value source = trans ? unconverted(trans.getSrc()) : unconverted(fma);
     fitLoadToShape(source, warps, widths);
-    auto type = cast<RankedTensorType>(source.getType());
     OpBuilder at(dot);
     if (Operation *loop = outermostInvariantLoop(source, dot)) {
       at.setInsertionPoint(loop);
-      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": operand " << type
+      LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] " << dot.getLoc() << ": operand " << source.getType()
                               << " is loop-invariant: its buffer is written before the loop at " << loop->getLoc()
                               << "\n");
     }
-    auto alloc = LocalAllocOp::create(at, dot.getLoc(), nvmmaBuffer(type), source);
-    // The tensor cores would truncate f32 to tf32: the write rounds, as tile.dot's TF32 does.
-    if (type.getElementType().isF32()) alloc.setRoundTf32(true);
-    Value buffer = alloc;
+    Value buffer = operandBuffer(at, dot, source);
     if (trans)
       buffer = MemDescTransOp::create(at, dot.getLoc(),
                                       MemDescTransOp::transposedType(cast<MemDescType>(buffer.getType())), buffer);
@@ -245,7 +269,8 @@ void accelerateWithWgmma(DotOp dot, MmaLayoutAttr mma, unsigned warps, const Den
   auto wgmma =
       WarpGroupDotOp::create(b, dot.getLoc(), withLayout(blockedResult, mma), operands[0], operands[1], dot.getAcc());
   // All at once: A and B may be one value, or A's producers may feed B's.
-  Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp(), transposeOf(dot.getB())};
+  Operation *feeders[] = {dot.getA().getDefiningOp(), dot.getB().getDefiningOp(), transposeOf(dot.getA()),
+                          transposeOf(dot.getB())};
   dot.getResult().replaceAllUsesWith(wgmma.getResult());
   dot.erase();
   eraseIfDead(feeders);

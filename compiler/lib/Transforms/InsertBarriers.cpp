@@ -12,12 +12,14 @@
 // need a barrier only before them (against the slot's earlier readers), never after.
 // A warp-specialised loop (tile.warp_specialize) orders its rings by mbarriers alone: its
 // producer region, which one warp runs, may never need a barrier (an error if it would); the
-// consumers region continues from the state before the op (its barriers are the consumers').
+// consumers region continues from the state before the op (its barriers are the consumers',
+// never inside a warpgroup's turn).
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/Passes.h"
 #include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "tile-insert-barriers"
@@ -97,13 +99,25 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
     return Range{0, 0};
   }
 
+  /// Where a barrier before `op` goes: before the tile.turn_wait that directly precedes it
+  /// (nothing that touches memory between them), else right before `op`. A barrier inside a
+  /// turn deadlocks: the warpgroup holding the turn waits there for the others, which wait for
+  /// the turn (the one-pass attention backward's dSᵀ, written just before its wgmma's turn).
+  static Operation *turnWaitBefore(Operation *op) {
+    for (Operation *p = op->getPrevNode(); p; p = p->getPrevNode()) {
+      if (isa<TurnWaitOp>(p)) return p;
+      if (!isMemoryEffectFree(p)) break;
+    }
+    return op;
+  }
+
   void barrierBefore(Operation *op, State &state, bool insert) {
     if (insert && inProducer) {
       op->emitOpError("in a warp-specialised producer would need a barrier: its warp cannot synchronise with the "
                       "consumers but through mbarriers");
       failed = true;
     } else if (insert) {
-      OpBuilder b(op);
+      OpBuilder b(turnWaitBefore(op));
       const bool fence = llvm::any_of(state.writes, [](const Range &r) { return r.asyncRead; });
       LLVM_DEBUG(llvm::dbgs() << "[" DEBUG_TYPE "] barrier"
                               << (fence ? " (after a proxy fence: wgmma reads a write)" : "") << " before "

@@ -12,6 +12,8 @@
 //   - propagation: a chain of elementwise ops converted out of a layout L and back runs in
 //     L (no conversion left); an elementwise op with several operands converted from L
 //     runs in L and its result is converted once instead.
+//   - buffers: a shared-memory buffer written from a conversion out of an accumulator
+//     layout is written from the accumulator layout itself.
 #include "LayoutPropagation.h"
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
@@ -189,6 +191,23 @@ bool mergeConversions(func::FuncOp func) {
   return changed;
 }
 
+/// local_alloc(convert(x)) with x in a tensor-core accumulator layout → local_alloc(x): each
+/// thread writes its own registers into the buffer, so the conversion's round trip through
+/// shared memory buys nothing (attention's dSᵀ, computed from an accumulator, written as the
+/// next wgmma's b).
+bool allocateFromAccumulator(func::FuncOp func) {
+  bool changed = false;
+  func.walk([&](LocalAllocOp alloc) {
+    auto cvt = alloc.getSrc() ? alloc.getSrc().getDefiningOp<ConvertLayoutOp>() : ConvertLayoutOp();
+    if (!cvt || !isa<MmaLayoutAttr>(layoutOf(cvt.getSrc().getType()))) return;
+    LLVM_DEBUG(llvm::dbgs() << "the buffer at " << alloc.getLoc() << " is written from the accumulator layout\n");
+    alloc.getSrcMutable().assign(cvt.getSrc());
+    eraseIfDead(cvt);
+    changed = true;
+  });
+  return changed;
+}
+
 struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBase<RemoveLayoutConversions> {
   void runOnOperation() override {
     if (failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
@@ -209,6 +228,7 @@ struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBa
         changed |= hoistConversions(func);
         changed |= mergeConversions(func);
         changed |= foldChains(func, chainPatterns);
+        changed |= allocateFromAccumulator(func);
         LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName() << " round " << round
                                 << (changed ? ": changed\n" : ": fixed point\n"));
         if (!changed) break;

@@ -9,7 +9,8 @@
 // lowering issues one copy per 128/64/32-byte column group and 256-row chunk, like the
 // loads' (tmaBox). Only for descriptors whose extents are whole 16-byte multiples (TMA's
 // clipping granularity) and, at run time, blocks that start inside the tensor; others keep
-// the masked store.
+// the masked store. A descriptor atomic add whose old values are unused goes the same way to
+// TMA's reduce-add (cp.reduce.async.bulk.tensor .add) wherever the block meets the tensor.
 #include "LayoutRewrite.h"
 #include "TmaRecord.h"
 #include "tile/Layout/SharedLayouts.h"
@@ -116,11 +117,16 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
       LLVM_DEBUG(llvm::dbgs() << "target is not sm_90a: no TMA stores\n");
       return;
     }
-    SmallVector<StoreOp> stores;
-    module.walk([&](StoreOp s) {
-      if (s.getDesc()) stores.push_back(s);
+    SmallVector<Operation *> writes;
+    module.walk([&](Operation *op) {
+      if (auto s = dyn_cast<StoreOp>(op); s && s.getDesc()) writes.push_back(op);
+      // An add's old values would need the masked atomics: TMA returns none.
+      if (auto a = dyn_cast<AtomicAddOp>(op); a && a.getDesc() && a.use_empty()) writes.push_back(op);
     });
-    for (StoreOp s : stores) rewrite(module, s);
+    for (Operation *op : writes) {
+      if (auto s = dyn_cast<StoreOp>(op)) rewrite(module, s);
+      else rewrite(module, cast<AtomicAddOp>(op));
+    }
   }
 
   /// Whether every extent of descriptor argument `arg` is a multiple of 16 bytes (its
@@ -134,7 +140,7 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   }
 
   /// Whether the block at `offsets` starts inside the tensor (every offset in [0, extent)).
-  static Value startsInside(OpBuilder &b, Location loc, StoreOp store) {
+  template <class WriteOp> static Value startsInside(OpBuilder &b, Location loc, WriteOp store) {
     Value inside;
     for (auto [d, off] : llvm::enumerate(store.getDescOffsets())) {
       Value extent = DescriptorDimOp::create(b, loc, b.getI32Type(), store.getDesc(), b.getI32IntegerAttr(int32_t(d)),
@@ -147,10 +153,27 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     return inside;
   }
 
+  /// Whether some element of the `add`'s block lies inside the tensor (every dimension's
+  /// [offset, offset + extent of the block) meets [0, extent)).
+  static Value overlapsTensor(OpBuilder &b, Location loc, AtomicAddOp add) {
+    auto block = cast<RankedTensorType>(add.getValue().getType()).getShape();
+    Value overlaps;
+    for (auto [d, off] : llvm::enumerate(add.getDescOffsets())) {
+      Value extent = DescriptorDimOp::create(b, loc, b.getI32Type(), add.getDesc(), b.getI32IntegerAttr(int32_t(d)),
+                                             b.getBoolAttr(false));
+      Value end = arith::AddIOp::create(b, loc, off, arith::ConstantIntOp::create(b, loc, block[d], 32));
+      Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+      Value ok = arith::AndIOp::create(b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, end, zero),
+                                       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, off, extent));
+      overlaps = overlaps ? Value(arith::AndIOp::create(b, loc, overlaps, ok)) : ok;
+    }
+    return overlaps;
+  }
+
   /// A masked store whose value is cast narrower after its conversion into the store's layout
   /// (an f32 accumulator stored as f16) converts the cast value instead: half the bytes through
   /// shared memory, and half the scratch.
-  static void convertLate(StoreOp store) {
+  template <class WriteOp> static void convertLate(WriteOp store) {
     const Value original = store.getValue();
     ConvertLayoutOp root = chainRootConversion(original);
     if (!root || !isa_and_nonnull<DistributedLayoutInterface>(layoutOf(root.getSrc().getType())) ||
@@ -163,9 +186,30 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     convertAtChainEnd(b, store, layoutOf(root.getSrc().getType()));
   }
 
+  /// A masked descriptor atomic add (no TMA) whose value's chain starts in another layout (an
+  /// accumulator's) runs there: atomics gain nothing from the add's coalesced order, and the
+  /// conversion into it would hold the tile in registers through a shared-memory round trip
+  /// (the attention backward's dQ spilled). Its pointers and mask, index arithmetic, are
+  /// recomputed there.
+  static void addInSourceLayout(AtomicAddOp add) {
+    const Value original = add.getValue();
+    const Attribute source = chainSourceLayout(original);
+    if (!isa_and_nonnull<DistributedLayoutInterface>(source) || source == layoutOf(original.getType()) ||
+        !rebuildableIn(add.getPtr(), source) || !rebuildableIn(add.getMask(), source))
+      return;
+    OpBuilder b(add);
+    Value ptr = rematerialize(b, add.getPtr(), withLayout(add.getPtr().getType(), source));
+    Value mask = rematerialize(b, add.getMask(), withLayout(add.getMask().getType(), source));
+    Value value = computeIn(b, original, source);
+    AtomicAddOp::create(b, add.getLoc(), value.getType(), ptr, value, mask, add.getDesc(), add.getDescOffsets());
+    Operation *feeders[] = {add.getPtr().getDefiningOp(), add.getMask().getDefiningOp(), original.getDefiningOp()};
+    add.erase(); // its old values are unused (runOnOperation)
+    eraseIfDead(feeders);
+  }
+
   /// The store's value computed in `source` (where its chain starts) and converted into the
   /// store's own layout at `b`, after the chain.
-  static void convertAtChainEnd(OpBuilder &b, StoreOp store, Attribute source) {
+  template <class WriteOp> static void convertAtChainEnd(OpBuilder &b, WriteOp store, Attribute source) {
     const Value original = store.getValue();
     store.getValueMutable().assign(convertTo(b, computeIn(b, original, source), layoutOf(original.getType())));
     eraseIfDead(original.getDefiningOp());
@@ -174,8 +218,9 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   /// The store becomes `if (the block starts inside the tensor) { stage; TMA store } else
   /// { the masked store }`: a box starting before or past the tensor (a DSL program may
   /// store one; no matmul tile does) keeps the masked store's exact semantics. What computes
-  /// only the masked store's operands moves into its branch.
-  static void rewrite(ModuleOp module, StoreOp store) {
+  /// only the masked store's operands moves into its branch. A descriptor atomic add becomes
+  /// `if (the block meets the tensor) { stage; TMA reduce-add }`.
+  template <class WriteOp> static void rewrite(ModuleOp module, WriteOp store) {
     auto arg = dyn_cast<BlockArgument>(store.getDesc());
     if (!arg || !isa<func::FuncOp>(arg.getOwner()->getParentOp())) {
       LLVM_DEBUG(llvm::dbgs() << "store at " << store.getLoc() << ": its descriptor is not a kernel argument\n");
@@ -190,15 +235,29 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
                                       ? "extents not known 16-byte multiples"
                                       : "the argument has another TMA map")
                               << "\n");
-      return convertLate(store);
+      if constexpr (std::is_same_v<WriteOp, AtomicAddOp>) return addInSourceLayout(store);
+      else return convertLate(store);
     }
     LLVM_DEBUG(llvm::dbgs() << "store at " << store.getLoc() << ": staged in " << buffer << ", TMA store\n");
     Location loc = store.getLoc();
     OpBuilder b(store);
-    auto branch = scf::IfOp::create(b, loc, startsInside(b, loc, store), /*withElseRegion=*/true);
-    b.setInsertionPointToStart(branch.thenBlock());
     const Value original = store.getValue();
     const Attribute source = chainSourceLayout(original);
+    if constexpr (std::is_same_v<WriteOp, AtomicAddOp>) {
+      // TMA's reduce adds the part of a box inside the tensor, wherever the box starts
+      // (TmaDescriptorAdd.* on the GPU: boxes starting before, inside and past the tensor);
+      // a box wholly outside adds nothing and issues no copy. No masked fallback: its
+      // pointer tensor (two registers an element) would stay allocated beside the kernel's
+      // accumulators even where the branch never runs (the attention backward's dQ spilled).
+      auto branch = scf::IfOp::create(b, loc, overlapsTensor(b, loc, store), /*withElseRegion=*/false);
+      b.setInsertionPointToStart(branch.thenBlock());
+      Value staged = LocalAllocOp::create(b, loc, buffer, computeIn(b, original, source));
+      AsyncTmaStoreOp::create(b, loc, staged, store.getDesc(), store.getDescOffsets(), /*add=*/true);
+      store.erase();
+      return;
+    }
+    auto branch = scf::IfOp::create(b, loc, startsInside(b, loc, store), /*withElseRegion=*/true);
+    b.setInsertionPointToStart(branch.thenBlock());
     Value staged = LocalAllocOp::create(b, loc, buffer, computeIn(b, original, source));
     AsyncTmaStoreOp::create(b, loc, staged, store.getDesc(), store.getDescOffsets());
     // The masked store converts the final value (after the cast to C's type: fewer bytes)

@@ -109,6 +109,11 @@ void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc 
 /// Atomic fetch-add; returns the old values.
 Value atomic_add(Value ptr, Operand value, SrcLoc loc = SrcLoc::current());
 Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc = SrcLoc::current());
+/// Adds `value` atomically to the block of `desc` at `offsets` (elements outside the tensor are
+/// not touched), Triton's TensorDescriptor.atomic_add: each element one relaxed device-scope
+/// add, in no particular order among programs. On sm_90a an f32/f16/bf16 rank-2 block goes
+/// through shared memory and the tensor memory accelerator's reduce-add (FlashAttention-3's dQ).
+void atomic_add(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc = SrcLoc::current());
 
 // Matrix product (Triton's tl.dot): a [M, K] times b [K, N] plus acc [M, N] (f32; zeros
 // when absent). a and b share one element type: f16 or bf16 (f32 accumulation), or f32,

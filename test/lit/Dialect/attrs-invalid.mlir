@@ -36,12 +36,16 @@ module attributes {tile.tma_maps = [#tile.tma_map<arg = 1, type = f16, swizzle =
 
 // -----
 
-// expected-error @+1 {{'tile.tma_maps' holds at most 4 maps, got 5}}
+// expected-error @+1 {{'tile.tma_maps' holds at most 8 maps, got 9}}
 module attributes {tile.tma_maps = [#tile.tma_map<arg = 0, type = f16, swizzle = 128, box = [64, 64]>,
                                     #tile.tma_map<arg = 1, type = f16, swizzle = 128, box = [64, 64]>,
                                     #tile.tma_map<arg = 2, type = f16, swizzle = 128, box = [64, 64]>,
                                     #tile.tma_map<arg = 3, type = f16, swizzle = 128, box = [64, 64]>,
-                                    #tile.tma_map<arg = 4, type = f16, swizzle = 128, box = [64, 64]>]} {}
+                                    #tile.tma_map<arg = 4, type = f16, swizzle = 128, box = [64, 64]>,
+                                    #tile.tma_map<arg = 5, type = f16, swizzle = 128, box = [64, 64]>,
+                                    #tile.tma_map<arg = 6, type = f16, swizzle = 128, box = [64, 64]>,
+                                    #tile.tma_map<arg = 7, type = f16, swizzle = 128, box = [64, 64]>,
+                                    #tile.tma_map<arg = 8, type = f16, swizzle = 128, box = [64, 64]>]} {}
 
 // -----
 

@@ -604,6 +604,24 @@ func.func @tma_store_transposed(%d: !tile.tensordesc<f16, 2>, %b: !tile.memdesc<
 
 // -----
 
+// The TMA's reduce adds floats only ...
+func.func @tma_add_integers(%d: !tile.tensordesc<i32, 2>, %b: !tile.memdesc<64x32xi32, #tile.nvmma_shared<swizzle = 128>>, %o: i32) {
+  // expected-error @+1 {{'tile.async_tma_store' op adds f32, f16 or bf16 blocks}}
+  tile.async_tma_store add %b -> %d[%o, %o] : !tile.memdesc<64x32xi32, #tile.nvmma_shared<swizzle = 128>>, !tile.tensordesc<i32, 2>
+  return
+}
+
+// -----
+
+// ... and a descriptor atomic add, like a store, is masked (its box's bounds).
+func.func @atomic_add_box_unmasked(%d: !tile.tensordesc<f32, 2>, %p: tensor<64x32x!tile.ptr<f32>>, %v: tensor<64x32xf32>, %o: i32) {
+  // expected-error @+1 {{'tile.atomic_add' op a descriptor box needs a masked tensor atomic add of the descriptor's rank and element type, one offset per dimension}}
+  %old = tile.atomic_add %p, %v box %d[%o, %o] of !tile.tensordesc<f32, 2> : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  return
+}
+
+// -----
+
 // round_tf32 rounds an f32 source.
 func.func @round_tf32_f16(%x: tensor<64x32xf16>) {
   // expected-error @+1 {{'tile.local_alloc' op round_tf32 needs an f32 source}}

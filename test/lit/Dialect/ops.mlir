@@ -122,8 +122,8 @@ func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 
   return
 }
 
-// Tensor descriptors: the accessors, a descriptor box on a masked load, and the TMA and
-// mbarrier ops tile-pipeline creates on sm_90a.
+// Tensor descriptors: the accessors, a descriptor box on a masked load, store and atomic add,
+// and the TMA and mbarrier ops tile-pipeline and tile-tma-stores create on sm_90a.
 // CHECK-LABEL: func.func @descriptors
 // CHECK: tile.descriptor_base %{{.*}} : <f16, 2> -> <f16>
 // CHECK: tile.descriptor_dim %{{.*}} {dim = 1 : i32, stride = true} : <f16, 2>
@@ -135,6 +135,8 @@ func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 
 // CHECK: tile.invalidate_barriers
 // CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
 // CHECK: tile.async_tma_store %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
+// CHECK: tile.atomic_add %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
+// CHECK: tile.async_tma_store add %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
 func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %m: tensor<64x32xi1>,
                        %z: tensor<64x32xf16>, %o: i32, %pred: i1) {
   %base = tile.descriptor_base %d : !tile.tensordesc<f16, 2> -> !tile.ptr<f16>
@@ -151,6 +153,8 @@ func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<
   tile.invalidate_barriers %bars : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   tile.store %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
   tile.async_tma_store %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
+  %old = tile.atomic_add %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
+  tile.async_tma_store add %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
   return
 }
 

@@ -303,14 +303,19 @@ func.func @wgmma_tf32_bt(%a: !tile.ptr<f32>, %b: !tile.ptr<f32>, %c: !tile.ptr<f
 
 // -----
 
-// An f16 dot takes a transposed b the same way (K-major); a transposed a is written
-// transposed from its registers into a K-major buffer, as any a (wgmma's MN-major a is not used).
+// An f16 dot reads a transposed operand through a transposed view of its source's buffer: b
+// K-major as TF32's, a MN-major (wgmma reads 16-bit operands either way). A second dot
+// reading the same source untransposed (b = at) shares its buffer: one copy, two views.
 // CHECK-LABEL: func.func @wgmma_f16_transposed_operands
-// CHECK: %[[AT:.*]] = tile.trans %{{.*}} {order = array<i32: 1, 0>}
-// CHECK: %[[A:.*]] = tile.local_alloc %[[AT]] : (tensor<128x32xf16, {{.*}}>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+// CHECK: %[[AT:.*]] = tile.local_alloc %{{.*}} : (tensor<32x128xf16, {{.*}}>) -> !tile.memdesc<32x128xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: %[[A:.*]] = tile.memdesc_trans %[[AT]] : {{.*}} -> <128x32xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>>
 // CHECK: %[[BT:.*]] = tile.local_alloc %{{.*}} -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
 // CHECK: %[[B:.*]] = tile.memdesc_trans %[[BT]] : {{.*}} -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
 // CHECK: tile.warpgroup_dot %[[A]], %[[B]], %{{.*}} -> tensor<128x64xf32, #mma>
+// CHECK-NOT: tile.local_alloc
+// CHECK: %[[A2:.*]] = tile.memdesc_trans %[[AT]]
+// CHECK: tile.warpgroup_dot %[[A2]], %[[AT]], %{{.*}} -> tensor<128x128xf32, #mma>
+// CHECK-NOT: tile.trans
 module attributes {tile.target = "sm_90a"} {
 func.func @wgmma_f16_transposed_operands(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>, %c: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
   %pa = tile.splat %a : tensor<32x128x!tile.ptr<f16>>
@@ -323,6 +328,10 @@ func.func @wgmma_f16_transposed_operands(%a: !tile.ptr<f16>, %b: !tile.ptr<f16>,
   %d = tile.dot %va, %vb, %acc : tensor<128x32xf16> * tensor<32x64xf16> -> tensor<128x64xf32>
   %pc = tile.splat %c : tensor<128x64x!tile.ptr<f32>>
   tile.store %pc, %d : tensor<128x64x!tile.ptr<f32>>, tensor<128x64xf32>
+  %acc2 = arith.constant dense<0.0> : tensor<128x128xf32>
+  %e = tile.dot %va, %vat, %acc2 : tensor<128x32xf16> * tensor<32x128xf16> -> tensor<128x128xf32>
+  %pe = tile.splat %c : tensor<128x128x!tile.ptr<f32>>
+  tile.store %pe, %e : tensor<128x128x!tile.ptr<f32>>, tensor<128x128xf32>
   return
 }
 }

@@ -146,3 +146,24 @@ func.func @propagate_through_loop(%a: tensor<64x16xf16, #opa>, %b: tensor<16x64x
   }
   return %r#0, %r#1 : tensor<64xf32, #b1>, tensor<64x64xf32, #blk>
 }
+
+// -----
+
+// Buffers: a buffer written from a conversion out of an accumulator layout is written from the
+// accumulator itself (each thread its own registers; attention's dSᵀ staged as the next
+// wgmma's b); from another layout the conversion stays (its write may be wider).
+// CHECK-LABEL: func.func @buffer_from_accumulator
+// CHECK-SAME: (%[[ACC:.*]]: tensor<128x64xf16, #mma>, %[[X:.*]]: tensor<128x64xf16, #{{.*}}>)
+// CHECK-NEXT: %[[A:.*]] = tile.local_alloc %[[ACC]] : (tensor<128x64xf16, #mma>)
+// CHECK-NEXT: %[[C:.*]] = tile.convert_layout %[[X]]
+// CHECK-NEXT: %[[B:.*]] = tile.local_alloc %[[C]] : (tensor<128x64xf16, #blocked{{[0-9]*}}>)
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]>
+#other = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [1, 32], warpsPerCTA = [8, 1], order = [1, 0]>
+func.func @buffer_from_accumulator(%acc: tensor<128x64xf16, #mma>, %x: tensor<128x64xf16, #other>) -> (!tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>, !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %c = tile.convert_layout %acc : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #blocked>
+  %a = tile.local_alloc %c : (tensor<128x64xf16, #blocked>) -> !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
+  %d = tile.convert_layout %x : tensor<128x64xf16, #other> -> tensor<128x64xf16, #blocked>
+  %b = tile.local_alloc %d : (tensor<128x64xf16, #blocked>) -> !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
+  return %a, %b : !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>, !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
+}

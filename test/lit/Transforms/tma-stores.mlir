@@ -99,3 +99,34 @@ module attributes {tile.target = "sm_90a"} {
     return
   }
 }
+
+// -----
+
+// A descriptor atomic add whose old values are unused: where the block meets the tensor (its
+// end past 0 and its start before the extent, in each dimension: TMA adds the part inside
+// wherever the box starts), the value staged from its chain's layout and added by the TMA's
+// reduce; no masked fallback. One whose old values are used keeps the masked atomics.
+// CHECK-LABEL: func.func @atomic_add_block
+// CHECK: %[[M:.*]] = tile.descriptor_dim %arg0 {dim = 0 : i32, stride = false}
+// CHECK: %[[END:.*]] = arith.addi %arg4, %c64_i32
+// CHECK: arith.cmpi slt, %arg4, %[[M]]
+// CHECK: arith.cmpi sgt, %[[END]]
+// CHECK: scf.if
+// CHECK-NEXT: %[[S:.*]] = tile.local_alloc %arg1 : (tensor<64x64xf32, #mma>) -> !tile.memdesc<64x64xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: tile.async_tma_store add %[[S]] -> %arg0[%arg4, %arg5] : <64x64xf32, #tile.nvmma_shared<swizzle = 128>>, <f32, 2>
+// CHECK-NEXT: }
+// CHECK-NOT: else
+// CHECK: %[[OLD:.*]] = tile.atomic_add %arg2, {{.*}} box %arg0
+// CHECK: return %[[OLD]]
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
+module attributes {tile.target = "sm_90a"} {
+  func.func @atomic_add_block(%c: !tile.tensordesc<f32, 2> {tile.divisibility = 16 : i32}, %acc: tensor<64x64xf32, #mma>,
+                              %p: tensor<64x64x!tile.ptr<f32>, #blocked>, %m: tensor<64x64xi1, #blocked>, %r: i32,
+                              %col: i32) -> tensor<64x64xf32, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
+    %v = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
+    %unused = tile.atomic_add %p, %v, %m box %c[%r, %col] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
+    %old = tile.atomic_add %p, %v, %m box %c[%r, %col] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
+    return %old : tensor<64x64xf32, #blocked>
+  }
+}

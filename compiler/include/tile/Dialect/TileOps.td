@@ -181,18 +181,32 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments, MemoryEffects<[Me
   ];
 }
 
-def Tile_AtomicAddOp : Tile_Op<"atomic_add", [AllTypesMatch<["value", "result"]>, MemoryEffects<[MemRead, MemWrite]>]> {
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [AttrSizedOperandSegments, AllTypesMatch<["value", "result"]>,
+    MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "atomically add to global memory, returning the old values";
   let description = [{
     Relaxed, device-scope atomic read-modify-write where the optional mask is true.
+    An add the DSL made of a tensor descriptor block carries the descriptor and the block's
+    first coordinates (`box %desc[%offsets]`), as a store does: any executor may run it as
+    the masked atomic add it is, and tile-tma-stores may have the tensor memory accelerator
+    add the block instead (cp.reduce.async.bulk.tensor, sm_90a) when its old values are unused.
     ```mlir
     %old = tile.atomic_add %p, %v, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+    %o = tile.atomic_add %q, %b, %in box %desc[%r, %c] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>, tensor<64x64xi1>
     ```
   }];
-  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask);
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_TensorDescType>:$desc, Variadic<I32>:$descOffsets);
   let results = (outs Tile_Any:$result);
-  let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?";
+  let assemblyFormat = [{
+    $ptr `,` $value (`,` $mask^)? (`box` $desc^ `[` $descOffsets `]` `of` type($desc))? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
+  }];
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr, "::mlir::Value":$value, "::mlir::Value":$mask), [{
+      build($_builder, $_state, result, ptr, value, mask, ::mlir::Value(), ::mlir::ValueRange());
+    }]>
+  ];
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {

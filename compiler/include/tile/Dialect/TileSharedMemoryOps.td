@@ -261,13 +261,16 @@ def Tile_AsyncTmaStoreOp : Tile_Op<"async_tma_store", [MemoryEffects<[MemRead<Ti
     waits until the copy has read the buffer (`cp.async.bulk.wait_group.read 0`), so that a
     barrier after the op frees it; the writes to global memory complete asynchronously,
     as a store's do. Every thread's writes of `src` must precede it, fenced for the async
-    proxy (tile-insert-barriers puts the fence and barrier there).
+    proxy (tile-insert-barriers puts the fence and barrier there). With `add`, the copy
+    adds the buffer to the block atomically instead (cp.reduce.async.bulk.tensor .add:
+    each element one relaxed device-scope add, as tile.atomic_add's).
     ```mlir
     tile.async_tma_store %buf -> %desc[%m, %n] : !tile.memdesc<128x256xf16, #nvmma>, !tile.tensordesc<f16, 2>
+    tile.async_tma_store add %acc -> %dq[%r, %c] : !tile.memdesc<128x64xf32, #nvmma>, !tile.tensordesc<f32, 2>
     ```
   }];
-  let arguments = (ins Tile_MemDescType:$src, Tile_TensorDescType:$desc, Variadic<I32>:$coords);
-  let assemblyFormat = "$src `->` $desc `[` $coords `]` attr-dict `:` type($src) `,` type($desc)";
+  let arguments = (ins Tile_MemDescType:$src, Tile_TensorDescType:$desc, Variadic<I32>:$coords, UnitAttr:$add);
+  let assemblyFormat = "(`add` $add^)? $src `->` $desc `[` $coords `]` attr-dict `:` type($src) `,` type($desc)";
   let hasVerifier = 1;
 }
 

@@ -40,7 +40,7 @@ struct TmaParam {
   std::array<unsigned, 4> box{};
   bool operator==(const TmaParam &) const = default;
 };
-inline constexpr int kMaxTmaParams = 4;
+inline constexpr int kMaxTmaParams = 8;
 
 // What a launch of the code must honour, beside its grid and arguments.
 struct LaunchMetadata {

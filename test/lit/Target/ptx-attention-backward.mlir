@@ -1,0 +1,42 @@
+// The library's attention backward in its one-pass mode (kernels/AttentionBackward.h: the dK/dV
+// kernel with DQ = 1, head dim 128, 64 x 128 tiles on two consumer warpgroups, warp-specialised)
+// as tilec compiles it for sm_90a:
+// - dQᵀ = Kᵀ dSᵀ reads the K block's buffer through a transposed view (wgmma's MN-major a), the
+//   same buffer S = K Qᵀ reads untransposed: K (its rows past the sequence zeroed) is written
+//   once;
+// - dSᵀ is written to its staging buffer from the accumulator layout it is computed in (no
+//   conversion through scratch) and read from there as dK's a and dQᵀ's b, both issued in one
+//   turn; the barrier that publishes the buffer comes before the turn (inside it, the
+//   warpgroup holding the turn would wait there for the other, which waits for the turn);
+// - the product is added to the accumulator by the TMA's reduce (cp.reduce.async.bulk.tensor
+//   .add), where the block meets the tensor, with no masked fallback;
+// - the warpgroup index of the wgmma descriptors is broadcast from lane 0 (shfl.sync idx), so
+//   ptxas keeps it uniform;
+// ptxas: no spills at the consumers' 240 registers.
+// RUN: tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c1,c1 --stage=opt | FileCheck %s
+// RUN: tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c1,c1 --stage=ptx | FileCheck %s --check-prefix=PTX
+// RUN: %if ptxas %{ tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c1,c1 --stage=regs | FileCheck %s --check-prefix=REGS %}
+
+// CHECK: %[[K:.*]] = tile.local_alloc %{{.*}} : (tensor<128x128xf16, #blocked>) -> !tile.memdesc<128x128xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NOT: tile.local_alloc %{{.*}} : (tensor<128x128xf16
+// CHECK: %[[KT:.*]] = tile.memdesc_trans %[[K]] : <128x128xf16, #tile.nvmma_shared<swizzle = 128>> -> <128x128xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>>
+// CHECK: scf.for
+// CHECK: tile.warpgroup_dot %[[K]], %{{.*}} -> tensor<128x64xf32, #mma>
+// CHECK: %[[DST:.*]] = tile.local_alloc %{{.*}} : (tensor<128x64xf16, #mma>) -> !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: tile.fence_async_shared
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.turn_wait
+// CHECK: tile.warpgroup_dot %[[DST]], %{{.*}} -> tensor<128x128xf32, #mma>
+// CHECK: tile.warpgroup_dot %[[KT]], %[[DST]], %{{.*}} -> tensor<128x64xf32, #mma>
+// CHECK: scf.if
+// CHECK: %[[DQ:.*]] = tile.local_alloc %{{.*}} : (tensor<128x64xf32, #mma>) -> !tile.memdesc<128x64xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: tile.async_tma_store add %[[DQ]] -> %arg8
+// CHECK-NEXT: }
+// CHECK-NOT: else
+
+// PTX: shfl.sync.idx.b32
+// PTX: wgmma.mma_async
+// PTX: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group
+// PTX: cp.async.bulk.wait_group.read 0
+
+// REGS: 0 bytes spill stores, 0 bytes spill loads
