@@ -186,12 +186,15 @@ template <class T> struct AttentionForward {
   /// step, K/V rings as deep as shared memory allows (Q once + 2 · stages · BN · D · 2 bytes).
   /// The fastest of kSweep's in bench_attention on an H200 (bench/NOTES.md): warp-specialised
   /// with turns, K and V on rings of their own. At D = 64 and 128 with the overlap (+2-9% over
-  /// the same tile without it at D = 128), which with K and V apart needs two stages only:
-  /// 128 x 128 blocks on two (at D = 64 three or four stages measure the same, within the 16k
-  /// rows' ±5% from call to call). D = 256 (128 x 64 on two stages) without it: overlapped, the
-  /// consumers spill a few registers and gain nothing.
+  /// the same tile without it at D = 128), which with K and V apart needs two stages at least:
+  /// 128 x 128 blocks, on three at D = 128 (+2-10% over two on every row, in two calls of
+  /// 2026-11-28), on two at D = 64 (three or four measure the same, within the 16k rows' ±5%
+  /// from call to call). D = 256 (128 x 64 on two stages) without it: overlapped, the consumers
+  /// spill a few registers and gain nothing.
   static constexpr AttentionConfig configFor(int headDim) {
-    return headDim <= 128 ? AttentionConfig{128, 128, 8, 2} : AttentionConfig{128, 64, 8, 2, true, false};
+    return headDim <= 64    ? AttentionConfig{128, 128, 8, 2}
+           : headDim <= 128 ? AttentionConfig{128, 128, 8, 3}
+                            : AttentionConfig{128, 64, 8, 2, true, false};
   }
   static constexpr int kHeadDims[] = {64, 128, 256};
   /// bench_attention's sweep (equal lengths): other tiles per head dim, beside configFor's.
@@ -206,7 +209,7 @@ template <class T> struct AttentionForward {
   static constexpr SweepTile kSweep[] = {
       {64, {128, 64, 8, 4, false}}, {64, {128, 128, 8, 2, true, false}}, {64, {128, 128, 8, 3}},
       {64, {128, 128, 8, 4}},       {128, {128, 128, 8, 3, false}},      {128, {128, 128, 8, 2, true, false}},
-      {128, {128, 128, 8, 3}},      {256, {128, 64, 8, 2, false}},       {256, {64, 64, 4, 2}}};
+      {128, {128, 128, 8, 2}},      {256, {128, 64, 8, 2, false}},       {256, {64, 64, 4, 2}}};
 
   static std::vector<Variant> variants() {
     std::vector<Variant> v;
