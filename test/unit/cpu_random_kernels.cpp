@@ -72,6 +72,7 @@ struct Node {
   int scope = -1;     ///< the loop (its id) whose body this node belongs to; -1: top level
   int loop = -1;      ///< Loop/Iter/Carried: the loop's id
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
+  bool transposedA = false;          ///< Dot (f16/bf16): a given as trans(aᵀ) (wgmma's MN-major a)
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
   Via via = Via::Pointers; ///< Input, Row, Col
   /// Loop: LoopOptions::warpSpecialize and overlapIterations, hints the compiler must ignore for
@@ -355,6 +356,7 @@ private:
       n.op = Op::Dot;
       n.a = operand(scope);
       n.dotInput = static_cast<DotInput>(pick(0, 3));
+      n.transposedA = (n.dotInput == DotInput::F16 || n.dotInput == DotInput::BF16) && pick(0, 1);
     } else if (r < 93 && p_.rank == 2) {
       n.op = Op::Attention;
       n.a = operand(scope);
@@ -544,7 +546,10 @@ struct Tracer {
       case DotInput::F16:
       case DotInput::BF16: {
         DType t = n.dotInput == DotInput::F16 ? DType::f16 : DType::bf16;
-        return dot(cast(minimum(maximum(a, -1e4f), 1e4f), t), cast(w, t));
+        Value clamped = minimum(maximum(a, -1e4f), 1e4f);
+        // The same values as a transpose of a cast transpose: a [M, K] read from aᵀ's buffer.
+        if (n.transposedA) return dot(trans(cast(trans(clamped), t)), cast(w, t));
+        return dot(cast(clamped, t), cast(w, t));
       }
       }
       return {};
@@ -907,7 +912,7 @@ std::string RandomCase::describe() const {
     if (nd.op == Op::Attention) os << " " << describeAttention(nd.attention);
     if (nd.op == Op::Dot) {
       static const char *names[] = {" f32", " tf32", " f16", " bf16"};
-      os << names[static_cast<int>(nd.dotInput)];
+      os << names[static_cast<int>(nd.dotInput)] << (nd.transposedA ? " (a as trans(aT))" : "");
     }
     for (int c : {nd.a, nd.b, nd.c, nd.d})
       if (c >= 0) os << " %" << c;
