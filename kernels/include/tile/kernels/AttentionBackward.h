@@ -251,9 +251,9 @@ template <class T> struct AttentionBackwardKeyValue {
   static std::vector<Variant> variants() {
     std::vector<Variant> v =
         detail::attentionBackwardVariants(&AttentionBackwardConfig::keyValue, std::is_same_v<T, f16>, /*dq=*/0);
-    for (Variant &onePass :
-         detail::attentionBackwardVariants(&AttentionBackwardConfig::onePass, std::is_same_v<T, f16>, /*dq=*/1))
-      v.push_back(onePass);
+    std::vector<Variant> onePass =
+        detail::attentionBackwardVariants(&AttentionBackwardConfig::onePass, std::is_same_v<T, f16>, /*dq=*/1);
+    v.insert(v.end(), onePass.begin(), onePass.end());
     return v;
   }
 };
