@@ -6,12 +6,15 @@
 // The backward (kernels/AttentionBackward.h, head dims 64 and 128) as `tile_attn_bwd_...` rows, FLOPs 2.5x the
 // forward's. Then the other declared tiles (AttentionForward::kSweep, kAttentionBackwardSweep) at seqlen 4096 and
 // 16384, as `tile-<tile>_attn_...` rows.
-// The library's forward rows at seqlen 4096 and 16384 (every seqlen with ATTN_CUDNN=all, none with ATTN_CUDNN=0)
-// are timed in turns with cuDNN's fused attention on the same buffers, in this process (anchors/AttentionAnchor.h):
-// `RESULT cudnn_attn_fwd_...` rows beside ours (then both from the interleaved samples), a `cudnn-attn` line
-// (paired ratio, ours' error against cuDNN, its engine) and a `clocks` line; `skip cudnn_attn_...: <why>` where
-// cuDNN cannot (ours then timed alone).
+// The library's forward rows and deterministic backward (`bwd`) rows at seqlen 4096 and 16384 (every seqlen with
+// ATTN_CUDNN=all, none with ATTN_CUDNN=0) are timed in turns with cuDNN's fused attention on the same buffers, in
+// this process (anchors/AttentionAnchor.h): `RESULT cudnn_attn_fwd_...` / `cudnn_attn_bwd_...` rows beside ours
+// (then both from the interleaved samples), a `cudnn-attn` line (paired ratio, ours' error against cuDNN, its
+// engine) and a `clocks` line; `skip cudnn_attn_...: <why>` where cuDNN cannot (ours then timed alone). The
+// one-pass backward (`bwd_1pass`) is timed alone.
 //   bench_attention [--quick]      (--quick or ATTN_QUICK=1: seqlen 4096 and 16384 only)
+// ATTN_ROWS="f16_d128_full bf16_d128_causal" keeps only those rows (library and sweep tiles), ATTN_SWEEP=0 leaves
+// the sweep tiles out: a short run for a profiler (gpu-check.sh's PROFILE mode).
 #include "tile/HalfBits.h"
 #include "tile/kernels/AotLauncher.h"
 #include "tile/kernels/AttentionBackward.h"
@@ -27,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -58,7 +62,14 @@ template <class F> double medianUs(F launch, int reps) {
   return median(us);
 }
 
-/// Whether the library's forward rows at `seqlen` run against cuDNN (see the top of this file).
+/// Whether ATTN_ROWS (space-separated "f16_d128_full"-style names) keeps the row `name`; unset keeps all.
+bool rowSelected(const std::string &name) {
+  const char *env = std::getenv("ATTN_ROWS");
+  return !env || (" " + std::string(env) + " ").find(" " + name + " ") != std::string::npos;
+}
+
+/// Whether the library's forward and deterministic backward rows at `seqlen` run against cuDNN (see the top of
+/// this file).
 bool againstCudnn(int seqlen) {
   const char *env = std::getenv("ATTN_CUDNN");
   if (env && std::strcmp(env, "0") == 0) return false;
@@ -79,6 +90,7 @@ std::string tileName(const tk::AttentionConfig &c) {
 template <class T>
 void run(const char *dtype, int headDim, bool causal, const std::vector<int> &seqlens,
          const tk::AttentionConfig *config = nullptr, const tk::AttentionBackwardConfig *backwardConfig = nullptr) {
+  if (!rowSelected(std::string(dtype) + "_d" + std::to_string(headDim) + (causal ? "_causal" : "_full"))) return;
   const int heads = 2048 / headDim;
   const int64_t tokens = 16384;
   const size_t elems = size_t(tokens) * heads * headDim;
@@ -119,46 +131,59 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
       std::fflush(stdout);
     };
     auto forwardLaunch = [&] { tk::AttentionForward<T>::launch(gAot, p, nullptr, config); };
-    bool timed = false; // ours' forward row printed beside cuDNN's
-    if (forward && !config && againstCudnn(seqlen)) {
-      const std::string name = std::string(dtype) + "_d" + std::to_string(headDim) + (causal ? "_causal" : "_full"),
-                        shape = std::to_string(batch) + "x" + std::to_string(heads) + "x" + std::to_string(seqlen);
+    auto backwardLaunch = [&] {
+      tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta}, nullptr, backwardConfig);
+    };
+    // The library's rows timed in turns with cuDNN's (printed beside them: then not again alone).
+    const bool anchored = !config && !backwardConfig && againstCudnn(seqlen);
+    const std::string name = std::string(dtype) + "_d" + std::to_string(headDim) + (causal ? "_causal" : "_full"),
+                      shape = std::to_string(batch) + "x" + std::to_string(heads) + "x" + std::to_string(seqlen);
 #if TILE_BENCH_CUDNN_ATTENTION
-      const tile::bench::AttentionAnchorCase c{std::is_same_v<T, tile::bf16>,
-                                               batch,
-                                               heads,
-                                               heads,
-                                               seqlen,
-                                               headDim,
-                                               causal,
-                                               tk::detail::softmaxScale(p),
-                                               &q,
-                                               &k,
-                                               &v,
-                                               &o,
-                                               &lse,
-                                               name,
-                                               shape,
-                                               flops};
+    const tile::bench::AttentionAnchorCase c{.bf16 = std::is_same_v<T, tile::bf16>,
+                                             .batch = batch,
+                                             .heads = heads,
+                                             .kvHeads = heads,
+                                             .seqlen = seqlen,
+                                             .headDim = headDim,
+                                             .causal = causal,
+                                             .scale = tk::detail::softmaxScale(p),
+                                             .q = &q,
+                                             .k = &k,
+                                             .v = &v,
+                                             .o = &o,
+                                             .lse = &lse,
+                                             .dO = &dO,
+                                             .dq = &dq,
+                                             .dk = &dk,
+                                             .dv = &dv,
+                                             .name = name,
+                                             .shape = shape,
+                                             .flops = flops};
+#endif
+    // Ours' forward or deterministic backward timed in turns with cuDNN's: whether its rows were printed.
+    auto anchor = [&](const char *pass, const std::function<void()> &ours) {
+      if (!anchored) return false;
+#if TILE_BENCH_CUDNN_ATTENTION
       try {
-        timed = tile::bench::timeForwardAgainstCudnn(c, forwardLaunch);
+        return std::strcmp(pass, "fwd") == 0 ? tile::bench::timeForwardAgainstCudnn(c, ours)
+                                             : tile::bench::timeBackwardAgainstCudnn(c, ours);
       } catch (const std::exception &e) { // ours failed: its skip line, as report's
-        std::printf("skip tile_attn_fwd_%s seqlen %d: %s\n", name.c_str(), seqlen, e.what());
-        timed = true;
+        std::printf("skip tile_attn_%s_%s seqlen %d: %s\n", pass, name.c_str(), seqlen, e.what());
+        return true;
       }
 #else
-      std::printf("skip cudnn_attn_fwd_%s %s: bench_attention was built without cudnn.h\n", name.c_str(),
+      (void)ours;
+      std::printf("skip cudnn_attn_%s_%s %s: bench_attention was built without cudnn.h\n", pass, name.c_str(),
                   shape.c_str());
+      return false;
 #endif
-    }
+    };
     if (!forward) tk::AttentionForward<T>::launch(gAot, p); // the backward reads its O and row log-sum-exp
-    else if (!timed) report("fwd", flops, forwardLaunch, impl);
+    else if (!anchor("fwd", forwardLaunch)) report("fwd", flops, forwardLaunch, impl);
     if (backward) {
       // "bwd": the deterministic mode (two passes, the faster today), "bwd_1pass": dQ by atomics
       // in one pass (FlashAttention-3's).
-      report(
-          "bwd", 2.5 * flops,
-          [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta}, nullptr, backwardConfig); }, impl);
+      if (!anchor("bwd", backwardLaunch)) report("bwd", 2.5 * flops, backwardLaunch, impl);
       report(
           "bwd_1pass", 2.5 * flops,
           [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta, dqAccum}, nullptr, backwardConfig); },
@@ -183,6 +208,7 @@ int main(int argc, char **argv) {
   for (int d : {64, 128, 256})
     for (bool causal : {false, true}) run<tile::f16>("f16", d, causal, seqlens);
   for (bool causal : {false, true}) run<tile::bf16>("bf16", 128, causal, seqlens);
+  if (const char *sweep = std::getenv("ATTN_SWEEP"); sweep && std::strcmp(sweep, "0") == 0) return 0;
   // The other declared tiles (AttentionForward::kSweep) at two lengths: what configFor's choice is measured against.
   for (const auto &t : tk::AttentionForward<tile::f16>::kSweep)
     for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, &t.config);

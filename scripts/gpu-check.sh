@@ -4,6 +4,7 @@
 #     bash .device/gpu-check.sh
 # SANITIZE=1 also runs compute-sanitizer (memcheck, racecheck, synccheck) over the GPU test binaries;
 # SANITIZE_ONLY=1 runs only that (and the planted-bug line check): for a device call of its own.
+# PROFILE="regex@skip ..." profiles one launch per entry with Nsight Compute (see its section below).
 # BENCH_ONLY="name ..." runs only those benchmarks after the tests (e.g. "bench_attention attention_torch_bench");
 # TESTS_ONLY="name ..." only those test binaries (e.g. "attention_gpu_tests").
 # ANCHORS_ONLY=1 runs only bench_anchors (ours against cuBLAS/cuBLASLt and cuDNN in one process, interleaved,
@@ -211,6 +212,52 @@ if [ "${SANITIZE:-0}" = 1 ]; then
   echo "compute-sanitizer done ($((SECONDS - START)) s)"
 fi
 
+# --- Nsight Compute (PROFILE="regex@skip ...") ------------------------------------------------------------
+# One ncu run per entry: the launch after `skip` launches of kernels whose name matches `regex`, in
+# PROFILE_BINARY (default bench_attention; PROFILE_ARGS its arguments, its environment as given, e.g.
+# ATTN_ROWS=f16_d128_full ATTN_QUICK=1 ATTN_SWEEP=0 ATTN_CUDNN=0), with the full section set and warp-state
+# sampling per SASS instruction; the clocks are left alone (--clock-control none, as on every run here).
+# Writes profile-<n>.ncu-rep and, read back from it, profile-<n>-details.txt (every section's table and rule),
+# profile-<n>-source.csv (each SASS instruction with its stall samples; -source-lines.csv with the DSL lines)
+# and profile-<n>-raw.csv, in $LOGS/profile.tar.xz without the reports (a call returns few files, and the
+# build machine has no ncu to read a report), and prints each kernel's headline figures.
+profile_line="not run (PROFILE=\"regex@skip ...\")"
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | tail -1)
+if [ -n "${PROFILE:-}" ]; then
+  profile_line=""
+  bin="$HERE/${PROFILE_BINARY:-bench_attention}"
+  n=0
+  for entry in $PROFILE; do
+    n=$((n + 1))
+    regex=${entry%@*} skip=${entry##*@}
+    [ "$skip" = "$entry" ] && skip=0
+    mkdir -p "$LOGS/profile"
+    rep="$LOGS/profile/profile-$n"
+    if [ -z "$NCU" ] || [ ! -x "$bin" ]; then
+      profile_line+="$entry: no ncu or no $bin; "
+      continue
+    fi
+    t0=$SECONDS
+    timeout -k 5 "${PROFILE_TIMEOUT:-300}" "$NCU" --clock-control none --set full --import-source no \
+      -k "regex:$regex" --launch-skip "$skip" --launch-count 1 -f -o "$rep" "$bin" ${PROFILE_ARGS:-} \
+      >"$rep.log" 2>&1
+    rc=$?
+    if [ "$rc" -ne 0 ] || [ ! -f "$rep.ncu-rep" ]; then
+      profile_line+="$entry: ncu exited $rc ($(grep -m1 '==ERROR==\|==WARNING==' "$rep.log"), $rep.log); "
+      continue
+    fi
+    "$NCU" -i "$rep.ncu-rep" --page details --print-details all >"$rep-details.txt" 2>&1
+    "$NCU" -i "$rep.ncu-rep" --page source --print-source sass --csv >"$rep-source.csv" 2>&1
+    "$NCU" -i "$rep.ncu-rep" --page source --print-source cuda,sass --csv >"$rep-source-lines.csv" 2>&1
+    "$NCU" -i "$rep.ncu-rep" --page raw --csv >"$rep-raw.csv" 2>&1
+    kernel=$(grep -m1 -o '^  [A-Za-z_][A-Za-z0-9_]*' "$rep-details.txt" | tr -d ' ')
+    head=$(grep -E '^ +(Duration|SM Throughput|Compute \(SM\) Throughput|Memory Throughput|Registers Per Thread|Achieved Occupancy|Issue Slots Busy|No Eligible) ' \
+      "$rep-details.txt" | awk '{ $1 = $1 } !seen[$0]++' | tr '\n' ';')
+    profile_line+="$entry ($kernel, $((SECONDS - t0)) s): $head "
+  done
+  [ -d "$LOGS/profile" ] && tar -C "$LOGS" --exclude='*.ncu-rep' -cJf "$LOGS/profile.tar.xz" profile && rm -rf "$LOGS/profile"
+fi
+
 # --- the MNIST CNN: one epoch on the real data (runtime-only trainer) ------------------------------------
 mnist_line="skipped (no tile-mnist-aot or .device/mnist)"
 if [ "$full" = 1 ] && [ -x "$HERE/tile-mnist-aot" ] && [ -d "$HERE/mnist" ]; then
@@ -338,15 +385,23 @@ echo "mnist: $mnist_line"
 echo "example: $example_line"
 echo "line info: $planted_line"
 echo "sanitizers: $sanitize_line"
+echo "profile: $profile_line"
 # Each layer against cuDNN/cuBLAS: the largest relative error and where (all lines: cudnn_gpu_tests.log).
 grep -h "^cudnn-check" "$LOGS/cudnn_gpu_tests.log" 2>/dev/null | awk '/oracle:/ { print; next } { n++; e = $(NF); if (e + 0 >= worst + 0) { worst = e; at = $0 } } END { if (n) printf "cudnn-check: %d comparisons, worst rel err %s (%s)\n", n, worst, at }'
-# The attention forward against cuDNN's fused attention (attention_gpu_tests): the largest O error and every
-# case cuDNN refused (its reason).
+# The attention forward and backward against cuDNN's fused attention (attention_gpu_tests): the largest O error,
+# the largest normwise dQ/dK/dV error (both backward modes), and every case cuDNN refused (its reason).
 grep -h "^cudnn-attn-check" "$LOGS/attention_gpu_tests.log" 2>/dev/null | awk '
   / skipped: / { print; next }
   { n++; e = $0; sub(/.*o max rel err /, "", e); sub(/ .*/, "", e)
-    if (e == "nan" || e + 0 >= worst + 0) { worst = e; at = $2 " " $3 " " $4 " " $5 } }
+    if (worst != "nan" && (e == "nan" || e + 0 >= worst + 0)) { worst = e; at = $2 " " $3 " " $4 " " $5 } }
   END { if (n) printf "cudnn-attn-check: %d cases against cuDNN, worst o max rel err %s (%s)\n", n, worst, at }'
+grep -h "^cudnn-attn-bwd-check" "$LOGS/attention_gpu_tests.log" 2>/dev/null | awk '
+  / skipped: / { print; next }
+  { n++; e = $0; sub(/.*normwise /, "", e); sub(/ \(tol.*/, "", e); split(e, f, " ")  # dq <e> dk <e> dv <e>
+    for (i = 2; i <= 6; i += 2)
+      if (worst != "nan" && (f[i] == "nan" || f[i] + 0 >= worst + 0)) { worst = f[i]; at = $2 " " $3 " " $4 " " $5 " " $6 " " f[i - 1] } }
+  END { if (n) printf "cudnn-attn-bwd-check: %d cases x modes against cuDNN, worst normwise gradient error %s (%s)\n", \
+    n, worst, at }'
 cat "$LOGS"/bench_kernels.log "$LOGS"/torch_triton_bench.log 2>/dev/null | grep '^RESULT ' | awk '
   # RESULT <impl>_<op> <shape> <gbps> <us>, impl in tile/torch/triton.
   {
@@ -409,9 +464,9 @@ cat "$LOGS/bench_conv.log" "$LOGS/torch_conv_bench.log" 2>/dev/null | awk '
 grep -h '^train-step' "$LOGS/bench_train_step.log" "$LOGS/torch_train_step_bench.log" 2>/dev/null | sort -s -n -k3,3
 # The attention forward, then the backward (its FLOPs 2.5 times the forward's, FlashAttention's convention), TFLOP/s
 # by op and B x H x S: ours; cuDNN's fused attention in bench_attention's process (cudnn-ip: same buffers, timed in
-# turns with ours, the forward at seqlen 4096 and 16384; the anchor); PyTorch's SDPA backends in another process
-# (t-cudnn, t-flash: indicative only); Triton's tutorial kernels (tl.load, and tensor descriptors as tri-tma, forward
-# only); tile/triton against the faster Triton variant. Skips, the Triton checks and autotuning choices:
+# turns with ours, the forward and the deterministic backward (bwd) at seqlen 4096 and 16384; the anchor); PyTorch's
+# SDPA backends in another process (t-cudnn, t-flash: indicative only); Triton's tutorial kernels (tl.load, and
+# tensor descriptors as tri-tma, forward only); tile/triton against the faster Triton variant. Skips, the Triton checks and autotuning choices:
 # attention_torch_bench.log; cuDNN's engines, ours' error against it and the clocks: the cudnn-attn and clocks
 # lines of bench_attention.log.
 cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | grep '^RESULT .*_attn_' | awk '
@@ -450,16 +505,23 @@ cat "$LOGS/bench_attention.log" "$LOGS/attention_torch_bench.log" 2>/dev/null | 
         cell("tile", k), bestTile[k], best[k]
     }
   }'
-# bench_attention's forward rows against cuDNN in its process: the rows cuDNN refused (why), ours' largest O error
-# against cuDNN on the bench's inputs, and the lowest SM clock NVML saw while they were timed.
+# bench_attention's forward and backward rows against cuDNN in its process: the rows cuDNN refused (why), ours'
+# largest O error and largest normwise dQ/dK/dV error against cuDNN on the bench's inputs, and the lowest SM clock
+# NVML saw while they were timed.
 grep -h '^skip cudnn_attn' "$LOGS/bench_attention.log" 2>/dev/null | head -4
 grep -h '^cudnn-attn \|^clocks cudnn_attn' "$LOGS/bench_attention.log" 2>/dev/null | awk '
-  /^cudnn-attn / { n++; e = $0; sub(/.*o max rel err /, "", e); sub(/,.*/, "", e)
-    if (e == "nan" || e + 0 >= worst + 0) { worst = e; at = $2 " " $3 } }
+  /^cudnn-attn fwd_/ { n++; e = $0; sub(/.*o max rel err /, "", e); sub(/,.*/, "", e)
+    if (worst != "nan" && (e == "nan" || e + 0 >= worst + 0)) { worst = e; at = $2 " " $3 } }
+  /^cudnn-attn bwd_/ { nb++; r = $0
+    while (match(r, /d[qkv] max rel err [^ ]+ \(normwise [^)]+\)/)) {
+      m = substr(r, RSTART, RLENGTH); r = substr(r, RSTART + RLENGTH); g = substr(m, 1, 2)
+      sub(/.*normwise /, "", m); sub(/\)/, "", m)
+      if (bworst != "nan" && (m == "nan" || m + 0 >= bworst + 0)) { bworst = m; bat = $2 " " $3 " " g } } }
   /^clocks / && index($0, "during SM ") { c = $0; sub(/.*during SM /, "", c); sub(/-.*/, "", c)
     if (lo == "" || c + 0 < lo + 0) lo = c }
-  END { if (n) printf "cudnn-attn: %d forward rows in turns with cuDNN in process; ours against it: worst o max rel " \
-    "err %s (%s); lowest SM clock while timed: %s MHz\n", n, worst, at, lo == "" ? "n/a" : lo }'
+  END { if (n || nb) printf "cudnn-attn: %d forward and %d backward rows in turns with cuDNN in process; ours against " \
+    "it: worst o max rel err %s (%s), worst normwise gradient error %s (%s); lowest SM clock while timed: %s MHz\n", \
+    n, nb, n ? worst : "-", at, nb ? bworst : "-", bat, lo == "" ? "n/a" : lo }'
 [ "$full" = 1 ] && anchor_summary
 [ "$status" -eq 0 ] && echo "gpu-check: PASS" || echo "gpu-check: FAIL"
 echo "sass: $sass_line"

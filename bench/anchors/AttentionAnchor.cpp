@@ -1,4 +1,4 @@
-//===- AttentionAnchor.cpp - ours and cuDNN's attention forward, interleaved ----===//
+//===- AttentionAnchor.cpp - ours and cuDNN's attention forward and backward, interleaved ----===//
 #include "AttentionAnchor.h"
 
 #include "GpuClocks.h"
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <tuple>
 #include <vector>
 
 namespace tile::bench {
@@ -23,6 +24,7 @@ namespace tile::bench {
 namespace {
 
 using reference::CudnnAttention;
+using reference::SdpaPass;
 using reference::SdpaProblem;
 
 /// The process's cuDNN (loaded once; its plans are kept for the rows that repeat a problem), or why not.
@@ -35,7 +37,7 @@ Cudnn &cudnn() {
     Cudnn c;
     try {
       c.dnn = std::make_unique<CudnnAttention>();
-      std::printf("bench_attention: %s in process (its fused attention anchors the forward rows)\n",
+      std::printf("bench_attention: %s in process (its fused attention anchors the forward and backward rows)\n",
                   c.dnn->version().c_str());
     } catch (const std::exception &e) { c.why = e.what(); }
     return c;
@@ -43,22 +45,40 @@ Cudnn &cudnn() {
   return once;
 }
 
-/// The stored f16/bf16 bits as floats.
-std::vector<float> floats(const std::vector<uint16_t> &bits, bool bf16) {
+SdpaProblem problemOf(const AttentionAnchorCase &c) {
+  return {c.bf16, c.batch, c.heads, c.kvHeads, c.seqlen, c.headDim, c.causal};
+}
+
+/// `skip cudnn_attn_<row>: <why>`; false, for the caller to return.
+bool skip(const std::string &row, const std::string &why) {
+  std::printf("skip cudnn_attn_%s: %s\n", row.c_str(), why.c_str());
+  std::fflush(stdout);
+  return false;
+}
+
+/// The f16/bf16 elements of `b` (its first `count`) as floats.
+std::vector<float> floats(const rt::DeviceBuffer &b, size_t count, bool bf16) {
+  const std::vector<uint16_t> bits = b.toHost<uint16_t>(count);
   std::vector<float> f(bits.size());
   for (size_t i = 0; i < bits.size(); ++i) f[i] = bf16 ? bf16Float(bits[i]) : halfFloat(bits[i]);
   return f;
 }
 
-/// max|ours − ref| / max|ref|; NaN where either side has a non-finite element (unwritten: poisoned).
-double maxRelError(const std::vector<float> &ours, const std::vector<float> &ref) {
-  double worst = 0, largest = 0;
+/// max|ours − ref| / max|ref| and ‖ours − ref‖₂ / ‖ref‖₂; NaN where either side has a non-finite element
+/// (unwritten: poisoned).
+struct RelErrors {
+  double max = NAN, norm = NAN;
+};
+RelErrors relErrors(const std::vector<float> &ours, const std::vector<float> &ref) {
+  double worst = 0, largest = 0, diff = 0, norm = 0;
   for (size_t i = 0; i < ref.size(); ++i) {
-    if (!std::isfinite(ours[i]) || !std::isfinite(ref[i])) return NAN;
-    worst = std::max(worst, double(std::fabs(ours[i] - ref[i])));
+    if (!std::isfinite(ours[i]) || !std::isfinite(ref[i])) return {};
+    const double d = double(ours[i]) - ref[i];
+    worst = std::max(worst, std::fabs(d));
     largest = std::max(largest, double(std::fabs(ref[i])));
+    diff += d * d, norm += double(ref[i]) * ref[i];
   }
-  return largest > 0 ? worst / largest : worst;
+  return {largest > 0 ? worst / largest : worst, norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff)};
 }
 
 std::string clocksText(const GpuSample &before, const GpuWindow &during, const GpuSample &after) {
@@ -72,19 +92,47 @@ std::string clocksText(const GpuSample &before, const GpuWindow &during, const G
          std::to_string(gpu.maxSmMHz()) + " MHz)";
 }
 
+/// `ours` and `theirs` (cuDNN) timed in turns, each sample after the same L2 flush, the GPU's clocks watched;
+/// prints the two RESULT rows of `row` ("fwd_<name> <shape>") at `flops` per launch, the cudnn-attn line (with
+/// `errors`, ours' against cuDNN, and cuDNN's `engine`) and the clocks line. False (after a skip line) where a
+/// sample throws.
+bool timeInTurns(const std::string &row, double flops, const std::function<void()> &ours,
+                 const std::function<void()> &theirs, const std::string &errors, const std::string &engine) {
+  std::vector<std::vector<double>> us;
+  const GpuSample before = GpuClocks::get().read();
+  GpuClocks::Sampler sampler(5);
+  try {
+    us = timeInterleaved({ours, theirs}, {.rounds = 20, .warmupRounds = 2});
+  } catch (const std::exception &e) {
+    sampler.stop();
+    return skip(row, e.what());
+  }
+  const GpuWindow during = sampler.stop();
+  const GpuSample after = GpuClocks::get().read();
+  const double oursUs = median(us[0]), cudnnUs = median(us[1]);
+  const std::vector<double> ratios = pairedRatios(us[0], us[1]); // cuDNN / ours: > 1 where ours was faster
+  auto result = [&](const char *impl, double medianUs) {
+    std::printf("RESULT %s_attn_%s %.1f %.3f\n", impl, row.c_str(), flops / (medianUs * 1e-6) / 1e12, medianUs);
+  };
+  result("tile", oursUs);
+  result("cudnn", cudnnUs);
+  std::printf("cudnn-attn %s: cuDNN's time / ours per round median %.3f [q1 %.3f, q3 %.3f] over %zu rounds; ours "
+              "against cuDNN: %s; cuDNN %s\n",
+              row.c_str(), median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75), ratios.size(),
+              errors.c_str(), engine.c_str());
+  std::printf("clocks cudnn_attn_%s: %s\n", row.c_str(), clocksText(before, during, after).c_str());
+  std::fflush(stdout);
+  return true;
+}
+
 } // namespace
 
 bool timeForwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<void()> &ours) {
   const std::string row = "fwd_" + c.name + " " + c.shape;
-  auto skip = [&](const std::string &why) {
-    std::printf("skip cudnn_attn_%s: %s\n", row.c_str(), why.c_str());
-    std::fflush(stdout);
-    return false;
-  };
   Cudnn &lib = cudnn();
-  if (!lib.dnn) return skip(lib.why);
-  const SdpaProblem p{c.bf16, c.batch, c.heads, c.kvHeads, c.seqlen, c.headDim, c.causal};
-  if (std::string why = lib.dnn->prepare(p); !why.empty()) return skip(why);
+  if (!lib.dnn) return skip(row, lib.why);
+  const SdpaProblem p = problemOf(c);
+  if (std::string why = lib.dnn->prepare(p); !why.empty()) return skip(row, why);
 
   // cuDNN writes outputs of its own (ours keeps its buffers), stats [B, H, S]. Both sides' outputs are
   // poisoned (NaN bits), each side runs once, and ours is compared with cuDNN's: every element
@@ -96,11 +144,10 @@ bool timeForwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<v
   try {
     theirs();
     rt::Context::get().synchronize();
-  } catch (const std::exception &e) { return skip(e.what()); }
+  } catch (const std::exception &e) { return skip(row, e.what()); }
   ours();
   rt::Context::get().synchronize();
-  const double oError =
-      maxRelError(floats(c.o->toHost<uint16_t>(elems), c.bf16), floats(refO.toHost<uint16_t>(elems), c.bf16));
+  const double oError = relErrors(floats(*c.o, elems, c.bf16), floats(refO, elems, c.bf16)).max;
   // Ours [heads, tokens], cuDNN's [batch, heads, seqlen].
   const std::vector<float> lse = c.lse->toHost<float>(rows), stats = refStats.toHost<float>(rows);
   std::vector<float> refLse(rows);
@@ -109,35 +156,45 @@ bool timeForwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<v
     for (int64_t h = 0; h < c.heads; ++h)
       for (int64_t i = 0; i < c.seqlen; ++i)
         refLse[size_t(h * tokens + b * c.seqlen + i)] = stats[size_t((b * c.heads + h) * c.seqlen + i)];
-  const double lseError = maxRelError(lse, refLse);
+  char errors[96];
+  std::snprintf(errors, sizeof errors, "o max rel err %.2e, lse %.2e", oError, relErrors(lse, refLse).max);
+  return timeInTurns(row, c.flops, ours, theirs, errors, lib.dnn->describe(p));
+}
 
-  // In turns, each sample after the same L2 flush, the GPU's clocks watched: ours is runs[0].
-  std::vector<std::vector<double>> us;
-  const GpuSample before = GpuClocks::get().read();
-  GpuClocks::Sampler sampler(5);
-  try {
-    us = timeInterleaved({ours, theirs}, {.rounds = 20, .warmupRounds = 2});
-  } catch (const std::exception &e) {
-    sampler.stop();
-    return skip(e.what());
-  }
-  const GpuWindow during = sampler.stop();
-  const GpuSample after = GpuClocks::get().read();
-  const double oursUs = median(us[0]), cudnnUs = median(us[1]);
-  const std::vector<double> ratios = pairedRatios(us[0], us[1]); // cuDNN / ours: > 1 where ours was faster
-  auto result = [&](const char *impl, double medianUs) {
-    std::printf("RESULT %s_attn_%s %.1f %.3f\n", impl, row.c_str(), c.flops / (medianUs * 1e-6) / 1e12, medianUs);
+bool timeBackwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<void()> &ours) {
+  const std::string row = "bwd_" + c.name + " " + c.shape;
+  Cudnn &lib = cudnn();
+  if (!lib.dnn) return skip(row, lib.why);
+  const SdpaProblem p = problemOf(c);
+  // Its backward reads its forward's O and stats.
+  for (SdpaPass pass : {SdpaPass::Forward, SdpaPass::Backward})
+    if (std::string why = lib.dnn->prepare(p, pass); !why.empty()) return skip(row, why);
+
+  // cuDNN's forward once, into buffers of its own, then each side's backward once on poisoned gradients.
+  const size_t qElems = c.q->bytes() / 2, kvElems = c.k->bytes() / 2, rows = c.lse->bytes() / 4;
+  rt::DeviceBuffer refO(qElems * 2), refStats(rows * 4), refDq(qElems * 2), refDk(kvElems * 2), refDv(kvElems * 2);
+  auto theirs = [&] {
+    lib.dnn->backward(p, c.q->ptr(), c.k->ptr(), c.v->ptr(), refO.ptr(), c.dO->ptr(), refStats.ptr(), refDq.ptr(),
+                      refDk.ptr(), refDv.ptr(), c.scale);
   };
-  result("tile", oursUs);
-  result("cudnn", cudnnUs);
-  std::printf(
-      "cudnn-attn %s: cuDNN's time / ours per round median %.3f [q1 %.3f, q3 %.3f] over %zu rounds; ours against "
-      "cuDNN: o max rel err %.2e, lse %.2e; cuDNN %s\n",
-      row.c_str(), median(ratios), quantile(ratios, 0.25), quantile(ratios, 0.75), ratios.size(), oError, lseError,
-      lib.dnn->describe(p).c_str());
-  std::printf("clocks cudnn_attn_%s: %s\n", row.c_str(), clocksText(before, during, after).c_str());
-  std::fflush(stdout);
-  return true;
+  for (rt::DeviceBuffer *b : {c.dq, c.dk, c.dv, &refO, &refStats, &refDq, &refDk, &refDv}) b->fillBytes(0xFF);
+  try {
+    lib.dnn->forward(p, c.q->ptr(), c.k->ptr(), c.v->ptr(), refO.ptr(), refStats.ptr(), c.scale);
+    theirs();
+    rt::Context::get().synchronize();
+  } catch (const std::exception &e) { return skip(row, e.what()); }
+  ours();
+  rt::Context::get().synchronize();
+  std::string errors;
+  for (auto [what, got, ref, count] : {std::tuple{"dq", c.dq, &refDq, qElems}, std::tuple{"dk", c.dk, &refDk, kvElems},
+                                       std::tuple{"dv", c.dv, &refDv, kvElems}}) {
+    const RelErrors e = relErrors(floats(*got, count, c.bf16), floats(*ref, count, c.bf16));
+    char text[96];
+    std::snprintf(text, sizeof text, "%s%s max rel err %.2e (normwise %.2e)", errors.empty() ? "" : ", ", what, e.max,
+                  e.norm);
+    errors += text;
+  }
+  return timeInTurns(row, 2.5 * c.flops, ours, theirs, errors, lib.dnn->describe(p, SdpaPass::Backward));
 }
 
 } // namespace tile::bench

@@ -11,7 +11,7 @@ if(TARGET tile_kernels_aot)
 endif()
 
 # The attention forward and backward against float64 (every head dim, causal, grouped-query, packed lengths),
-# and the forward against cuDNN's fused attention where cudnn.h is found (cuDNN itself is dlopen'ed at run time).
+# and both against cuDNN's fused attention where cudnn.h is found (cuDNN itself is dlopen'ed at run time).
 if(TARGET tile_kernels_aot)
   add_executable(attention_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/attention_gpu_tests.cpp
     ${CMAKE_CURRENT_LIST_DIR}/attention_backward_gpu_tests.cpp)

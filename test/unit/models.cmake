@@ -36,9 +36,11 @@ if(CUDNN_INCLUDE_DIR AND CUBLAS_INCLUDE_DIR)
                                                         ${CUBLAS_INCLUDE_DIR})
   target_link_libraries(tile_reference_apis PUBLIC ${CMAKE_DL_LIBS})
   tile_warnings(tile_reference_apis)
-  # tile_reference_attention: cuDNN's fused attention forward through the backend graph API
-  # (test/common/cudnn_attention.h), the oracle of attention_gpu_tests and bench_attention's anchor.
-  add_library(tile_reference_attention STATIC ${PROJECT_SOURCE_DIR}/test/common/cudnn_attention.cpp)
+  # tile_reference_attention: cuDNN's fused attention forward and backward through the backend graph
+  # API (test/common/cudnn_attention.h, cudnn_graph.h), the oracle of attention_gpu_tests and
+  # bench_attention's anchor.
+  add_library(tile_reference_attention STATIC ${PROJECT_SOURCE_DIR}/test/common/cudnn_attention.cpp
+                                              ${PROJECT_SOURCE_DIR}/test/common/cudnn_graph.cpp)
   target_link_libraries(tile_reference_attention PUBLIC tile_reference_apis tile_runtime)
   tile_warnings(tile_reference_attention)
 endif()
