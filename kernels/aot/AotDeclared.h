@@ -32,6 +32,11 @@ template <class D> std::vector<Specialization> declaredVariants() {
         throw std::invalid_argument(std::string(D::name) + ": unit parameter '" + u + "' is not a parameter");
       units.push_back(size_t(at - D::params.begin()));
     }
+  if constexpr (requires { D::factFreeParams; })
+    for (const char *f : D::factFreeParams)
+      if (std::find_if(D::params.begin(), D::params.end(), [&](const char *p) { return std::string(p) == f; }) ==
+          D::params.end())
+        throw std::invalid_argument(std::string(D::name) + ": fact-free parameter '" + f + "' is not a parameter");
   std::vector<Specialization> specs;
   for (const kernels::Variant &v : D::variants()) {
     if (v.consts.size() != numConsts)
@@ -39,11 +44,15 @@ template <class D> std::vector<Specialization> declaredVariants() {
                                   " constants for " + std::to_string(numConsts) + " Const parameters");
     for (Specialization s : standardVariants(kernel, {v.consts}, {v.numWarps}, units)) {
       s.numStages = v.numStages;
-      bool fastest = std::all_of(units.begin(), units.end(), [&](size_t i) { return s.args[i].one; }) &&
-                     std::all_of(s.args.begin(), s.args.end(), [](const ArgSpec &a) {
-                       return a.one || a.div16 || a.kind == ArgKind::Const || carriesNoFacts(a.kind);
-                     });
-      if (!v.unitOnly || fastest) specs.push_back(s);
+      for (size_t i = 0; i < s.args.size(); ++i)
+        if (kernels::isFactFreeParam<D>(i)) s.args[i].div16 = s.args[i].one = false;
+      bool fastest = std::all_of(units.begin(), units.end(), [&](size_t i) { return s.args[i].one; });
+      for (size_t i = 0; i < s.args.size(); ++i) {
+        const ArgSpec &a = s.args[i];
+        fastest = fastest && (a.one || a.div16 || a.kind == ArgKind::Const || carriesNoFacts(a.kind) ||
+                              kernels::isFactFreeParam<D>(i));
+      }
+      if ((!v.unitOnly || fastest) && std::find(specs.begin(), specs.end(), s) == specs.end()) specs.push_back(s);
     }
   }
   return specs;

@@ -99,7 +99,7 @@ template <class D> static tile::Specialization exampleSpec(const tile::KernelBas
       for (const char *u : D::unitParams) unit |= std::string(u) == D::params[i];
     if (a.kind == tile::ArgKind::Const) a.constValue = variants.front().consts.at(constant++);
     else if (unit && (a.kind == tile::ArgKind::I32 || a.kind == tile::ArgKind::I64)) a.one = true;
-    else a.div16 = !tile::carriesNoFacts(a.kind);
+    else a.div16 = !tile::carriesNoFacts(a.kind) && !tile::kernels::isFactFreeParam<D>(i);
     spec.args.push_back(a);
   }
   return spec;

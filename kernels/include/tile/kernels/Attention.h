@@ -181,6 +181,9 @@ template <class T> struct AttentionForward {
   static constexpr std::array params{"q",      "k",      "v",      "o",          "lse",        "cu_seqlens",
                                      "seqlen", "tokens", "heads",  "group_size", "scale_log2", "BM",
                                      "BN",     "D",      "CAUSAL", "VARLEN",     "WS"};
+  // A head count and a group size of 1 are rarely multiples of 16: assumed of neither, so that
+  // they do not hold the descriptors and pointers to the specialisations without their facts.
+  static constexpr std::array factFreeParams{"heads", "group_size"};
 
   /// The tile per head dim: BM query rows on two warpgroups (64 rows each), BN keys per
   /// step, K/V rings as deep as shared memory allows (Q once + 2 · stages · BN · D · 2 bytes).

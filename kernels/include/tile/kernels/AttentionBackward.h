@@ -152,6 +152,7 @@ template <class T> struct AttentionBackwardDelta {
   };
   static constexpr std::array params{"o",     "d_o", "delta", "dq_accum", "cu_seqlens", "seqlen", "tokens",
                                      "heads", "ld",  "BM",    "D",        "VARLEN",     "ZERO_DQ"};
+  static constexpr std::array factFreeParams{"heads"}; // as AttentionForward's
   static constexpr int kBlockRows = 64;
 
   static std::vector<Variant> variants() {
@@ -248,6 +249,7 @@ template <class T> struct AttentionBackwardKeyValue {
   static constexpr std::array params{"q",      "k",          "v",      "d_o",    "lse",   "delta",      "dk",    "dv",
                                      "dq_acc", "cu_seqlens", "seqlen", "tokens", "heads", "group_size", "scale", "BM",
                                      "BN",     "D",          "CAUSAL", "VARLEN", "WS",    "DQ"};
+  static constexpr std::array factFreeParams{"heads", "group_size"}; // as AttentionForward's
   static std::vector<Variant> variants() {
     std::vector<Variant> v =
         detail::attentionBackwardVariants(&AttentionBackwardConfig::keyValue, std::is_same_v<T, f16>, /*dq=*/0);
@@ -309,6 +311,7 @@ template <class T> struct AttentionBackwardQuery {
   static constexpr std::array params{"q",          "k",      "v",      "d_o",    "lse",        "delta", "dq",
                                      "cu_seqlens", "seqlen", "tokens", "heads",  "group_size", "scale", "BM",
                                      "BN",         "D",      "CAUSAL", "VARLEN", "WS"};
+  static constexpr std::array factFreeParams{"heads", "group_size"}; // as AttentionForward's
   static std::vector<Variant> variants() {
     return detail::attentionBackwardVariants(&AttentionBackwardConfig::query, std::is_same_v<T, f16>);
   }

@@ -15,6 +15,12 @@
 // Optional: `static constexpr std::array unitParams{"strideAk", ...}`, names of integer
 // parameters usually equal to 1 (unit strides: contiguous accesses); gen_kernels_aot then
 // also compiles each variant with those specialised to 1 (tile/Spec.h, ArgSpec::one).
+// Optional: `static constexpr std::array factFreeParams{"heads", "group_size"}`, names of
+// integer parameters whose divisibility no specialisation assumes. A specialisation serves a
+// launch only where every fact it assumed holds, so an integer that is often not a multiple of
+// 16 (a head count, a grouped-query group size of 1) would otherwise hold every other argument
+// to the slower specialisations: descriptors without 16-divisible extents (no TMA stores),
+// pointers without their alignment.
 //
 // The build greps the TILE_LIBRARY_KERNEL lines of tile/kernels/*.h into AllKernels.h
 // (`using AllKernels = KernelList<...>`), from which gen_kernels_aot compiles every
@@ -34,6 +40,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -54,6 +61,14 @@ struct Variant {
   /// default. Part of the variant: a launch asks for the same count.
   int numStages = 0;
 };
+
+/// Whether parameter `i` of declaration D is one of its factFreeParams.
+template <class D> bool isFactFreeParam(size_t i) {
+  if constexpr (requires { D::factFreeParams; })
+    for (const char *p : D::factFreeParams)
+      if (std::string_view(p) == D::params[i]) return true;
+  return false;
+}
 
 /// Warps (and pipeline stages, 0 = the compiler's default) of a launch: an int converts,
 /// so `launchKernel<D>(l, grid, 4, ...)` reads as before.
