@@ -6,6 +6,8 @@ if(NOT TILE_RUNTIME_ONLY AND TARGET tile_dsl)
   add_executable(cpu_tests ${CPU_TEST_SOURCES})
   target_include_directories(cpu_tests PRIVATE ${CMAKE_CURRENT_LIST_DIR} ${PROJECT_SOURCE_DIR}/test/kernels)
   target_link_libraries(cpu_tests PRIVATE tile_kernels GTest::gtest_main)
+  # aot::declaredVariants: the specialisations gen_kernels_aot compiles (cpu_library_launch_tests).
+  target_link_libraries(cpu_tests PRIVATE tile_aot_writer)
   # -Wno-restrict: GCC 12 false positive on std::string concatenation (as in dsl/).
   tile_warnings(cpu_tests)
   target_compile_options(cpu_tests PRIVATE -Wno-restrict)

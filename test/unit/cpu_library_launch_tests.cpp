@@ -8,6 +8,8 @@
 #include "tile/kernels/BatchedMatmul.h"
 #include "tile/kernels/DslLauncher.h"
 
+#include "AotDeclared.h"
+
 #include <algorithm>
 #include <set>
 
@@ -771,6 +773,40 @@ TEST(CpuLibraryDeclarations, LaunchersAskOnlyForDeclaredVariants) {
   }
   // Every library kernel was exercised.
   tk::AllKernels::forEach([&]<class D>() { EXPECT_TRUE(seen.count(D::name)) << D::name << " never launched"; });
+}
+
+// A launch runs the compiled specialisation with the most facts its arguments hold
+// (rt::selectAotVariant: isSafeFor, then divisibilityFacts). The attention kernels assume
+// nothing of their head count and group size (factFreeParams): a group size of 1 or 12 heads
+// once held every launch to the pointers-only specialisation, whose descriptors lack the
+// 16-element extents TMA stores and reduce-adds need (the one-pass backward added dQ by
+// per-element atomics). Here the facts a launch's descriptors hold reach the specialisation
+// it runs.
+TEST(CpuLibraryDeclarations, AttentionDescriptorsKeepTheirFactsWhateverTheHeads) {
+  const tk::Address p = uint64_t(1024);
+  for (auto [heads, kvHeads] : {std::pair{16, 16}, std::pair{12, 12}, std::pair{16, 2}})
+    for (tk::Address accum : {tk::Address(nullptr), tk::Address(p)}) {
+      Recorder r;
+      tk::AttentionProblem problem{p, p, p, p, p, 4, heads, kvHeads, 128, 4096};
+      tk::AttentionForwardF16::launch(r, problem);
+      tk::AttentionBackward<tile::f16>::launch(r, {problem, p, p, p, p, p, accum});
+      for (const Recorder::Call &call : r.calls) {
+        std::vector<Specialization> compiled;
+        tk::AllKernels::forEach([&]<class D>() {
+          if (call.kernel == D::name) compiled = aot::declaredVariants<D>();
+        });
+        const Specialization *best = nullptr;
+        for (const Specialization &v : compiled)
+          if (isSafeFor(v, call.spec) && (!best || divisibilityFacts(v) > divisibilityFacts(*best))) best = &v;
+        ASSERT_NE(best, nullptr) << call.kernel << " [" << call.spec.str() << "]";
+        for (size_t i = 0; i < call.spec.args.size(); ++i) {
+          if (call.spec.args[i].kind != ArgKind::Desc) continue;
+          EXPECT_EQ(best->args[i].div16, call.spec.args[i].div16)
+              << call.kernel << " with " << heads << "/" << kvHeads << " heads runs [" << best->str() << "] for ["
+              << call.spec.str() << "]";
+        }
+      }
+    }
 }
 
 TEST(CpuLibraryDeclarations, AllKernelsHaveUniqueNamesAndTheRegistryFindsThem) {
