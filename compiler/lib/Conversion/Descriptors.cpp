@@ -180,8 +180,8 @@ struct AsyncTmaLoadLowering : OpConversionPattern<AsyncTmaLoadOp> {
 };
 
 /// Thread 0: one cp.async.bulk.tensor (with `add`, cp.reduce.async.bulk.tensor .add) per box
-/// (forEachTmaBox) from the buffer, committed as one bulk group, then a wait until the group
-/// has read the buffer.
+/// (forEachTmaBox) from the buffer, committed as one bulk group (tile.async_tma_store_wait
+/// waits for it to have read the buffer).
 struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(AsyncTmaStoreOp op, OneToNOpAdaptor adaptor,
@@ -202,7 +202,19 @@ struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
                                                              NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
       });
       NVVM::CpAsyncBulkCommitGroupOp::create(rewriter, loc);
-      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0), rewriter.getUnitAttr());
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Thread 0 (which issued the copies): cp.async.bulk.wait_group.read 0.
+struct AsyncTmaStoreWaitLowering : OpConversionPattern<AsyncTmaStoreWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult matchAndRewrite(AsyncTmaStoreWaitOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
+    onLeader(rewriter, op, [&] {
+      NVVM::CpAsyncBulkWaitGroupOp::create(rewriter, op.getLoc(), rewriter.getI32IntegerAttr(0),
+                                           rewriter.getUnitAttr());
     });
     rewriter.eraseOp(op);
     return success();
@@ -213,6 +225,6 @@ struct AsyncTmaStoreLowering : OpConversionPattern<AsyncTmaStoreOp> {
 
 void mlir::tile::populateDescriptorPatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
   patterns.add<DescriptorBaseLowering, DescriptorDimLowering, InitBarriersLowering, InvalidateBarriersLowering,
-               BarrierExpectLowering, BarrierWaitLowering, AsyncTmaLoadLowering, AsyncTmaStoreLowering>(
-      converter, patterns.getContext());
+               BarrierExpectLowering, BarrierWaitLowering, AsyncTmaLoadLowering, AsyncTmaStoreLowering,
+               AsyncTmaStoreWaitLowering>(converter, patterns.getContext());
 }

@@ -10,6 +10,11 @@
 // writer orders its writes before the barrier publishes them.
 // TMA copies (tile.async_tma_load) land on mbarriers that every reader waits on itself: they
 // need a barrier only before them (against the slot's earlier readers), never after.
+// A TMA store (tile.async_tma_store) reads its buffer after the op: the buffer is free again
+// only once thread 0 has waited for the read (tile.async_tma_store_wait) and a barrier has
+// followed. The wait goes before the first barrier after the store, wherever that barrier is
+// needed (at the latest before the buffer's next write), and before the kernel's end: thread
+// 0 does not stall on the copy it just issued.
 // A warp-specialised loop (tile.warp_specialize) orders its rings by mbarriers alone: its
 // producer region, which one warp runs, may never need a barrier (an error if it would); the
 // consumers region continues from the state before the op (its barriers are the consumers',
@@ -45,9 +50,12 @@ struct State {
   /// Copies in flight: the open group (not yet committed) and committed groups, oldest first.
   SmallVector<Range> openGroup;
   SmallVector<SmallVector<Range>> committed;
+  /// Buffers TMA stores may still read: no wait since they were issued.
+  SmallVector<Range> storeReads;
   void merge(const State &o) {
     reads.append(o.reads);
     writes.append(o.writes);
+    storeReads.append(o.storeReads);
     openGroup.append(o.openGroup);
     // Align the newest groups: a wait(N) must keep the N newest of either path in flight.
     size_t n = std::max(committed.size(), o.committed.size());
@@ -63,7 +71,7 @@ struct State {
           if (x.overlaps(y)) return true;
       return false;
     };
-    return any(r, writes) || any(w, writes) || any(w, reads);
+    return any(r, writes) || any(w, writes) || any(w, reads) || any(w, storeReads);
   }
 };
 
@@ -87,7 +95,13 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
       State state;
-      walkBlock(func.getBody().front(), state, /*insert=*/true);
+      Block &body = func.getBody().front();
+      walkBlock(body, state, /*insert=*/true);
+      // Shared memory outlives no program: its last TMA stores must have read it.
+      if (!state.storeReads.empty()) {
+        OpBuilder b(body.getTerminator());
+        AsyncTmaStoreWaitOp::create(b, func.getLoc());
+      }
     });
     if (failed) signalPassFailure();
   }
@@ -123,11 +137,14 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
                               << (fence ? " (after a proxy fence: wgmma reads a write)" : "") << " before "
                               << op->getName() << " at " << op->getLoc() << ": it conflicts with " << state.reads.size()
                               << " read(s), " << state.writes.size() << " write(s) since the last barrier\n");
+      // Thread 0 waits for the buffers its TMA stores read before the barrier frees them.
+      if (!state.storeReads.empty()) AsyncTmaStoreWaitOp::create(b, op->getLoc());
       if (fence) FenceAsyncSharedOp::create(b, op->getLoc());
       BarrierOp::create(b, op->getLoc());
     }
     state.reads.clear();
     state.writes.clear();
+    state.storeReads.clear();
   }
 
   void visit(Operation *op, State &state, bool insert) {
@@ -206,9 +223,12 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
     } else if (auto load = dyn_cast<LocalLoadOp>(op)) {
       reads.push_back(whole(op, load.getSrc()));
     } else if (auto store = dyn_cast<AsyncTmaStoreOp>(op)) {
-      // The copy engine reads the buffer (thread 0 waits for it inside the op): every
-      // thread's writes must be fenced and published before it, and a later write after it.
-      reads.push_back(whole(op, store.getSrc()));
+      // The copy engine reads the buffer after the op: every thread's writes must be fenced
+      // and published before it; a later write waits for the read (storeReads).
+      Range r = whole(op, store.getSrc());
+      if (state.conflicts({r}, {})) barrierBefore(op, state, insert);
+      state.storeReads.push_back(r);
+      return;
     } else if (auto dot = dyn_cast<WarpGroupDotOp>(op)) {
       // Synchronous: the op waits for its wgmmas, so its reads end with it. (A register a
       // reads no shared memory.)

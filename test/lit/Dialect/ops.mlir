@@ -137,6 +137,7 @@ func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 
 // CHECK: tile.async_tma_store %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
 // CHECK: tile.atomic_add %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
 // CHECK: tile.async_tma_store add %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
+// CHECK: tile.async_tma_store_wait
 func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %m: tensor<64x32xi1>,
                        %z: tensor<64x32xf16>, %o: i32, %pred: i1) {
   %base = tile.descriptor_base %d : !tile.tensordesc<f16, 2> -> !tile.ptr<f16>
@@ -155,6 +156,7 @@ func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<
   tile.async_tma_store %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
   %old = tile.atomic_add %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
   tile.async_tma_store add %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
+  tile.async_tma_store_wait
   return
 }
 

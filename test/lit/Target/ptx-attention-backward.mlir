@@ -22,15 +22,22 @@
 // CHECK: %[[KT:.*]] = tile.memdesc_trans %[[K]] : <128x128xf16, #tile.nvmma_shared<swizzle = 128>> -> <128x128xf16, #tile.nvmma_shared<swizzle = 128, transposed = true>>
 // CHECK: scf.for
 // CHECK: tile.warpgroup_dot %[[K]], %{{.*}} -> tensor<128x64xf32, #mma>
+// dSᵀ is published by the iteration's first barrier, where thread 0 also waits for the
+// previous iteration's dQ copy to have read its staging buffer (not right after issuing it).
 // CHECK: %[[DST:.*]] = tile.local_alloc %{{.*}} : (tensor<128x64xf16, #mma>) -> !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: tile.async_tma_store_wait
 // CHECK-NEXT: tile.fence_async_shared
 // CHECK-NEXT: tile.barrier
 // CHECK-NEXT: tile.turn_wait
 // CHECK: tile.warpgroup_dot %[[DST]], %{{.*}} -> tensor<128x128xf32, #mma>
 // CHECK: tile.warpgroup_dot %[[KT]], %[[DST]], %{{.*}} -> tensor<128x64xf32, #mma>
+// The staging buffer has bytes of its own in the loop (tile-allocate-shared): written with no
+// barrier before it.
 // CHECK: scf.if
-// CHECK: %[[DQ:.*]] = tile.local_alloc %{{.*}} : (tensor<128x64xf32, #mma>) -> !tile.memdesc<128x64xf32, #tile.nvmma_shared<swizzle = 128>>
-// CHECK: tile.async_tma_store add %[[DQ]] -> %arg8
+// CHECK-NEXT: %[[DQ:.*]] = tile.local_alloc %{{.*}} : (tensor<128x64xf32, #mma>) -> !tile.memdesc<128x64xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: tile.fence_async_shared
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.async_tma_store add %[[DQ]] -> %arg8
 // CHECK-NEXT: }
 // CHECK-NOT: else
 

@@ -477,3 +477,39 @@ func.func @wait_retires_older_groups_only(%p: tensor<64x32x!tile.ptr<f16>, #bloc
   %v = tile.local_load %b : !tile.memdesc<64x32xf16, #shared> -> tensor<64x32xf16, #blocked>
   return
 }
+
+// -----
+
+#mma = #tile.mma<warpsPerCTA = [4, 1]>
+#nvmma = #tile.nvmma_shared<swizzle = 128>
+
+// A TMA store reads its buffer after the op: thread 0 waits for the read
+// (tile.async_tma_store_wait) only at the first barrier after it, here the one the next
+// iteration's read of its other buffer needs, not where the copy was issued; the staging
+// buffer is then written again without a barrier of its own. The kernel ends with a wait for
+// the last copy.
+// CHECK-LABEL: func.func @tma_store_read_waited_late
+// CHECK: scf.for
+// CHECK-NEXT: tile.local_alloc %{{.*}} {tile.offset = 0 : i32}
+// CHECK-NEXT: tile.async_tma_store_wait
+// CHECK-NEXT: tile.fence_async_shared
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.local_load
+// CHECK-NEXT: tile.local_alloc %{{.*}} {tile.offset = 8192 : i32}
+// CHECK-NEXT: tile.fence_async_shared
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.async_tma_store
+// CHECK-NEXT: }
+// CHECK-NEXT: tile.async_tma_store_wait
+// CHECK-NEXT: return
+func.func @tma_store_read_waited_late(%x: tensor<64x64xf16, #mma>, %d: !tile.tensordesc<f16, 2>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %a = tile.local_alloc %x {tile.offset = 0 : i32} : (tensor<64x64xf16, #mma>) -> !tile.memdesc<64x64xf16, #nvmma>
+    %u = tile.local_load %a : !tile.memdesc<64x64xf16, #nvmma> -> tensor<64x64xf16, #mma>
+    %s = tile.local_alloc %u {tile.offset = 8192 : i32} : (tensor<64x64xf16, #mma>) -> !tile.memdesc<64x64xf16, #nvmma>
+    tile.async_tma_store %s -> %d[%i, %i] : !tile.memdesc<64x64xf16, #nvmma>, !tile.tensordesc<f16, 2>
+  }
+  return
+}

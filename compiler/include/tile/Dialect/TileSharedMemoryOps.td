@@ -257,11 +257,12 @@ def Tile_AsyncTmaStoreOp : Tile_Op<"async_tma_store", [MemoryEffects<[MemRead<Ti
   let description = [{
     Thread 0 has the tensor memory accelerator copy `src`, an `#tile.nvmma_shared` buffer,
     to the block at `coords` (outermost first) of `desc`: one box per column group of the
-    layout's swizzle width; elements outside the tensor are not written. Thread 0 then
-    waits until the copy has read the buffer (`cp.async.bulk.wait_group.read 0`), so that a
-    barrier after the op frees it; the writes to global memory complete asynchronously,
-    as a store's do. Every thread's writes of `src` must precede it, fenced for the async
-    proxy (tile-insert-barriers puts the fence and barrier there). With `add`, the copy
+    layout's swizzle width; elements outside the tensor are not written. The copy reads the
+    buffer asynchronously: `tile.async_tma_store_wait` (thread 0), then a barrier, frees it
+    (tile-insert-barriers puts them where the buffer is next written, and at the kernel's
+    end); the writes to global memory complete asynchronously, as a store's do. Every
+    thread's writes of `src` must precede it, fenced for the async proxy
+    (tile-insert-barriers puts the fence and barrier there). With `add`, the copy
     adds the buffer to the block atomically instead (cp.reduce.async.bulk.tensor .add:
     each element one relaxed device-scope add, as tile.atomic_add's).
     ```mlir
@@ -272,6 +273,21 @@ def Tile_AsyncTmaStoreOp : Tile_Op<"async_tma_store", [MemoryEffects<[MemRead<Ti
   let arguments = (ins Tile_MemDescType:$src, Tile_TensorDescType:$desc, Variadic<I32>:$coords, UnitAttr:$add);
   let assemblyFormat = "(`add` $add^)? $src `->` $desc `[` $coords `]` attr-dict `:` type($src) `,` type($desc)";
   let hasVerifier = 1;
+}
+
+def Tile_AsyncTmaStoreWaitOp : Tile_Op<"async_tma_store_wait",
+    [MemoryEffects<[MemRead<Tile_SharedMemory>, MemWrite<Tile_SharedMemory>]>]> {
+  let summary = "thread 0 waits until its tile.async_tma_store copies have read their buffers";
+  let description = [{
+    `cp.async.bulk.wait_group.read 0` on the thread that issued the copies: after it (and a
+    barrier) the buffers may be written again. tile-insert-barriers puts one before the
+    barrier that frees a buffer a copy may still read, deferred until then so that thread 0
+    does not stall on the copy, and before the kernel's end.
+    ```mlir
+    tile.async_tma_store_wait
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
 }
 
 def Tile_BarrierExpectOp : Tile_Op<"barrier_expect", [MemoryEffects<[MemWrite<Tile_SharedMemory>]>]> {
