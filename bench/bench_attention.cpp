@@ -181,8 +181,8 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
     if (!forward) tk::AttentionForward<T>::launch(gAot, p); // the backward reads its O and row log-sum-exp
     else if (!anchor("fwd", forwardLaunch)) report("fwd", flops, forwardLaunch, impl);
     if (backward) {
-      // "bwd": the deterministic mode (two passes, the faster today), "bwd_1pass": dQ by atomics
-      // in one pass (FlashAttention-3's).
+      // "bwd": the deterministic mode (two passes), "bwd_1pass": dQ by atomics in one pass
+      // (FlashAttention-3's; the faster at head dim 128).
       if (!anchor("bwd", backwardLaunch)) report("bwd", 2.5 * flops, backwardLaunch, impl);
       report(
           "bwd_1pass", 2.5 * flops,
