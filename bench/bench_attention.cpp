@@ -11,7 +11,7 @@
 // this process (anchors/AttentionAnchor.h): `RESULT cudnn_attn_fwd_...` / `cudnn_attn_bwd_...` rows beside ours
 // (then both from the interleaved samples), a `cudnn-attn` line (paired ratio, ours' error against cuDNN, its
 // engine) and a `clocks` line; `skip cudnn_attn_...: <why>` where cuDNN cannot (ours then timed alone). The
-// one-pass backward (`bwd_1pass`) is timed alone.
+// one-pass backward (`bwd_1pass`) likewise, as rows of its own (cuDNN timed again beside it).
 //   bench_attention [--quick]      (--quick or ATTN_QUICK=1: seqlen 4096 and 16384 only)
 // ATTN_ROWS="f16_d128_full bf16_d128_causal" keeps only those rows (library and sweep tiles), ATTN_SWEEP=0 leaves
 // the sweep tiles out: a short run for a profiler (gpu-check.sh's PROFILE mode).
@@ -160,13 +160,13 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
                                              .shape = shape,
                                              .flops = flops};
 #endif
-    // Ours' forward or deterministic backward timed in turns with cuDNN's: whether its rows were printed.
+    // Ours' forward or backward (either mode) timed in turns with cuDNN's: whether its rows were printed.
     auto anchor = [&](const char *pass, const std::function<void()> &ours) {
       if (!anchored) return false;
 #if TILE_BENCH_CUDNN_ATTENTION
       try {
         return std::strcmp(pass, "fwd") == 0 ? tile::bench::timeForwardAgainstCudnn(c, ours)
-                                             : tile::bench::timeBackwardAgainstCudnn(c, ours);
+                                             : tile::bench::timeBackwardAgainstCudnn(c, ours, pass);
       } catch (const std::exception &e) { // ours failed: its skip line, as report's
         std::printf("skip tile_attn_%s_%s seqlen %d: %s\n", pass, name.c_str(), seqlen, e.what());
         return true;
@@ -184,10 +184,10 @@ void run(const char *dtype, int headDim, bool causal, const std::vector<int> &se
       // "bwd": the deterministic mode (two passes), "bwd_1pass": dQ by atomics in one pass
       // (FlashAttention-3's; the faster at head dim 128).
       if (!anchor("bwd", backwardLaunch)) report("bwd", 2.5 * flops, backwardLaunch, impl);
-      report(
-          "bwd_1pass", 2.5 * flops,
-          [&] { tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta, dqAccum}, nullptr, backwardConfig); },
-          onePassImpl);
+      auto onePassLaunch = [&] {
+        tk::AttentionBackward<T>::launch(gAot, {p, dO, dq, dk, dv, delta, dqAccum}, nullptr, backwardConfig);
+      };
+      if (!anchor("bwd_1pass", onePassLaunch)) report("bwd_1pass", 2.5 * flops, onePassLaunch, onePassImpl);
     }
   }
 }

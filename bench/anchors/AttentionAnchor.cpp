@@ -161,8 +161,9 @@ bool timeForwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<v
   return timeInTurns(row, c.flops, ours, theirs, errors, lib.dnn->describe(p));
 }
 
-bool timeBackwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<void()> &ours) {
-  const std::string row = "bwd_" + c.name + " " + c.shape;
+bool timeBackwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<void()> &ours,
+                              const std::string &pass) {
+  const std::string row = pass + "_" + c.name + " " + c.shape;
   Cudnn &lib = cudnn();
   if (!lib.dnn) return skip(row, lib.why);
   const SdpaProblem p = problemOf(c);

@@ -45,7 +45,8 @@ bool timeForwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<v
 /// compared (max and normwise relative errors), then the two backwards are timed in turns: rows
 /// `RESULT tile_attn_bwd_<name> ...` and `RESULT cudnn_attn_bwd_<name> ...` (2.5 times the forward's FLOPs),
 /// `cudnn-attn bwd_<name> <shape>:` and `clocks cudnn_attn_bwd_<name> <shape>:`; `skip cudnn_attn_bwd_...`
-/// and false where cuDNN cannot run it.
-bool timeBackwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<void()> &ours);
+/// and false where cuDNN cannot run it. `pass` names the rows ("bwd", or "bwd_1pass" for the one-pass mode).
+bool timeBackwardAgainstCudnn(const AttentionAnchorCase &c, const std::function<void()> &ours,
+                              const std::string &pass = "bwd");
 
 } // namespace tile::bench
