@@ -77,13 +77,14 @@ for f in train-images-idx3-ubyte train-labels-idx1-ubyte t10k-images-idx3-ubyte 
   staged+=("$DEV/mnist/$f.gz")
 done
 install -m 755 "$ROOT/scripts/gpu-check.sh" "$DEV/gpu-check.sh"
+install -m 644 "$ROOT/scripts/gpu-check-profile.sh" "$DEV/gpu-check-profile.sh"
 install -m 644 "$ROOT/bench/torch_triton_bench.py" "$DEV/torch_triton_bench.py"
 # It imports the network from bench/mnist_torch_reference.py, which the working tree carries.
 install -m 644 "$ROOT/bench/torch_train_step_bench.py" "$DEV/torch_train_step_bench.py"
 install -m 644 "$ROOT/bench/torch_conv_bench.py" "$DEV/torch_conv_bench.py"
 install -m 644 "$ROOT/bench/attention_torch_bench.py" "$DEV/attention_torch_bench.py"
 install -m 644 "$ROOT/bench/attention_triton_bwd.py" "$DEV/attention_triton_bwd.py"  # imported by the one above
-staged+=("$DEV/gpu-check.sh" "$DEV/torch_triton_bench.py" "$DEV/torch_train_step_bench.py" "$DEV/torch_conv_bench.py"
+staged+=("$DEV/gpu-check.sh" "$DEV/gpu-check-profile.sh" "$DEV/torch_triton_bench.py" "$DEV/torch_train_step_bench.py" "$DEV/torch_conv_bench.py"
          "$DEV/attention_torch_bench.py" "$DEV/attention_triton_bwd.py")
 
 ours=$(du -cb "${staged[@]}" | tail -1 | cut -f1)
