@@ -3,7 +3,7 @@
 // same q/k/v (and dO) buffers, in turns (Interleave.h), with NVML's clocks read before and after and sampled
 // during (GpuClocks.h): what the project's standards ask of a library anchor, where PyTorch's SDPA in
 // attention_torch_bench.py runs in another process and is only indicative. The forward rows compare O and
-// the row log-sum-exp; the backward rows (the deterministic mode's) dQ, dK and dV, each side's backward fed
+// the row log-sum-exp; the backward rows (either mode's) dQ, dK and dV, each side's backward fed
 // its own forward's O and log-sum-exp (cuDNN's forward runs once for its backward).
 #pragma once
 
