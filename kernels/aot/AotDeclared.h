@@ -23,20 +23,19 @@ template <class D> std::vector<Specialization> declaredVariants() {
   const KernelBase &kernel = kernels::dslKernel<D>();
   size_t numConsts = 0;
   for (const ParamDesc &p : kernel.params()) numConsts += p.kind == ArgKind::Const;
-  // A declaration may name integer parameters that are usually 1 (unit strides).
+  // A declaration may name integer parameters that are usually 1 (unit strides), and ones no
+  // specialisation assumes anything of (Declare.h's factFreeParams): each must be a parameter.
+  auto indexOf = [](const char *name, const char *role) {
+    auto at = std::find_if(D::params.begin(), D::params.end(), [&](const char *p) { return std::string(p) == name; });
+    if (at == D::params.end())
+      throw std::invalid_argument(std::string(D::name) + ": " + role + " parameter '" + name + "' is not a parameter");
+    return size_t(at - D::params.begin());
+  };
   std::vector<size_t> units;
   if constexpr (requires { D::unitParams; })
-    for (const char *u : D::unitParams) {
-      auto at = std::find_if(D::params.begin(), D::params.end(), [&](const char *p) { return std::string(p) == u; });
-      if (at == D::params.end())
-        throw std::invalid_argument(std::string(D::name) + ": unit parameter '" + u + "' is not a parameter");
-      units.push_back(size_t(at - D::params.begin()));
-    }
+    for (const char *u : D::unitParams) units.push_back(indexOf(u, "unit"));
   if constexpr (requires { D::factFreeParams; })
-    for (const char *f : D::factFreeParams)
-      if (std::find_if(D::params.begin(), D::params.end(), [&](const char *p) { return std::string(p) == f; }) ==
-          D::params.end())
-        throw std::invalid_argument(std::string(D::name) + ": fact-free parameter '" + f + "' is not a parameter");
+    for (const char *f : D::factFreeParams) indexOf(f, "fact-free");
   std::vector<Specialization> specs;
   for (const kernels::Variant &v : D::variants()) {
     if (v.consts.size() != numConsts)
