@@ -269,7 +269,8 @@ if [ "$full" = 1 ] && [ -d "$HERE/ptx" ] && [ -x "$CUDA_BIN/ptxas" ] && [ -x "$C
       # wgmma with its A operand in registers (attention's P): HGMMA.<shape> Rd, Ra, gdesc[...].
       hgmma_rs=$(grep -cE 'HGMMA[.A-Z0-9x]* R[0-9]+, R[0-9]+' "$SASS_DIR/$name.sass")
       regs=$(grep -o 'Used [0-9]* registers' "$SASS_DIR/$name.ptxas.log" | head -1 | grep -o '[0-9]*')
-      warnings=$(grep -c 'warning' "$SASS_DIR/$name.ptxas.log")
+      # Warnings, and ptxas's "Potential Performance Loss" notes (C7514: wgmmas serialised).
+      warnings=$(grep -c 'warning\|Performance Loss' "$SASS_DIR/$name.ptxas.log")
       # The PTX's .loc directives survive into the SASS: the DSL source lines nvdisasm names.
       lines=$("$CUDA_BIN/nvdisasm" --print-line-info "$cubin" 2>/dev/null | grep -o 'line [0-9]*' | sort -u | wc -l)
       # The file most instructions come from (the first named is the kernel's declaration site).

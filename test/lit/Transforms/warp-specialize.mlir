@@ -220,8 +220,9 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK-NEXT:     %[[D:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32}
 // CHECK-NEXT:     %[[ISLAST:.*]] = arith.cmpi eq, %[[G1]], %[[LAST]] : i32
 // CHECK-NEXT:     tile.turn_pass %[[ISLAST]] {groups = 2 : i32}
+// CHECK-NEXT:     tile.memdesc_index
 // CHECK-NEXT:     tile.warpgroup_dot_wait %[[D]] {pendings = 0 : i32}
-// CHECK:          tile.barrier_arrive
+// CHECK-NEXT:     tile.barrier_arrive
 // CHECK:        scf.for
 // CHECK:          tile.turn_wait {groups = 2 : i32}
 // CHECK:          tile.turn_pass %{{.*}} {groups = 2 : i32}
@@ -524,6 +525,67 @@ module attributes {tile.target = "sm_90a"} {
       scf.yield %next : tensor<128x64xf32, #mma>
     } {tile.warp_specialize}
     tile.store %po, %out : tensor<128x64x!tile.ptr<f32>, #mma>, tensor<128x64xf32, #mma>
+    return
+  }
+}
+
+// -----
+
+// Dots that stay in flight through the iteration. S (from buffers) and then D (a register a,
+// independent of S) share one turn: S is waited for right after it (wait_group 1), D only
+// before the yield, its only reader. E, also a register a and only carried, takes a turn of
+// its own and is not waited for after it either: D's wait counts E issued after it (wait_group
+// 1), E's none. The slots are freed after the last waits (K read by S and E, V by D).
+// CHECK-LABEL: func.func @dots_in_flight_through_the_iteration
+// CHECK:      } consumers {
+// CHECK:        scf.for
+// CHECK:          tile.turn_wait {groups = 2 : i32}
+// CHECK-NEXT:     %[[S:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : <128x32xf16
+// CHECK-NOT:      tile.turn
+// CHECK:          %[[D:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : tensor<128x64xf16, #dot_op>
+// CHECK-NEXT:     tile.turn_pass {groups = 2 : i32}
+// CHECK-NEXT:     tile.warpgroup_dot_wait %[[S]] {pendings = 1 : i32}
+// CHECK-NOT:      tile.barrier_arrive
+// CHECK:          tile.turn_wait {groups = 2 : i32}
+// CHECK-NEXT:     %[[E:.*]] = tile.warpgroup_dot {{.*}} {pendings = 1 : i32} : tensor<128x64xf16, #dot_op>
+// CHECK-NEXT:     arith.cmpi
+// CHECK-NEXT:     tile.turn_pass
+// CHECK-NOT:      tile.barrier_arrive
+// CHECK:          %[[DDONE:.*]] = tile.warpgroup_dot_wait %[[D]] {pendings = 1 : i32}
+// CHECK-NEXT:     %[[EDONE:.*]] = tile.warpgroup_dot_wait %[[E]] {pendings = 0 : i32}
+// CHECK-NEXT:     tile.barrier_arrive
+// CHECK-NEXT:     tile.barrier_arrive
+// CHECK-NEXT:     scf.yield %{{.*}}, %[[DDONE]], %[[EDONE]]
+
+#blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1], order = [1, 0]>
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#dot_op = #tile.dot_operand<opIdx = 0, parent = #mma>
+module attributes {tile.target = "sm_90a"} {
+  func.func @dots_in_flight_through_the_iteration(%k: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32}, %v: !tile.tensordesc<f16, 2> {tile.divisibility = 16 : i32},
+                        %q: tensor<128x32xf16, #blocked>, %pa: tensor<128x64xf16, #dot_op>, %pk: tensor<64x32x!tile.ptr<f16>, #blocked>,
+                        %po: tensor<128x64x!tile.ptr<f32>, #mma>, %po2: tensor<128x32x!tile.ptr<f32>, #mma>, %n: i32) attributes {tile.kernel, tile.num_stages = 2 : i32, tile.num_warps = 8 : i32} {
+    %c0 = arith.constant 0 : i32
+    %c64 = arith.constant 64 : i32
+    %true = arith.constant dense<true> : tensor<64x32xi1, #blocked>
+    %z = arith.constant dense<0.000000e+00> : tensor<64x32xf16, #blocked>
+    %zs = arith.constant dense<0.000000e+00> : tensor<128x64xf32, #mma>
+    %zo = arith.constant dense<0.000000e+00> : tensor<128x32xf32, #mma>
+    %qb = tile.local_alloc %q : (tensor<128x32xf16, #blocked>) -> !tile.memdesc<128x32xf16, #tile.nvmma_shared<swizzle = 64>>
+    %out:3 = scf.for %n0 = %c0 to %n step %c64 iter_args(%a1 = %zs, %a2 = %zo, %a3 = %zo) -> (tensor<128x64xf32, #mma>, tensor<128x32xf32, #mma>, tensor<128x32xf32, #mma>) : i32 {
+      %kt = tile.load %pk, %true, %z box %k[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %vt = tile.load %pk, %true, %z box %v[%n0, %c0] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>, #blocked>, tensor<64x32xi1, #blocked>, tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #blocked>
+      %kb = tile.local_alloc %kt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %vb = tile.local_alloc %vt : (tensor<64x32xf16, #blocked>) -> !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>
+      %kT = tile.memdesc_trans %kb : <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>>
+      %s = tile.warpgroup_dot %qb, %kT, %zs : <128x32xf16, #tile.nvmma_shared<swizzle = 64>> * <32x64xf16, #tile.nvmma_shared<swizzle = 64, transposed = true>> -> tensor<128x64xf32, #mma>
+      %d = tile.warpgroup_dot %pa, %vb, %a2 : tensor<128x64xf16, #dot_op> * <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> tensor<128x32xf32, #mma>
+      %next = arith.addf %a1, %s : tensor<128x64xf32, #mma>
+      %e = tile.warpgroup_dot %pa, %kb, %a3 : tensor<128x64xf16, #dot_op> * <64x32xf16, #tile.nvmma_shared<swizzle = 64>> -> tensor<128x32xf32, #mma>
+      scf.yield %next, %d, %e : tensor<128x64xf32, #mma>, tensor<128x32xf32, #mma>, tensor<128x32xf32, #mma>
+    } {tile.warp_specialize}
+    tile.store %po, %out#0 : tensor<128x64x!tile.ptr<f32>, #mma>, tensor<128x64xf32, #mma>
+    tile.store %po2, %out#1 : tensor<128x32x!tile.ptr<f32>, #mma>, tensor<128x32xf32, #mma>
+    tile.store %po2, %out#2 : tensor<128x32x!tile.ptr<f32>, #mma>, tensor<128x32xf32, #mma>
     return
   }
 }

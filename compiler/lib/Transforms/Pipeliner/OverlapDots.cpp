@@ -27,16 +27,10 @@ namespace {
 /// `user`'s ancestor in `block` (the op itself when it is there).
 Operation *inBlock(Operation *user, Block *block) { return block->findAncestorOpInBlock(*user); }
 
-/// Whether every use of `v` comes after `op` in `op`'s block.
-bool usedOnlyAfter(Value v, Operation *op) {
-  return llvm::all_of(v.getUsers(), [&](Operation *u) {
-    Operation *at = inBlock(u, op->getBlock());
-    return at && op->isBeforeInBlock(at);
-  });
-}
+} // namespace
 
 /// The first op of `d`'s block that uses its result (directly or inside its regions).
-Operation *firstUser(WarpGroupDotOp d) {
+Operation *mlir::tile::pipeliner::firstUser(WarpGroupDotOp d) {
   Operation *first = nullptr;
   for (Operation *u : d->getUsers()) {
     Operation *at = inBlock(u, d->getBlock());
@@ -44,6 +38,8 @@ Operation *firstUser(WarpGroupDotOp d) {
   }
   return first;
 }
+
+namespace {
 
 /// The first tile.barrier_arrive after `op` in its block.
 Operation *firstArriveAfter(Operation *op) {
@@ -85,13 +81,20 @@ unsigned overlapInBlock(Block &block) {
 
 } // namespace
 
-WarpGroupDotOp mlir::tile::pipeliner::independentPartnerOf(WarpGroupDotOp first, bool acrossMbarriers) {
+WarpGroupDotOp mlir::tile::pipeliner::independentPartnerOf(WarpGroupDotOp first, bool acrossMbarriers, bool registerA) {
   for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
     if (auto next = dyn_cast<WarpGroupDotOp>(op))
-      return !next.hasRegisterA() && usedOnlyAfter(first.getResult(), next) ? next : WarpGroupDotOp();
+      return (registerA || !next.hasRegisterA()) && usedOnlyAfter(first.getResult(), next) ? next : WarpGroupDotOp();
     if (!leavesBuffersAlone(op) && !(acrossMbarriers && isa<BarrierWaitOp, BarrierArriveOp>(op))) return {};
   }
   return {};
+}
+
+bool mlir::tile::pipeliner::usedOnlyAfter(Value v, Operation *op) {
+  return llvm::all_of(v.getUsers(), [&](Operation *u) {
+    Operation *at = inBlock(u, op->getBlock());
+    return at && op->isBeforeInBlock(at);
+  });
 }
 
 Operation *mlir::tile::pipeliner::whereDotIsNeeded(WarpGroupDotOp d) {

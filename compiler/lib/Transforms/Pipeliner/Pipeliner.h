@@ -107,10 +107,14 @@ unsigned copyTopLevelBlocksByTma(func::FuncOp kernel);
 /// pairs.
 unsigned overlapIndependentDots(func::FuncOp kernel);
 /// The dot issued next after `first` in its block that may go in flight beside it: it reads
-/// shared-memory buffers only and not `first`'s result, and only ops that write no memory
-/// (and, with `acrossMbarriers`, a warp-specialised loop's mbarrier waits and arrivals) lie
-/// between them. Null where there is none.
-WarpGroupDotOp independentPartnerOf(WarpGroupDotOp first, bool acrossMbarriers);
+/// shared-memory buffers only (with `registerA`, or a register a) and not `first`'s result,
+/// and only ops that write no memory (and, with `acrossMbarriers`, a warp-specialised loop's
+/// mbarrier waits and arrivals) lie between them. Null where there is none.
+WarpGroupDotOp independentPartnerOf(WarpGroupDotOp first, bool acrossMbarriers, bool registerA = false);
+/// The first op of `d`'s block that uses its result (directly or inside its regions); null if none.
+Operation *firstUser(WarpGroupDotOp d);
+/// Whether every use of `v` comes after `op` in `op`'s block.
+bool usedOnlyAfter(Value v, Operation *op);
 /// The first op after `d` in its block that needs its wgmmas retired: its result's first
 /// user, or a tile.barrier_arrive that frees the ring slot it reads, if earlier. Null if none.
 Operation *whereDotIsNeeded(WarpGroupDotOp d);

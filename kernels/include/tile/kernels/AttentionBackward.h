@@ -226,12 +226,17 @@ template <class T> struct AttentionBackwardKeyValue {
             }
             Value dvNext = dot(cast(pT, kElem), doBlock, c[1]);
             Value dsT = cast(pT * (dpT - row(d)), kElem);
-            Value dkNext = dot(dsT, qBlock, c[0]);
             // dQᵀ = Kᵀ dSᵀ [D, BM]: K's buffer read transposed (wgmma's MN-major a), dSᵀ staged
             // once in shared memory, the product added as it comes out of the tensor cores to
             // the accumulator laid out transposed ([heads·D, tokens]; the cast kernel turns it
             // back). Queries past the sequence add zeros (their dS is 0): harmless to a neighbour.
-            if (DQ) atomic_add(dqAccum, {h * D, start + m0}, dot(trans(kBlock), dsT));
+            // Warp-specialised, issued before dK's product, in one turn with it: dK's wgmmas
+            // then run while dQᵀ is staged and added. Without turns the order changes nothing
+            // (each dot waits as issued): after it, as before.
+            Value dqT = DQ && WS ? dot(trans(kBlock), dsT) : Value();
+            Value dkNext = dot(dsT, qBlock, c[0]);
+            if (DQ && WS == 0) dqT = dot(trans(kBlock), dsT);
+            if (DQ) atomic_add(dqAccum, {h * D, start + m0}, dqT);
             return std::vector<Value>{dkNext, dvNext};
           },
           LoopOptions{.warpSpecialize = WS != 0});
