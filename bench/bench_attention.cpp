@@ -14,7 +14,8 @@
 // one-pass backward (`bwd_1pass`) likewise, as rows of its own (cuDNN timed again beside it).
 //   bench_attention [--quick]      (--quick or ATTN_QUICK=1: seqlen 4096 and 16384 only)
 // ATTN_ROWS="f16_d128_full bf16_d128_causal" keeps only those rows (library and sweep tiles), ATTN_SWEEP=0 leaves
-// the sweep tiles out: a short run for a profiler (gpu-check.sh's PROFILE mode).
+// the sweep tiles out: a short run for a profiler (gpu-check.sh's PROFILE mode); ATTN_SWEEP=backward keeps the
+// backward's only.
 #include "tile/HalfBits.h"
 #include "tile/kernels/AotLauncher.h"
 #include "tile/kernels/AttentionBackward.h"
@@ -81,7 +82,8 @@ std::string tileName(const tk::AttentionConfig &c) {
          std::to_string(c.numStages) +
          (!c.warpSpecialize     ? "-noWS"
           : c.overlapIterations ? ""
-                                : "-noOverlap");
+                                : "-noOverlap") +
+         (c.warpSpecialize && !c.pingPong ? "-noTurns" : "");
 }
 
 /// Rows per seqlen, forward and (head dims 64 and 128) backward, of the library's tiles (name
@@ -208,10 +210,13 @@ int main(int argc, char **argv) {
   for (int d : {64, 128, 256})
     for (bool causal : {false, true}) run<tile::f16>("f16", d, causal, seqlens);
   for (bool causal : {false, true}) run<tile::bf16>("bf16", 128, causal, seqlens);
-  if (const char *sweep = std::getenv("ATTN_SWEEP"); sweep && std::strcmp(sweep, "0") == 0) return 0;
+  const char *sweep = std::getenv("ATTN_SWEEP");
+  if (sweep && std::strcmp(sweep, "0") == 0) return 0;
   // The other declared tiles (AttentionForward::kSweep) at two lengths: what configFor's choice is measured against.
-  for (const auto &t : tk::AttentionForward<tile::f16>::kSweep)
-    for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, &t.config);
+  // ATTN_SWEEP=backward: the backward's only.
+  if (!(sweep && std::strcmp(sweep, "backward") == 0))
+    for (const auto &t : tk::AttentionForward<tile::f16>::kSweep)
+      for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, &t.config);
   for (const auto &t : tk::kAttentionBackwardSweep)
     for (bool causal : {false, true}) run<tile::f16>("f16", t.headDim, causal, {4096, 16384}, nullptr, &t.config);
   return 0;

@@ -86,6 +86,7 @@ std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<V
   if (options.warpSpecialize) loop->setAttr(mlir::tile::kWarpSpecializeAttr, s.builder.getUnitAttr());
   if (options.warpSpecialize && options.overlapIterations)
     loop->setAttr(mlir::tile::kOverlapIterationsAttr, s.builder.getUnitAttr());
+  if (options.warpSpecialize && !options.pingPong) loop->setAttr(mlir::tile::kNoTurnsAttr, s.builder.getUnitAttr());
   mlir::Block *bodyBlock = loop.getBody();
   std::vector<Value> results;
   {

@@ -58,6 +58,57 @@ unsigned mlir::tile::memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value 
   return std::max<int64_t>(1, vec);
 }
 
+namespace {
+
+/// The run of consecutive elements a thread owns: its dimension and length.
+struct ThreadRun {
+  int dim = -1; ///< -1: the last
+  unsigned length = 1;
+};
+
+/// A blocked layout's: its fastest dimension's elements per thread. Any other distributed
+/// layout's, from its linear layout: register bits 0..k-1 stepping 1, 2, .., 2^(k-1) along
+/// one dimension, every other basis a multiple of 2^k there (so a group of 2^k registers
+/// starts at a multiple of 2^k: aligned where the addresses are).
+ThreadRun threadRunOf(RankedTensorType type) {
+  Attribute layout = type.getEncoding();
+  if (auto b = dyn_cast_or_null<BlockedLayoutAttr>(layout))
+    return {int(b.getOrder()[0]), b.getSizePerThread()[b.getOrder()[0]]};
+  if (!isa_and_nonnull<DistributedLayoutInterface>(layout)) return {};
+  const ::tile::layout::LinearLayout ll = toLinearLayout(type);
+  const int regBits = ll.hasInDim("register") ? ll.getInDimSizeLog2("register") : 0;
+  if (regBits == 0) return {};
+  const std::vector<int32_t> &first = ll.getBasis("register", 0);
+  const int dim = int(std::find(first.begin(), first.end(), 1) - first.begin());
+  if (dim == int(first.size())) return {};
+  // Register bit k steps 2^k along `dim` and nothing else.
+  auto steps = [&](int k) {
+    const std::vector<int32_t> &basis = ll.getBasis("register", k);
+    for (int d = 0; d < int(basis.size()); ++d)
+      if (basis[d] != (d == dim ? 1 << k : 0)) return false;
+    return true;
+  };
+  int k = 0;
+  while (k < regBits && steps(k)) ++k;
+  for (const auto &[inDim, bases] : ll.getBases())
+    for (size_t bit = inDim == "register" ? size_t(k) : 0; bit < bases.size(); ++bit)
+      while (k > 0 && bases[bit][dim] % (1 << k) != 0) --k;
+  return {int(dim), 1u << k};
+}
+
+} // namespace
+
+unsigned mlir::tile::accessVectorWidth(AxisInfoAnalysis &axis, Operation *access) {
+  Value ptr, mask;
+  if (auto l = dyn_cast<LoadOp>(access)) ptr = l.getPtr(), mask = l.getMask();
+  else if (auto s = dyn_cast<StoreOp>(access)) ptr = s.getPtr(), mask = s.getMask();
+  else return 1;
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type) return 1;
+  const ThreadRun run = threadRunOf(type);
+  return memoryVectorWidth(axis, ptr, mask, run.length, run.dim);
+}
+
 Attribute mlir::tile::layoutOf(Type t) {
   if (auto rt = dyn_cast<RankedTensorType>(t)) return rt.getEncoding();
   return {};

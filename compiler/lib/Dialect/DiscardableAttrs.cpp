@@ -118,7 +118,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
                              << attr.getValue();
   } else if (name == kTmaMapsAttr) {
     return verifyTmaMaps(op, attr);
-  } else if (name == kWarpSpecializeAttr || name == kOverlapIterationsAttr) {
+  } else if (name == kWarpSpecializeAttr || name == kOverlapIterationsAttr || name == kNoTurnsAttr) {
     if (!isa<scf::ForOp>(op) || !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << name << "' is a unit attribute of an scf.for";
   } else if (name == kNumStagesAttr) {

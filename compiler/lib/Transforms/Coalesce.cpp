@@ -24,18 +24,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-/// The dimension consecutive registers step along (the layout's fastest; -1: the last).
-int fastestDim(Attribute layout) {
-  if (auto b = dyn_cast_or_null<BlockedLayoutAttr>(layout)) return int(b.getOrder()[0]);
-  return -1;
-}
-
-/// Elements a thread owns consecutively along the fastest dimension of `layout`.
-unsigned contiguousPerThread(Attribute layout) {
-  if (auto b = dyn_cast_or_null<BlockedLayoutAttr>(layout)) return b.getSizePerThread()[b.getOrder()[0]];
-  return 1; // slices: conservatively scalar
-}
-
 /// Consecutive addresses worth ordering lanes along when no vector width is gained: 4
 /// elements (16 bytes of f32) or more per run.
 constexpr int64_t kMinCoalescedRun = 4;
@@ -103,16 +91,8 @@ struct Coalesce : mlir::tile::impl::TileCoalesceBase<Coalesce> {
     // Widths from the final layouts (the analysis sees through the conversions just made).
     AxisInfoAnalysis axis(getOperation());
     getOperation().walk([&](Operation *op) {
-      Value ptr, mask;
-      if (auto l = dyn_cast<LoadOp>(op)) ptr = l.getPtr(), mask = l.getMask();
-      else if (auto s = dyn_cast<StoreOp>(op)) ptr = s.getPtr(), mask = s.getMask();
-      else if (auto a = dyn_cast<AtomicAddOp>(op)) ptr = a.getPtr(), mask = a.getMask();
-      else return;
-      unsigned vec = 1;
-      // Atomics stay scalar: there is no vector atomic add for most types.
-      if (!isa<AtomicAddOp>(op))
-        vec = memoryVectorWidth(axis, ptr, mask, contiguousPerThread(layoutOf(ptr.getType())),
-                                fastestDim(layoutOf(ptr.getType())));
+      if (!isa<LoadOp, StoreOp, AtomicAddOp>(op)) return;
+      const unsigned vec = accessVectorWidth(axis, op);
       LLVM_DEBUG(llvm::dbgs() << "vector width " << vec << (isa<AtomicAddOp>(op) ? " (atomics stay scalar)" : "")
                               << ": " << op->getName() << " at " << op->getLoc() << "\n");
       setVectorWidth(op, vec);

@@ -88,7 +88,8 @@ std::optional<Range> bufferRange(Value v) {
 
 struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers> {
   bool failed = false;
-  bool inProducer = false; ///< walking a tile.warp_specialize op's producer region
+  bool inProducer = false;   ///< walking a tile.warp_specialize op's producer region
+  unsigned barriersSeen = 0; ///< barrierBefore's calls, inserting or not
 
   void runOnOperation() override {
     if (mlir::failed(requireLayouts(getOperation(), getArgument()))) return signalPassFailure();
@@ -126,6 +127,7 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
   }
 
   void barrierBefore(Operation *op, State &state, bool insert) {
+    ++barriersSeen;
     if (insert && inProducer) {
       op->emitOpError("in a warp-specialised producer would need a barrier: its warp cannot synchronise with the "
                       "consumers but through mbarriers");
@@ -161,6 +163,13 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
       return;
     }
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      // A barrier a branch needs before its first access goes before the branch (its
+      // condition is a scalar: every thread takes the same path): then every path passes it
+      // and none carries the accesses before it on (a TMA store of a staged block, issued
+      // only where the block meets the tensor).
+      if (!inProducer &&
+          (needsBarrierFirst(branch.getThenRegion(), state) || needsBarrierFirst(branch.getElseRegion(), state)))
+        barrierBefore(op, state, insert);
       State thenState = state, elseState = state;
       walkBlock(branch.getThenRegion().front(), thenState, insert);
       if (!branch.getElseRegion().empty()) walkBlock(branch.getElseRegion().front(), elseState, insert);
@@ -255,6 +264,19 @@ struct InsertBarriers : mlir::tile::impl::TileInsertBarriersBase<InsertBarriers>
     if (state.conflicts(reads, writes)) barrierBefore(op, state, insert);
     state.reads.append(reads);
     state.writes.append(writes);
+  }
+
+  /// Whether the first op of `region` that touches memory needs a barrier before it.
+  bool needsBarrierFirst(Region &region, const State &state) {
+    if (region.empty()) return false;
+    for (Operation &op : region.front()) {
+      if (isMemoryEffectFree(&op)) continue;
+      State probe = state;
+      const unsigned before = barriersSeen;
+      visit(&op, probe, /*insert=*/false);
+      return barriersSeen != before;
+    }
+    return false;
   }
 
   void walkBlock(Block &block, State &state, bool insert) {

@@ -47,22 +47,36 @@ namespace {
 /// the image's bounds, and'ed) is about 12.
 constexpr int kMaxCheapDepth = 16;
 
+/// Whether `load` reads fewer elements than its kernel has threads (each element is read by
+/// several threads in any layout).
+bool isReplicatedLoad(LoadOp load) {
+  auto func = load->getParentOfType<func::FuncOp>();
+  auto type = cast<RankedTensorType>(load.getType());
+  return func && type.getNumElements() < int64_t(kernelWarps(func)) * 32;
+}
+
 /// Whether `v` is a short computation from scalars (see rebuildableIn). `known` remembers
 /// the answers so far (shared subexpressions are visited once).
-bool isCheap(Value v, DenseMap<Value, bool> &known, int depth = 0) {
+bool isCheap(Value v, Rebuild what, DenseMap<Value, bool> &known, int depth = 0) {
   Operation *op = v.getDefiningOp();
   if (!op || depth > kMaxCheapDepth) return false;
   if (auto it = known.find(v); it != known.end()) return it->second;
+  auto operandsCheap = [&] {
+    return llvm::all_of(op->getOperands(), [&](Value o) {
+      return !isa<RankedTensorType>(o.getType()) || isCheap(o, what, known, depth + 1);
+    });
+  };
   bool cheap;
   if (isa<MakeRangeOp, SplatOp, arith::ConstantOp>(op)) cheap = true;
   // A conversion: as cheap as what it converts.
-  else if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) cheap = isCheap(cvt.getSrc(), known, depth + 1);
+  else if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) cheap = isCheap(cvt.getSrc(), what, known, depth + 1);
+  else if (auto load = dyn_cast<LoadOp>(op))
+    cheap = what == Rebuild::ReplicatedLoads && isa<RankedTensorType>(load.getType()) && isReplicatedLoad(load) &&
+            operandsCheap();
   else if (!isa<AddPtrOp, BroadcastOp, ExpandDimsOp>(op) &&
            (!isa<arith::ArithDialect>(op->getDialect()) || op->getNumResults() != 1))
     cheap = false;
-  else
-    cheap = llvm::all_of(op->getOperands(),
-                         [&](Value o) { return !isa<RankedTensorType>(o.getType()) || isCheap(o, known, depth + 1); });
+  else cheap = operandsCheap();
   known[v] = cheap;
   return cheap;
 }
@@ -96,9 +110,9 @@ bool canRematerializeAs(Value v, Attribute layout) {
 
 } // namespace
 
-bool mlir::tile::rebuildableIn(Value v, Attribute layout) {
+bool mlir::tile::rebuildableIn(Value v, Attribute layout, Rebuild what) {
   DenseMap<Value, bool> known;
-  return isCheap(v, known) && canRematerializeAs(v, layout);
+  return isCheap(v, what, known) && canRematerializeAs(v, layout);
 }
 
 Value mlir::tile::rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
@@ -107,6 +121,10 @@ Value mlir::tile::rematerialize(OpBuilder &b, Value v, RankedTensorType type) {
     Value src = cvt.getSrc();
     return layoutOf(src.getType()) == type.getEncoding() ? src : rematerialize(b, src, type);
   }
+  // A load reads where the original did, before any store between there and `b` (its
+  // addresses are recomputed there too: what they are computed from is defined before it).
+  OpBuilder::InsertionGuard guard(b);
+  if (isa<LoadOp>(op)) b.setInsertionPointAfter(op);
   IRMapping map;
   Attribute operandLayout = operandLayoutFor(op, type.getEncoding());
   for (Value o : op->getOperands())
@@ -129,7 +147,7 @@ void mlir::tile::eraseIfDead(ArrayRef<Operation *> ops) {
     if (op && op->use_empty() && !llvm::is_contained(dead, op)) dead.push_back(op);
   while (!dead.empty()) {
     Operation *op = dead.pop_back_val();
-    if (!isMemoryEffectFree(op)) continue;
+    if (!wouldOpBeTriviallyDead(op)) continue;
     SmallVector<Operation *> feeders;
     for (Value o : op->getOperands())
       if (Operation *d = o.getDefiningOp(); d && !llvm::is_contained(feeders, d)) feeders.push_back(d);

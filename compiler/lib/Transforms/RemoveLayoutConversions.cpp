@@ -5,8 +5,9 @@
 //   - layout propagation: every tensor-core result's #tile.mma layout flows forward through
 //     what is computed from it, loop-carried values included (LayoutPropagation.cpp);
 //   - rematerialisation: a conversion of a cheap value (index arithmetic, an address
-//     tensor: ranges, splats, constants, arith, addptr, broadcast, expand_dims) becomes
-//     the value recomputed in the wanted layout;
+//     tensor: ranges, splats, constants, arith, addptr, broadcast, expand_dims; a load of
+//     fewer elements than the kernel has threads, as Triton's) becomes the value recomputed
+//     in the wanted layout;
 //   - chains: convert(convert(x)) converts x once, and a conversion to x's own layout is x
 //     (tile.convert_layout's folder and canonicalisation pattern, applied here);
 //   - propagation: a chain of elementwise ops converted out of a layout L and back runs in
@@ -17,6 +18,7 @@
 #include "LayoutPropagation.h"
 #include "LayoutRewrite.h"
 #include "tile/Transforms/Passes.h"
+#include "tile/Analysis/LayoutConversion.h"
 #include "tile/Transforms/Preconditions.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -48,21 +50,64 @@ bool isElementwise(Operation *op) {
   });
 }
 
-/// convert_layout of a cheap producer → the producer recomputed in the target layout.
+/// Registers per thread of a tensor of `type` (a distributed layout).
+int64_t registersOf(RankedTensorType type) { return toLinearLayout(type).getInDimSize("register"); }
+
+/// `type` (rank 1) in a blocked layout in which every warp holds the whole tensor (lanes and
+/// registers cover it; the kernel's other warps repeat it), or null where one warp cannot.
+RankedTensorType warpReplicated(RankedTensorType type, unsigned warps) {
+  const unsigned bytes = std::max(1u, type.getElementTypeBitWidth() / 8);
+  BlockedLayoutAttr one = defaultBlockedLayout(type.getContext(), type.getShape(), 1, 16 / bytes);
+  SmallVector<unsigned> wpc(one.getWarpsPerCTA());
+  wpc[one.getOrder().back()] = warps; // the slowest dimension, whole in one warp already
+  auto layout =
+      BlockedLayoutAttr::get(type.getContext(), one.getSizePerThread(), one.getThreadsPerWarp(), wpc, one.getOrder());
+  RankedTensorType replicated = withLayout(type, layout);
+  const ::tile::layout::LinearLayout ll = toLinearLayout(replicated);
+  for (const auto &[inDim, bases] : ll.getBases())
+    for (const std::vector<int32_t> &basis : bases)
+      if (inDim == "warp" && llvm::any_of(basis, [](int32_t c) { return c != 0; })) return {};
+  return replicated;
+}
+
+/// convert_layout of a cheap producer → the producer recomputed in the target layout. A row
+/// producer that loads fewer elements than the kernel has threads (Rebuild::ReplicatedLoads):
+/// loaded in the target layout when that holds no more registers per thread than a layout
+/// in which each warp holds the whole tensor; else, where the target holds the whole tensor
+/// in every warp (a row vector broadcast over an accumulator's columns: attention's log-sum-
+/// exp, a bias), loaded in such a layout and converted by shuffles within warps: a few
+/// registers live until the use, no round trip through shared memory, no barrier.
 bool rematerializeCheap(func::FuncOp func) {
   SmallVector<ConvertLayoutOp> converts;
   func.walk([&](ConvertLayoutOp c) { converts.push_back(c); });
+  const unsigned warps = kernelWarps(func);
   bool changed = false;
   for (ConvertLayoutOp cvt : converts) {
-    if (!rebuildableIn(cvt.getSrc(), cvt.getType().getEncoding())) continue;
-    LLVM_DEBUG(llvm::dbgs() << "rematerialise the cheap operand of the conversion at " << cvt.getLoc() << " in "
-                            << cvt.getType().getEncoding() << "\n");
+    Value src = cvt.getSrc();
+    RankedTensorType type = cvt.getType();
+    Attribute layout = type.getEncoding();
     OpBuilder b(cvt);
-    Value replacement = rematerialize(b, cvt.getSrc(), cvt.getType());
-    Operation *src = cvt.getSrc().getDefiningOp();
-    cvt.replaceAllUsesWith(replacement);
-    cvt.erase();
-    eraseIfDead(src);
+    Operation *old = src.getDefiningOp();
+    const bool cheap = rebuildableIn(src, layout);
+    // Rows only (rank 1: a broadcast over an accumulator's columns or rows), what was measured.
+    const bool reloadable = !cheap && type.getRank() == 1 && rebuildableIn(src, layout, Rebuild::ReplicatedLoads);
+    const RankedTensorType replicated =
+        reloadable && isa<DistributedLayoutInterface>(layout) ? warpReplicated(type, warps) : RankedTensorType();
+    if (cheap || (reloadable && (!replicated || registersOf(type) <= registersOf(replicated)))) {
+      LLVM_DEBUG(llvm::dbgs() << "rematerialise the cheap operand of the conversion at " << cvt.getLoc() << " in "
+                              << layout << "\n");
+      cvt.replaceAllUsesWith(rematerialize(b, src, type));
+      cvt.erase();
+    } else if (replicated && layoutOf(src.getType()) != replicated.getEncoding() &&
+               planLayoutConversion(replicated, type).kind != LayoutConversionKind::SharedMemory &&
+               rebuildableIn(src, replicated.getEncoding(), Rebuild::ReplicatedLoads)) {
+      LLVM_DEBUG(llvm::dbgs() << "load the operand of the conversion at " << cvt.getLoc() << " in "
+                              << replicated.getEncoding() << ", whole in every warp, and shuffle it\n");
+      cvt.getSrcMutable().assign(rematerialize(b, src, withLayout(src.getType(), replicated.getEncoding())));
+    } else {
+      continue;
+    }
+    eraseIfDead(old);
     changed = true;
   }
   return changed;
@@ -216,6 +261,8 @@ struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBa
     const FrozenRewritePatternSet chainPatterns(std::move(patterns));
     getOperation().walk([&](func::FuncOp func) {
       if (!func->hasAttr(kKernelAttr)) return;
+      DenseSet<Operation *> loadsBefore;
+      func.walk([&](LoadOp l) { loadsBefore.insert(l); });
       // Tensor-core results first keep their layout through what is computed from them
       // (LayoutPropagation.cpp); the rounds below clean up after it.
       propagateAccumulatorLayouts(func);
@@ -233,6 +280,12 @@ struct RemoveLayoutConversions : mlir::tile::impl::TileRemoveLayoutConversionsBa
                                 << (changed ? ": changed\n" : ": fixed point\n"));
         if (!changed) break;
       }
+      // Loads recomputed in another layout move as many elements per instruction as that
+      // layout and their addresses allow (tile-coalesce's rule, which ran before).
+      AxisInfoAnalysis axis(func);
+      func.walk([&](LoadOp l) {
+        if (!loadsBefore.contains(l)) setVectorWidth(l, accessVectorWidth(axis, l));
+      });
     });
   }
 };

@@ -249,9 +249,13 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
       // a box wholly outside adds nothing and issues no copy. No masked fallback: its
       // pointer tensor (two registers an element) would stay allocated beside the kernel's
       // accumulators even where the branch never runs (the attention backward's dQ spilled).
-      auto branch = scf::IfOp::create(b, loc, overlapsTensor(b, loc, store), /*withElseRegion=*/false);
-      b.setInsertionPointToStart(branch.thenBlock());
+      // The block is staged before the branch, so that the barrier publishing it comes before
+      // the branch too (tile-insert-barriers): every path passes it, and what the threads
+      // read before it (attention's dSᵀ, read by dQᵀ's wgmmas) is free on every path after.
+      Value meets = overlapsTensor(b, loc, store);
       Value staged = LocalAllocOp::create(b, loc, buffer, computeIn(b, original, source));
+      auto branch = scf::IfOp::create(b, loc, meets, /*withElseRegion=*/false);
+      b.setInsertionPointToStart(branch.thenBlock());
       AsyncTmaStoreOp::create(b, loc, staged, store.getDesc(), store.getDescOffsets(), /*add=*/true);
       store.erase();
       return;

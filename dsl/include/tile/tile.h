@@ -169,6 +169,11 @@ struct LoopOptions {
   /// between them runs while a product does (FlashAttention-3's intra-warpgroup overlap). Costs
   /// registers: the values between the two dots (P) are held one iteration longer. A hint.
   bool overlapIterations = false;
+  /// With warpSpecialize and two or more consumer warpgroups, the warpgroups take turns at
+  /// their dots (FlashAttention-3's ping-pong: one's softmax runs while the other's wgmmas do).
+  /// false: each issues its dots as soon as it can (FlashAttention-3's backward, whose dots
+  /// outweigh the work between them). A hint.
+  bool pingPong = true;
 };
 std::vector<Value> for_range(Operand lo, Operand hi, Operand step, std::vector<Value> init, const LoopBody &body,
                              LoopOptions options, SrcLoc loc = SrcLoc::current());

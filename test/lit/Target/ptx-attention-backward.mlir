@@ -16,6 +16,9 @@
 // RUN: tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c1,c1 --stage=opt | FileCheck %s
 // RUN: tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c1,c1 --stage=ptx | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c1,c1 --stage=regs | FileCheck %s --check-prefix=REGS %}
+// WS = 2, the library's (LoopOptions::pingPong = false): the same loop without turns.
+// RUN: tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c2,c1 --stage=opt | FileCheck %s --check-prefix=NOTURNS
+// RUN: %if ptxas %{ tilec --kernel=attention_bwd_dkdv_f16 --spec=w8,s2,d16,d16,d16,d16,p16,p16,p16,p16,d16,p16,i16,i16,i16,i16,f,c64,c128,c128,c0,c0,c2,c1 --stage=regs | FileCheck %s --check-prefix=REGS %}
 
 // CHECK: %[[K:.*]] = tile.local_alloc %{{.*}} : (tensor<128x128xf16, #blocked>) -> !tile.memdesc<128x128xf16, #tile.nvmma_shared<swizzle = 128>>
 // CHECK-NOT: tile.local_alloc %{{.*}} : (tensor<128x128xf16
@@ -30,8 +33,12 @@
 // CHECK-NEXT: %[[DV:.*]] = tile.warpgroup_dot %{{.*}}, %{{.*}}, %{{.*}} {pendings = 1 : i32} : tensor<128x64xf16, #dot_op>
 // CHECK-NEXT: tile.turn_pass
 // CHECK-NOT: tile.warpgroup_dot_wait %[[DV]]
-// The row conversions' scratch and dSᵀ have bytes of their own in the warp-specialised loop
-// (tile-allocate-shared): no barrier before them (sharing bytes cost three).
+// L and D, loaded whole in every warp, reach the accumulator's columns by shuffles (tile-
+// remove-layout-conversions): no conversion through scratch, no barrier; and dSᵀ is written
+// with none before it: the previous iteration's dQᵀ wgmmas finished reading it before the
+// barrier that published their staged sum, which every path passes (tile-insert-barriers
+// puts it before the branch that issues the add).
+// CHECK-NOT: tile.convert_layout {{.*}}scratch_offset
 // CHECK-NOT: tile.barrier{{$}}
 // dSᵀ is published by the iteration's first barrier, where thread 0 also waits for the
 // previous iteration's dQ copy to have read its staging buffer (not right after issuing it).
@@ -53,11 +60,11 @@
 // CHECK-NEXT: %[[DQDONE:.*]] = tile.warpgroup_dot_wait %[[DQT]] {pendings = 1 : i32}
 // CHECK-NOT: tile.warpgroup_dot_wait
 // The staging buffer has bytes of its own in the loop (tile-allocate-shared): written with no
-// barrier before it.
-// CHECK: scf.if
-// CHECK-NEXT: %[[DQ:.*]] = tile.local_alloc %[[DQDONE]] {{.*}}: (tensor<128x64xf32, #mma>) -> !tile.memdesc<128x64xf32, #tile.nvmma_shared<swizzle = 128>>
+// barrier before it, and published by one before the branch.
+// CHECK: %[[DQ:.*]] = tile.local_alloc %[[DQDONE]] {{.*}}: (tensor<128x64xf32, #mma>) -> !tile.memdesc<128x64xf32, #tile.nvmma_shared<swizzle = 128>>
 // CHECK-NEXT: tile.fence_async_shared
 // CHECK-NEXT: tile.barrier
+// CHECK-NEXT: scf.if
 // CHECK-NEXT: tile.async_tma_store add %[[DQ]] -> %arg8
 // CHECK-NEXT: }
 // CHECK-NOT: else
@@ -70,3 +77,7 @@
 
 // REGS-NOT: Potential Performance Loss
 // REGS: 0 bytes spill stores, 0 bytes spill loads
+
+// NOTURNS-NOT: tile.turn_
+// NOTURNS: tile.async_tma_store add
+// NOTURNS-NOT: tile.turn_

@@ -325,8 +325,9 @@ func.func @if_branches_merged(%c: i1, %x: tensor<64x32xf16, #blocked>) attribute
 
 // A barrier in one branch does not cover the other: the then branch writes and reads a
 // (barrier inside it), the else branch only writes a, so the read after the if still
-// needs one. With no else branch, what the if skips is the state before it: a write
-// before the if is still unfenced for the read after it.
+// needs one. A barrier a branch needs before its first access goes before the if instead
+// (its condition is a scalar: every thread takes the same path): the write before the if
+// is then fenced on both paths, and the read after the if needs none.
 // CHECK-LABEL: func.func @barrier_in_one_branch
 // CHECK: scf.if
 // CHECK-NEXT: tile.local_store
@@ -340,11 +341,10 @@ func.func @if_branches_merged(%c: i1, %x: tensor<64x32xf16, #blocked>) attribute
 // CHECK-NEXT: tile.local_load
 // CHECK-LABEL: func.func @if_without_else
 // CHECK: tile.local_store
-// CHECK-NEXT: scf.if
 // CHECK-NEXT: tile.barrier
+// CHECK-NEXT: scf.if
 // CHECK-NEXT: tile.local_load
 // CHECK-NEXT: }
-// CHECK-NEXT: tile.barrier
 // CHECK-NEXT: tile.local_load
 func.func @barrier_in_one_branch(%c: i1, %x: tensor<64x32xf16, #blocked>) attributes {tile.kernel} {
   %a = tile.local_alloc {tile.offset = 0 : i32} : () -> !tile.memdesc<64x32xf16, #shared>

@@ -167,3 +167,45 @@ func.func @buffer_from_accumulator(%acc: tensor<128x64xf16, #mma>, %x: tensor<12
   %b = tile.local_alloc %d : (tensor<128x64xf16, #blocked>) -> !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
   return %a, %b : !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>, !tile.memdesc<128x64xf16, #tile.nvmma_shared<swizzle = 128>>
 }
+
+// -----
+
+// Replicated loads (fewer elements than threads, Triton's rule): a row of 64 broadcast over an
+// accumulator's columns (every warp holds all 64, 16 registers a thread) is loaded whole in
+// every warp (2 registers a thread, one 8-byte access) and shuffled there, where the
+// conversion was: no round trip through scratch, no barrier. A column of 64 over its rows
+// (2 registers a thread) is loaded in that layout itself. The load stays where it was (a
+// store between it and the conversion would change what it reads).
+// CHECK-DAG: #[[W:blocked[0-9]*]] = #tile.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+// CHECK-DAG: #[[COLS:slice[0-9]*]] = #tile.slice<dim = 0, parent = #mma>
+// CHECK-DAG: #[[ROWS:slice[0-9]*]] = #tile.slice<dim = 1, parent = #mma>
+// CHECK-DAG: #[[B1:blocked[0-9]*]] = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+// CHECK-LABEL: func.func @replicated_loads
+// CHECK-NOT: tile.load {{.*}} -> tensor<64xf32, #[[B1]]>
+// CHECK: %[[LROW:.*]] = tile.load %{{.*}} {tile.vec = 2 : i32} : tensor<64x!tile.ptr<f32>, #[[W]]> -> tensor<64xf32, #[[W]]>
+// CHECK: %[[LCOL:.*]] = tile.load %{{.*}} {tile.vec = 1 : i32} : tensor<64x!tile.ptr<f32>, #[[ROWS]]> -> tensor<64xf32, #[[ROWS]]>
+// CHECK: tile.store
+// CHECK: %[[S:.*]] = arith.mulf %[[LROW]], %{{.*}} : tensor<64xf32, #[[W]]>
+// CHECK-NEXT: tile.convert_layout %[[S]] : tensor<64xf32, #[[W]]> -> tensor<64xf32, #[[COLS]]>
+// CHECK-NOT: tile.load
+// CHECK-NOT: tile.convert_layout
+// CHECK: return
+#mma = #tile.mma<warpsPerCTA = [8, 1]>
+#b1 = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]>
+#cols = #tile.slice<dim = 0, parent = #mma>
+#rows = #tile.slice<dim = 1, parent = #mma>
+func.func @replicated_loads(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %q: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %x: tensor<64xf32, #b1>) -> (tensor<64xf32, #cols>, tensor<64xf32, #rows>) attributes {tile.kernel, tile.num_warps = 8 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #b1>
+  %ps = tile.splat %p : tensor<64x!tile.ptr<f32>, #b1>
+  %pa = tile.addptr %ps, %r : tensor<64x!tile.ptr<f32>, #b1>, tensor<64xi32, #b1>
+  %row = tile.load %pa {tile.vec = 1 : i32} : tensor<64x!tile.ptr<f32>, #b1> -> tensor<64xf32, #b1>
+  %col = tile.load %pa {tile.vec = 1 : i32} : tensor<64x!tile.ptr<f32>, #b1> -> tensor<64xf32, #b1>
+  %qs = tile.splat %q : tensor<64x!tile.ptr<f32>, #b1>
+  %qa = tile.addptr %qs, %r : tensor<64x!tile.ptr<f32>, #b1>, tensor<64xi32, #b1>
+  tile.store %qa, %x : tensor<64x!tile.ptr<f32>, #b1>, tensor<64xf32, #b1>
+  %log2e = arith.constant dense<1.44269502> : tensor<64xf32, #b1>
+  %scaled = arith.mulf %row, %log2e : tensor<64xf32, #b1>
+  %c = tile.convert_layout %scaled : tensor<64xf32, #b1> -> tensor<64xf32, #cols>
+  %k = tile.convert_layout %col : tensor<64xf32, #b1> -> tensor<64xf32, #rows>
+  return %c, %k : tensor<64xf32, #cols>, tensor<64xf32, #rows>
+}

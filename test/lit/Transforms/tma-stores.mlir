@@ -105,14 +105,16 @@ module attributes {tile.target = "sm_90a"} {
 // A descriptor atomic add whose old values are unused: where the block meets the tensor (its
 // end past 0 and its start before the extent, in each dimension: TMA adds the part inside
 // wherever the box starts), the value staged from its chain's layout and added by the TMA's
-// reduce; no masked fallback. One whose old values are used keeps the masked atomics.
+// reduce; no masked fallback. The block is staged before the branch (the barrier that
+// publishes it then comes before the branch too: tile-insert-barriers). One whose old values
+// are used keeps the masked atomics.
 // CHECK-LABEL: func.func @atomic_add_block
 // CHECK: %[[M:.*]] = tile.descriptor_dim %arg0 {dim = 0 : i32, stride = false}
 // CHECK: %[[END:.*]] = arith.addi %arg4, %c64_i32
 // CHECK: arith.cmpi slt, %arg4, %[[M]]
 // CHECK: arith.cmpi sgt, %[[END]]
-// CHECK: scf.if
-// CHECK-NEXT: %[[S:.*]] = tile.local_alloc %arg1 : (tensor<64x64xf32, #mma>) -> !tile.memdesc<64x64xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK: %[[S:.*]] = tile.local_alloc %arg1 : (tensor<64x64xf32, #mma>) -> !tile.memdesc<64x64xf32, #tile.nvmma_shared<swizzle = 128>>
+// CHECK-NEXT: scf.if
 // CHECK-NEXT: tile.async_tma_store add %[[S]] -> %arg0[%arg4, %arg5] : <64x64xf32, #tile.nvmma_shared<swizzle = 128>>, <f32, 2>
 // CHECK-NEXT: }
 // CHECK-NOT: else

@@ -54,6 +54,9 @@ inline constexpr llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize
 /// On a warp-specialised loop: its next iteration's first dot is issued with this one's second
 /// (LoopOptions::overlapIterations).
 inline constexpr llvm::StringLiteral kOverlapIterationsAttr = "tile.overlap_iterations";
+/// On a warp-specialised loop: its consumer warpgroups do not take turns at their dots
+/// (LoopOptions::pingPong = false).
+inline constexpr llvm::StringLiteral kNoTurnsAttr = "tile.no_turns";
 /// On a kernel: buffers per software-pipelined load (tile-pipeline); absent: 3.
 inline constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 /// On the module: the GPU the code is for, "sm_80", "sm_90", "sm_90a", ... (absent: no tensor

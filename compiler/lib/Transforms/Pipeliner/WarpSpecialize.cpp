@@ -387,9 +387,10 @@ LogicalResult warpSpecialize(Group &g) {
     }
     iterations.push_back(consumeFromRing(p, ring, spans[i], bases[i], trips[i], tileFirst, i + 1 < g.plans.size()));
   }
-  // Turns within one program's loops (not across a persistent kernel's tiles): `next` counts
-  // the group's iterations.
-  if (warps / 4 >= 2 && !acrossTiles) takeTurnsAtDots(g.plans, iterations, next, warps / 4);
+  // Turns within one program's loops (not across a persistent kernel's tiles), unless a loop
+  // asks for none: `next` counts the group's iterations.
+  const bool noTurns = llvm::any_of(g.plans, [](const LoopPlan &p) { return p.loop->hasAttr(kNoTurnsAttr); });
+  if (warps / 4 >= 2 && !acrossTiles && !noTurns) takeTurnsAtDots(g.plans, iterations, next, warps / 4);
   // Every copy has landed and every producer wait returned (the last consumer wait needed
   // the last copy, issued after the producer's last wait): the rings may go.
   OpBuilder atEnd(split.getContext());

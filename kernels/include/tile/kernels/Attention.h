@@ -41,8 +41,13 @@ struct AttentionConfig {
   int bm, bn, numWarps, numStages;
   bool warpSpecialize = true;
   bool overlapIterations = true;
+  /// Warp-specialised: the consumer warpgroups take turns at their dots (LoopOptions::pingPong).
+  bool pingPong = true;
   /// The forward's WS constant: 0 not warp-specialised, 1 warp-specialised, 2 and overlapped.
   constexpr int schedule() const { return warpSpecialize ? (overlapIterations ? 2 : 1) : 0; }
+  /// The backward's WS constant: 0 not warp-specialised, 1 warp-specialised taking turns, 2
+  /// warp-specialised without turns.
+  constexpr int backwardSchedule() const { return warpSpecialize ? (pingPong ? 1 : 2) : 0; }
 };
 
 namespace detail {
@@ -73,7 +78,7 @@ inline OnlineSoftmax attentionStep(const OnlineSoftmax &st, Value qBlock, Value 
 
 constexpr bool sameTile(const AttentionConfig &a, const AttentionConfig &b) {
   return a.bm == b.bm && a.bn == b.bn && a.numWarps == b.numWarps && a.numStages == b.numStages &&
-         a.schedule() == b.schedule();
+         a.schedule() == b.schedule() && a.pingPong == b.pingPong;
 }
 
 /// The packed problem's token count, after checking the shapes every attention kernel

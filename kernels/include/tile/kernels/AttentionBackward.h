@@ -9,7 +9,8 @@
 //   3. dQ: each program owns BM query rows of one head and walks the key blocks:
 //        dS = P ∘ (dO Vᵀ - D),  dQ += scale · dS K.
 // WS = 1 runs kernels 2 and 3's loops warp-specialised (LoopOptions::warpSpecialize: a producer
-// warpgroup streams Q/dO, or K/V, by TMA; the consumer warpgroups take turns at their dots).
+// warpgroup streams Q/dO, or K/V, by TMA; the consumer warpgroups take turns at their dots);
+// WS = 2 likewise without turns (LoopOptions::pingPong = false).
 // Deterministic mode: no atomics, dQ gets its own pass and a kv head's dK/dV sum its query
 // heads in one program, so the gradients are bit-identical from run to run by construction.
 // One-pass mode (FlashAttention-3's; AttentionBackwardProblem::dqAccum given): kernel 2 (DQ = 1)
@@ -61,9 +62,10 @@ inline QueryBlockRuns queryBlockRuns(Value n0, Value len, int bm, int bn, bool c
 
 /// The backward's tiles for one head dim: dK/dV's programs own BN keys and step BM queries,
 /// dQ's own BM queries and step BN keys. The fastest of bench_attention's sweep on an H200
-/// (bench/NOTES.md): at D = 128 both kernels warp-specialised, two consumer warpgroups taking
-/// turns (S and dP in one turn), +10-19% over the one-warpgroup tiles without it; at D = 64
-/// those one-warpgroup tiles, 13-19% above the warp-specialised ones.
+/// (bench/NOTES.md): at D = 128 both kernels warp-specialised on two consumer warpgroups that
+/// do not take turns (as FlashAttention-3's backward; +2-13% over taking turns, the one pass
+/// +9-13%), well above the one-warpgroup tiles without it; at D = 64 those one-warpgroup
+/// tiles, 13-19% above the warp-specialised ones.
 /// `onePass`: the dK/dV kernel's tile when it also accumulates dQ (the one-pass mode).
 struct AttentionBackwardConfig {
   AttentionConfig keyValue, query;
@@ -71,13 +73,18 @@ struct AttentionBackwardConfig {
 };
 constexpr AttentionBackwardConfig attentionBackwardConfigFor(int headDim) {
   return headDim <= 64 ? AttentionBackwardConfig{{64, 64, 4, 2, false}, {64, 64, 4, 3, false}, {64, 64, 4, 2, false}}
-                       : AttentionBackwardConfig{{64, 128, 8, 2}, {128, 64, 8, 2}, {64, 128, 8, 2}};
+                       : AttentionBackwardConfig{{64, 128, 8, 2, true, true, false},
+                                                 {128, 64, 8, 2, true, true, false},
+                                                 {64, 128, 8, 2, true, true, false}};
 }
 /// The one-pass dK/dV tile for a problem: `onePass`, but 32-query blocks for packed causal
 /// problems on the two-warpgroup 64-query tile (which spills 4 bytes there at 240 registers).
 constexpr AttentionConfig onePassTileFor(const AttentionConfig &onePass, bool causal, bool varlen) {
-  if (causal && varlen && onePass.bm == 64 && onePass.numWarps == 8 && onePass.warpSpecialize)
-    return {32, onePass.bn, onePass.numWarps, onePass.numStages};
+  if (causal && varlen && onePass.bm == 64 && onePass.numWarps == 8 && onePass.warpSpecialize) {
+    AttentionConfig c = onePass;
+    c.bm = 32;
+    return c;
+  }
   return onePass;
 }
 constexpr int kAttentionBackwardHeadDims[] = {64, 128};
@@ -90,7 +97,11 @@ constexpr AttentionBackwardSweepTile kAttentionBackwardSweep[] = {
     {64, {{64, 128, 8, 2}, {128, 64, 8, 2}, {64, 128, 8, 2}}},
     {64, {{64, 64, 4, 2, false}, {64, 64, 4, 3, false}, {64, 128, 8, 3}}},
     {128, {{64, 128, 8, 3}, {128, 64, 8, 3}, {64, 128, 8, 3}}},
-    {128, {{32, 64, 4, 3, false}, {64, 64, 4, 2, false}, {64, 64, 4, 2, false}}}};
+    // One pass on 32-query blocks: the 64-query one-warpgroup tile (244-258 TFLOP/s, well below the
+    // warp-specialised ones) spills 24-48 bytes since L and D are shuffled into Sᵀ's columns.
+    {128, {{32, 64, 4, 3, false}, {64, 64, 4, 2, false}, {32, 64, 4, 2, false}}},
+    // Warp-specialised taking turns (FlashAttention-3's forward ping-pong; its backward has none).
+    {128, {{64, 128, 8, 2}, {128, 64, 8, 2}, {64, 128, 8, 2}}}};
 
 constexpr bool inAttentionBackwardSweep(int headDim, const AttentionBackwardConfig &c) {
   for (const AttentionBackwardSweepTile &t : kAttentionBackwardSweep)
@@ -108,7 +119,7 @@ inline std::vector<Variant> attentionBackwardVariants(AttentionConfig AttentionB
                                                       int dq = -1) {
   std::vector<Variant> v;
   auto add = [&](int d, const AttentionConfig &c, int causal, int varlen) {
-    std::vector<int64_t> consts{c.bm, c.bn, d, causal, varlen, int(c.warpSpecialize)};
+    std::vector<int64_t> consts{c.bm, c.bn, d, causal, varlen, c.backwardSchedule()};
     if (dq >= 0) consts.push_back(dq);
     const Variant variant{consts, c.numWarps, /*unitOnly=*/false, c.numStages};
     for (const Variant &have : v) // sweep tiles may share one kernel's tile
@@ -239,7 +250,7 @@ template <class T> struct AttentionBackwardKeyValue {
             if (DQ) atomic_add(dqAccum, {h * D, start + m0}, dqT);
             return std::vector<Value>{dkNext, dvNext};
           },
-          LoopOptions{.warpSpecialize = WS != 0});
+          LoopOptions{.warpSpecialize = WS != 0, .pingPong = WS != 2});
     };
     std::vector<Value> grads = {zeros({BN, D}, DType::f32), zeros({BN, D}, DType::f32)};
     grads = run(runs.diagonalLo, runs.diagonalHi, true, grads);
@@ -307,7 +318,7 @@ template <class T> struct AttentionBackwardQuery {
         return std::vector<Value>{dot(cast(ds, kElem), kBlock, c[0])};
       };
     };
-    const LoopOptions ws{.warpSpecialize = WS != 0};
+    const LoopOptions ws{.warpSpecialize = WS != 0, .pingPong = WS != 2};
     std::vector<Value> dqAcc = for_range(0, runs.unmaskedHi, BN, {zeros({BM, D}, DType::f32)}, block(false), ws);
     dqAcc = for_range(runs.unmaskedHi, runs.maskedHi, BN, dqAcc, block(true), ws);
     store(dq + col(start + rows) * (heads * D) + (row(arange(0, D)) + h * D), cast(dqAcc[0] * scale, kElem),
@@ -389,7 +400,7 @@ template <class T> struct AttentionBackward {
         l, {ceilDiv(f.seqlen, kv.bn), f.batch * f.kvHeads}, {kv.numWarps, kv.numStages}, stream, desc(f.q, qRow),
         desc(f.k, kvRow), desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dk, p.dv, dqAccum, f.cuSeqlens,
         int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads), group, scale, kv.bm, kv.bn, d, int(f.causal), int(varlen),
-        int(kv.warpSpecialize), int(onePass));
+        kv.backwardSchedule(), int(onePass));
     if (onePass) {
       using Cast = AttentionBackwardQueryCast<T>;
       launchKernel<Cast>(l, {ceilDiv(tokens, Cast::kBlockRows), ceilDiv(qRow, Cast::kBlockCols)}, 4, stream, p.dqAccum,
@@ -401,7 +412,7 @@ template <class T> struct AttentionBackward {
                                             {qc.numWarps, qc.numStages}, stream, desc(f.q, qRow), desc(f.k, kvRow),
                                             desc(f.v, kvRow), desc(p.dO, qRow), f.lse, p.delta, p.dq, f.cuSeqlens,
                                             int32_t(f.seqlen), int32_t(tokens), int32_t(f.heads), group, scale, qc.bm,
-                                            qc.bn, d, int(f.causal), int(varlen), int(qc.warpSpecialize));
+                                            qc.bn, d, int(f.causal), int(varlen), qc.backwardSchedule());
   }
 };
 
