@@ -5,6 +5,7 @@
 // converted types; arith-to-LLVM lowers them later.
 #include "TileToLLVM.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -19,6 +20,34 @@ Operation *recreate(ConversionPatternRewriter &rewriter, Operation *op, ValueRan
   state.propertiesAttr = op->getPropertiesAsAttribute();
   state.addAttributes(llvm::to_vector(op->getDiscardableAttrs()));
   return rewriter.create(state);
+}
+
+/// f32 -> f16 / bf16 two registers at a time (cvt.rn.f16x2.f32, sm_80+): one instruction per
+/// pair, and opaque to LLVM, which folds a loop-carried scalar truncation into its phi (the
+/// f32 values carried and converted at the loop's top: attention's P took 64 registers
+/// instead of 32 and its conversion waited there for the wgmma reading the previous P).
+LogicalResult truncatePairs(ConversionPatternRewriter &rewriter, Operation *op, ArrayRef<ValueRange> operands,
+                            unsigned n, SmallVector<Value> &results) {
+  auto trunc = dyn_cast<arith::TruncFOp>(op);
+  if (!trunc || trunc.getRoundingmodeAttr() || n % 2 || targetComputeCapability(op) < 80) return failure();
+  Type from = getElementTypeOrSelf(trunc.getIn().getType()), to = getElementTypeOrSelf(trunc.getType());
+  if (!from.isF32() || !(to.isF16() || to.isBF16())) return failure();
+  Location loc = op->getLoc();
+  auto pair = VectorType::get({2}, to);
+  for (unsigned i = 0; i < n; i += 2) {
+    Value lo = regOf(operands[0], i), hi = regOf(operands[0], i + 1);
+    Value packed =
+        to.isF16() ? NVVM::ConvertF32x2ToF16x2Op::create(rewriter, loc, pair, hi, lo, Value(), NVVM::FPRoundingMode::RN,
+                                                         NVVM::SaturationMode::NONE, false)
+                         .getResult()
+                   : NVVM::ConvertF32x2ToBF16x2Op::create(rewriter, loc, pair, hi, lo, Value(),
+                                                          NVVM::FPRoundingMode::RN, NVVM::SaturationMode::NONE, false)
+                         .getResult();
+    for (int64_t half : {0, 1})
+      results.push_back(LLVM::ExtractElementOp::create(
+          rewriter, loc, packed, LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), half)));
+  }
+  return success();
 }
 
 struct ElementwiseOnTensors : ConversionPattern {
@@ -42,7 +71,7 @@ struct ElementwiseOnTensors : ConversionPattern {
       Value scalar =
           arith::ConstantOp::create(rewriter, op->getLoc(), cast<TypedAttr>(splat.getSplatValue<Attribute>()));
       results.assign(n, scalar);
-    } else {
+    } else if (failed(truncatePairs(rewriter, op, operands, n, results))) {
       for (unsigned i = 0; i < n; ++i) {
         SmallVector<Value> regs;
         for (ValueRange v : operands) regs.push_back(regOf(v, i));

@@ -1,10 +1,11 @@
 //===- Reduce.cpp - reductions within threads, warps and the block --------===//
-// Order (documented in the op): a thread combines its own elements in increasing index,
-// then lanes combine in a butterfly (xor 1, 2, 4, ...), then warps combine their
-// partial results in increasing warp index through shared memory. Which registers,
-// lanes and warps run along the axis comes from the source's linear layout (any
-// distributed layout of the form planReduce, tile/Analysis/SharedMemory.h, describes); copies
-// of an element (the layout's free variables) are skipped, so nothing is counted twice.
+// Order (documented in the op): a thread combines its own elements in increasing index
+// (max, min and integer sums, which no order changes, pairwise), then lanes combine in a
+// butterfly (xor 1, 2, 4, ...), then warps combine their partial results in increasing warp
+// index through shared memory. Which registers, lanes and warps run along the axis comes
+// from the source's linear layout (any distributed layout of the form planReduce,
+// tile/Analysis/SharedMemory.h, describes); copies of an element (the layout's free
+// variables) are skipped, so nothing is counted twice.
 #include "TileToLLVM.h"
 #include "tile/Analysis/SharedMemory.h"
 #include "tile/Transforms/ReduceCombine.h"
@@ -129,8 +130,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     ThreadPosition pos = emitThreadPosition(rewriter, loc, src);
 
     // 1. Within the thread, in increasing register (= index) order; copies of an element
-    //    the thread holds twice count once.
-    SmallVector<std::optional<Partial>> acc(keyOf.size());
+    //    the thread holds twice count once. Where no order changes the result (max, min,
+    //    integer sums), pairwise: a tree log2 n deep instead of a chain of n dependent
+    //    instructions (an attention row max: 32 FMNMX back to back, each waiting for the last).
+    SmallVector<SmallVector<Partial>> elements(keyOf.size());
     SmallVector<unsigned> representative(keyOf.size(), 0); // a source register of each result
     for (unsigned r = 0; r < src.numRegs(); ++r) {
       if (src.isRegisterReplica(r)) continue;
@@ -138,15 +141,24 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       if (!key) return mismatch();
       Partial p{adaptor.getSrc()[r], {}};
       if (withIndex) p.index = emitCoord(rewriter, loc, src, pos, r, axis);
-      if (!acc[*key]) {
-        acc[*key] = p;
-        representative[*key] = r;
-      } else {
-        acc[*key] = comb.combine(*acc[*key], p);
-      }
+      if (elements[*key].empty()) representative[*key] = r;
+      elements[*key].push_back(p);
     }
-    for (auto &a : acc)
-      if (!a) return mismatch();
+    const bool anyOrder = op.getKind() == ReduceKind::Max || op.getKind() == ReduceKind::Min ||
+                          (op.getKind() == ReduceKind::Sum && !comb.isFloat());
+    SmallVector<std::optional<Partial>> acc(keyOf.size());
+    for (unsigned key = 0; key < keyOf.size(); ++key) {
+      SmallVector<Partial> level = std::move(elements[key]);
+      if (level.empty()) return mismatch();
+      while (anyOrder && level.size() > 1) {
+        SmallVector<Partial> next;
+        for (size_t i = 0; i + 1 < level.size(); i += 2) next.push_back(comb.combine(level[i], level[i + 1]));
+        if (level.size() % 2) next.push_back(level.back());
+        level = std::move(next);
+      }
+      acc[key] = level.front();
+      for (size_t i = 1; i < level.size(); ++i) acc[key] = comb.combine(*acc[key], level[i]);
+    }
 
     // 2. Across the lanes whose bits move along the axis: butterfly (lanes that only hold
     //    copies have the same partial already).

@@ -42,19 +42,34 @@ namespace {
 
 int swizzleMode(unsigned swizzleBytes) { return swizzleBytes == 128 ? 1 : swizzleBytes == 64 ? 2 : 3; }
 
-/// The descriptor of the tile at `base` (a shared pointer) plus `byteOffset` bytes.
-Value descriptor(OpBuilder &b, Location loc, Value base, Value byteOffset, int64_t leadingBytes, int64_t strideBytes,
-                 unsigned swizzleBytes) {
-  Type i32 = b.getI32Type(), i64 = b.getI64Type();
-  Value addr = LLVM::PtrToIntOp::create(b, loc, i32, base);
-  addr = LLVM::AddOp::create(b, loc, addr, byteOffset);
-  Value field =
-      LLVM::AndOp::create(b, loc, LLVM::LShrOp::create(b, loc, addr, LLVM::ConstantOp::create(b, loc, i32, 4)),
-                          LLVM::ConstantOp::create(b, loc, i32, 0x3FFF));
+/// The matrix descriptor of the tile at `base` (a shared pointer) plus `byteOffset` bytes, as
+/// its start address field (address >> 4, an i32) and its fixed fields: descriptorAt joins
+/// them. Shared addresses are below 2^18 (the window is 228 KiB), so address >> 4 fills the
+/// 14-bit field without a mask, and a tile `bytes` further in the same buffer (a multiple of
+/// 16) is the field plus bytes >> 4: one 32-bit add per instruction instead of rebuilding each
+/// descriptor from its address, as CUTLASS's descriptor iterator does. (The add stays on the
+/// low half: an i64 add would hide from ptxas that the high half is a constant, two registers
+/// for each descriptor LLVM hoists out of a loop.)
+struct Descriptor {
+  Value startField;
+  uint64_t fixed;
+};
+Descriptor descriptor(OpBuilder &b, Location loc, Value base, Value byteOffset, int64_t leadingBytes,
+                      int64_t strideBytes, unsigned swizzleBytes) {
+  Type i32 = b.getI32Type();
+  Value addr = LLVM::AddOp::create(b, loc, LLVM::PtrToIntOp::create(b, loc, i32, base), byteOffset);
   const uint64_t fixed = (uint64_t(leadingBytes >> 4) & 0x3FFF) << 16 | (uint64_t(strideBytes >> 4) & 0x3FFF) << 32 |
                          uint64_t(swizzleMode(swizzleBytes)) << 62;
+  return {LLVM::LShrOp::create(b, loc, addr, LLVM::ConstantOp::create(b, loc, i32, 4)), fixed};
+}
+
+/// The 64-bit descriptor of the tile `bytes` past `d`'s.
+Value descriptorAt(OpBuilder &b, Location loc, const Descriptor &d, int64_t bytes) {
+  Type i32 = b.getI32Type(), i64 = b.getI64Type();
+  Value field = bytes ? LLVM::AddOp::create(b, loc, d.startField, LLVM::ConstantOp::create(b, loc, i32, bytes >> 4))
+                      : d.startField;
   return LLVM::OrOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i64, field),
-                            LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(int64_t(fixed))));
+                            LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(int64_t(d.fixed))));
 }
 
 /// Where one operand's instruction tiles lie in its #tile.nvmma_shared buffer (see above).
@@ -69,16 +84,16 @@ struct OperandTiles {
             sharedBytesOf(t.getElementType())};
   }
   /// Byte offset of the tile at M or N row `mn0` (a multiple of 64 for a, 0 for b) and
-  /// column k0 (a multiple of the instruction's K). `extent` is the buffer's M or N.
+  /// column k0 (a multiple of the instruction's K): the part mn0 moves (`rowOffset`) plus the
+  /// constant part k0 moves (`columnBytes`). `extent` is the buffer's M or N.
   /// K-major: rows of `swizzle` bytes, column groups of W = swizzle / elemBytes K elements
   /// extent x swizzle bytes apart. MN-major: row k0 of the first column group holding mn0
   /// (W divides 64, so mn0 starts a group; groups are K x swizzle bytes apart).
-  Value offset(IntBuilder &ib, Value mn0, int64_t k0, int64_t extent) const {
+  Value rowOffset(IntBuilder &ib, Value mn0) const { return ib.mul(mn0, ib.c(kMajor ? swizzle : k * elemBytes)); }
+  int64_t columnBytes(int64_t k0, int64_t extent) const {
     const int64_t groupCols = swizzle / elemBytes;
-    if (kMajor)
-      return ib.add(ib.mul(mn0, ib.c(swizzle)),
-                    ib.c((k0 / groupCols) * extent * swizzle + (k0 % groupCols) * elemBytes));
-    return ib.add(ib.mul(mn0, ib.c(k * elemBytes)), ib.c(k0 * swizzle));
+    if (kMajor) return (k0 / groupCols) * extent * swizzle + (k0 % groupCols) * elemBytes;
+    return k0 * swizzle;
   }
   int64_t leadingBytes() const { return kMajor ? 16 /* unused */ : k * swizzle; }
   int64_t strideBytes() const { return 8 * swizzle; }
@@ -263,9 +278,19 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
     auto shape = NVVM::MMAShapeAttr::get(rewriter.getContext(), 64, int(n), int(kStep));
     NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     // Tile starts are multiples of 8 rows and 32 bytes of K: no swizzle XOR applies to them.
+    // With a register a, each K step's b descriptor is b's first plus the step (descriptorAt):
+    // those wgmmas issue back to back after the softmax. Shared-memory dots build each one
+    // from its address: stepping those (and a's) from one base spilled 12-20 bytes in the
+    // backward's one-pass tiles (ptxas kept more of the descriptors LLVM hoists out of loops).
+    const Descriptor descB0 =
+        descriptor(rewriter, loc, bBase, ib.c(0), tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle);
     auto descB = [&](int64_t s) {
-      return descriptor(rewriter, loc, bBase, tilesB.offset(ib, ib.c(0), kStep * s, n), tilesB.leadingBytes(),
-                        tilesB.strideBytes(), tilesB.swizzle);
+      const int64_t bytes = tilesB.columnBytes(kStep * s, n);
+      if (aTensor) return descriptorAt(rewriter, loc, descB0, bytes);
+      return descriptorAt(
+          rewriter, loc,
+          descriptor(rewriter, loc, bBase, ib.c(bytes), tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle),
+          0);
     };
     for (int64_t r = 0; r < mReps; ++r) {
       // Registers of slab r: the accumulator layout numbers them (fragment, N, M), and one
@@ -283,8 +308,12 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
       for (int64_t i = 0; i < perSlab; ++i) d = LLVM::InsertValueOp::create(rewriter, loc, d, slab[i], i);
       Value slabRow = ib.mul(ib.add(group, ib.c(groups * r)), ib.c(64));
       for (int64_t s = 0; s < kSteps; ++s) {
-        Value descA = descriptor(rewriter, loc, adaptor.getA()[0], tilesA.offset(ib, slabRow, kStep * s, m),
-                                 tilesA.leadingBytes(), tilesA.strideBytes(), tilesA.swizzle);
+        Value descA =
+            descriptorAt(rewriter, loc,
+                         descriptor(rewriter, loc, adaptor.getA()[0],
+                                    ib.add(tilesA.rowOffset(ib, slabRow), ib.c(tilesA.columnBytes(kStep * s, m))),
+                                    tilesA.leadingBytes(), tilesA.strideBytes(), tilesA.swizzle),
+                         0);
         d = NVVM::WgmmaMmaAsyncOp::create(rewriter, loc, accType, d, descA, descB(s), shape, ptx, ptx,
                                           NVVM::WGMMATypes::f32, NVVM::WGMMAScaleOut::one, NVVM::WGMMAScaleIn::one,
                                           NVVM::WGMMAScaleIn::one, tilesA.layout(false), tilesB.layout(true),

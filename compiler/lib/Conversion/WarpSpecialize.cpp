@@ -25,11 +25,19 @@ constexpr llvm::StringLiteral kPartitionLeaderAttr = "tile.partition_leader";
 Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
 Value i32(OpBuilder &b, Location loc, int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); }
 
+/// The thread's warp, broadcast from lane 0 (shfl.sync idx, as CUTLASS's canonical_warp_idx):
+/// the same value, but a branch on it is warp-uniform to ptxas. (The regions' wgmma
+/// descriptors still reach the instructions through R2UR: 178 of them in the d64 forward.)
+Value uniformWarp(OpBuilder &b, Location loc) {
+  Value warp = LLVM::UDivOp::create(b, loc, threadId(b, loc), i32(b, loc, 32));
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32(b, loc, -1), warp, i32(b, loc, 0), i32(b, loc, 0x1f),
+                              NVVM::ShflKind::idx, UnitAttr());
+}
+
 struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(WarpSpecializeOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    const int64_t consumerThreads = 32 * int64_t(op.getConsumerWarps());
     Block *before = op->getBlock();
     Block *after = rewriter.splitBlock(before, std::next(Block::iterator(op)));
     Block *producer = &op.getProducer().front(), *consumers = &op.getConsumers().front();
@@ -40,8 +48,8 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
     Block *producerWarps = rewriter.createBlock(producer);
     if (op.getProducerRegisters())
       NVVM::SetMaxRegisterOp::create(rewriter, loc, op.getProducerRegisters(), NVVM::SetMaxRegisterAction::decrease);
-    Value firstWarp = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, threadId(rewriter, loc),
-                                           i32(rewriter, loc, consumerThreads + 32));
+    Value firstWarp = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, uniformWarp(rewriter, loc),
+                                           i32(rewriter, loc, op.getConsumerWarps() + 1));
     LLVM::CondBrOp::create(rewriter, loc, firstWarp, producer, after);
     rewriter.setInsertionPointToEnd(producer);
     LLVM::BrOp::create(rewriter, loc, after);
@@ -53,8 +61,8 @@ struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {
     LLVM::BrOp::create(rewriter, loc, after);
 
     rewriter.setInsertionPointToEnd(before);
-    Value isProducer = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge, threadId(rewriter, loc),
-                                            i32(rewriter, loc, consumerThreads));
+    Value isProducer = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge, uniformWarp(rewriter, loc),
+                                            i32(rewriter, loc, op.getConsumerWarps()));
     LLVM::CondBrOp::create(rewriter, loc, isProducer, producerWarps, consumers);
     rewriter.eraseOp(op);
     return success();

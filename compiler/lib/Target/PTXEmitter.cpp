@@ -16,6 +16,7 @@
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -39,6 +40,13 @@ static void initNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // Shared-memory pointers 32 bits wide, as Triton emits them: the shared window is
+    // 228 KiB, and 64-bit addresses made every shared address, and the wgmma descriptors
+    // built from them, a pair of registers and a carry (IADD3 + IMAD.X + SHF.R.U64).
+    auto &options = llvm::cl::getRegisteredOptions();
+    auto it = options.find("nvptx-short-ptr");
+    if (it == options.end()) throw InternalError("tile: LLVM's NVPTX target has no nvptx-short-ptr option");
+    static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
   });
 }
 

@@ -50,7 +50,15 @@ func.func @linear_sum(%x: !tile.ptr<f32>, %y: !tile.ptr<f32>) attributes {tile.k
 // CHECK-NOT: nvvm.barrier0
 // CHECK-COUNT-32: llvm.load {{.*}} : !llvm.ptr<1> -> f32
 // CHECK-NOT: nvvm.barrier0
-// CHECK-COUNT-28: llvm.intr.maximum
+// A thread's 8 elements of a row combine pairwise, a tree 3 deep (no order changes a max):
+// CHECK: %[[A:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[B:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[C:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[D:.*]] = llvm.intr.maximum(%{{.*}}, %{{.*}})
+// CHECK-NEXT: %[[AB:.*]] = llvm.intr.maximum(%[[A]], %[[B]])
+// CHECK-NEXT: %[[CD:.*]] = llvm.intr.maximum(%[[C]], %[[D]])
+// CHECK-NEXT: llvm.intr.maximum(%[[AB]], %[[CD]])
+// CHECK-COUNT-21: llvm.intr.maximum
 // CHECK: llvm.mlir.constant(1 : i32)
 // CHECK: nvvm.shfl.sync{{ +}}bfly
 // CHECK-COUNT-3: nvvm.shfl.sync{{ +}}bfly

@@ -54,10 +54,13 @@
 // CHECK: mbarrier.init.shared.b64 [%r{{[0-9]+}}], 8;
 // CHECK: bar.sync 0;
 // CHECK-NOT: bar.sync 0;
-// CHECK: setp.lt.u32 %p{{[0-9]+}}, %r[[TID:[0-9]+]], 256;
+// The branches into the regions test the warp broadcast from lane 0 (warp-uniform to ptxas):
+// CHECK: shfl.sync.idx.b32 %r[[WARP:[0-9]+]], %r{{[0-9]+}}, 0, 31, -1;
+// CHECK-NEXT: setp.lt.u32 %p{{[0-9]+}}, %r[[WARP]], 8;
 // CHECK: setmaxnreg.dec.sync.aligned.u32 24;
-// CHECK: setp.gt.u32 %p{{[0-9]+}}, %r[[TID]], 287;
-// CHECK: setp.eq.b32 %p{{[0-9]+}}, %r[[TID]], 256;
+// CHECK: shfl.sync.idx.b32 %r[[WARP2:[0-9]+]], %r{{[0-9]+}}, 0, 31, -1;
+// CHECK-NEXT: setp.gt.u32 %p{{[0-9]+}}, %r[[WARP2]], 8;
+// CHECK: setp.eq.b32 %p{{[0-9]+}}, %r{{[0-9]+}}, 256;
 // CHECK: mbarrier.try_wait.parity.shared.b64
 // CHECK: mbarrier.arrive.expect_tx.shared.b64
 // CHECK: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
@@ -78,8 +81,11 @@
 // W4-NOT: .minnctapersm
 // W4-NOT: setmaxnreg
 // W4: bar.sync 0;
-// W4: setp.gt.u32 %p{{[0-9]+}}, %r[[TID:[0-9]+]], 159;
-// W4: setp.eq.b32 %p{{[0-9]+}}, %r[[TID]], 128;
+// W4: shfl.sync.idx.b32 %r[[WARP:[0-9]+]], %r{{[0-9]+}}, 0, 31, -1;
+// W4-NEXT: setp.gt.u32 %p{{[0-9]+}}, %r[[WARP]], 3;
+// W4: shfl.sync.idx.b32 %r[[WARP2:[0-9]+]], %r{{[0-9]+}}, 0, 31, -1;
+// W4-NEXT: setp.gt.u32 %p{{[0-9]+}}, %r[[WARP2]], 4;
+// W4: setp.eq.b32 %p{{[0-9]+}}, %r{{[0-9]+}}, 128;
 // W4: bar.sync 1, 128;
 // W4-NOT: bar.sync 0;
 

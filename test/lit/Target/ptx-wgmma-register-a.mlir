@@ -2,17 +2,31 @@
 // buffer written once before the loop; P = exp2(S) cast to f16 stays in registers and O += P V
 // is wgmma's register form: each K step of 16 takes four b32 registers of P and one descriptor
 // (V, stored N-major: imm-trans-b 1) and adds into the accumulators. ptxas accepts it for
-// sm_90a, does not serialise the wgmmas, and spills nothing.
+// sm_90a, does not serialise the wgmmas, and spills nothing. Shared addresses are 32-bit (no
+// 64-bit shift, mask or carry for a descriptor), the register-a wgmmas' V descriptors are one
+// plus each K step's offset, and P is converted two values an instruction (cvt.rn.f16x2.f32).
 // RUN: tilec %s --stage=ptx | FileCheck %s
 // RUN: %if ptxas %{ tilec %s --stage=regs | FileCheck %s --check-prefix=REGS %}
 
 // CHECK: .target sm_90a
 // CHECK-LABEL: .entry attention_like
 // CHECK: wgmma.fence.sync.aligned
+// CHECK-NOT: {{shr.u64|bfe.u64|and.b64|add.s64}}
 // CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{](%r[0-9]+, ){31}%r[0-9]+[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1,  1, 0,  0;
+// CHECK-NOT: {{shr.u64|bfe.u64|and.b64|add.s64}}
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 // CHECK: wgmma.wait_group.sync.aligned 0
+// CHECK-COUNT-16: cvt.rn.f16x2.f32
 // CHECK: wgmma.fence.sync.aligned
-// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{](%r[0-9]+, ){31}%r[0-9]+[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
+// V's start field (address >> 4) once, each K step's descriptor adding its offset to it:
+// CHECK-NEXT: shr.u32 %r[[FIELD:[0-9]+]], %r{{[0-9]+}}, 4;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{](%r[0-9]+, ){31}%r[0-9]+[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
+// CHECK: add.s32 %r{{[0-9]+}}, %r[[FIELD]], 128;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{](%r[0-9]+, ){31}%r[0-9]+[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
+// CHECK: add.s32 %r{{[0-9]+}}, %r[[FIELD]], 256;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{](%r[0-9]+, ){31}%r[0-9]+[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
+// CHECK: add.s32 %r{{[0-9]+}}, %r[[FIELD]], 384;
+// CHECK: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{](%r[0-9]+, ){31}%r[0-9]+[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, 1, 1, 1, 1;
 // CHECK-NOT: wgmma.mma_async
 // CHECK: wgmma.commit_group.sync.aligned
 // CHECK: wgmma.wait_group.sync.aligned 0
