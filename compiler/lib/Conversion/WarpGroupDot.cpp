@@ -30,6 +30,7 @@
 
 #include <cassert>
 #include <map>
+#include <optional>
 #include <string>
 
 // The patterns of convert-tile-to-llvm: `tile-opt -debug-only=convert-tile-to-llvm`.
@@ -282,15 +283,15 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
     // those wgmmas issue back to back after the softmax. Shared-memory dots build each one
     // from its address: stepping those (and a's) from one base spilled 12-20 bytes in the
     // backward's one-pass tiles (ptxas kept more of the descriptors LLVM hoists out of loops).
-    const Descriptor descB0 =
-        descriptor(rewriter, loc, bBase, ib.c(0), tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle);
+    auto descriptorOfB = [&](int64_t bytes) {
+      return descriptor(rewriter, loc, bBase, ib.c(bytes), tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle);
+    };
+    std::optional<Descriptor> descB0;
+    if (aTensor) descB0 = descriptorOfB(0);
     auto descB = [&](int64_t s) {
       const int64_t bytes = tilesB.columnBytes(kStep * s, n);
-      if (aTensor) return descriptorAt(rewriter, loc, descB0, bytes);
-      return descriptorAt(
-          rewriter, loc,
-          descriptor(rewriter, loc, bBase, ib.c(bytes), tilesB.leadingBytes(), tilesB.strideBytes(), tilesB.swizzle),
-          0);
+      return descB0 ? descriptorAt(rewriter, loc, *descB0, bytes)
+                    : descriptorAt(rewriter, loc, descriptorOfB(bytes), 0);
     };
     for (int64_t r = 0; r < mReps; ++r) {
       // Registers of slab r: the accumulator layout numbers them (fragment, N, M), and one
