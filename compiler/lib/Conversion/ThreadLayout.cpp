@@ -56,6 +56,12 @@ ThreadPosition mlir::tile::emitThreadPosition(OpBuilder &b, Location loc, const 
   return pos;
 }
 
+Value mlir::tile::warpUniform(OpBuilder &b, Location loc, Value value) {
+  IntBuilder ib{b, loc};
+  return NVVM::ShflOp::create(b, loc, b.getI32Type(), ib.c(-1), value, ib.c(0), ib.c(0x1f), NVVM::ShflKind::idx,
+                              UnitAttr());
+}
+
 Value mlir::tile::emitThreadPart(OpBuilder &b, Location loc, const ::tile::layout::LinearLayout &ll, Value lane,
                                  Value warp, unsigned outDim, int32_t *usedBits) {
   IntBuilder ib{b, loc};

@@ -62,6 +62,10 @@ struct IntBuilder {
 };
 
 ThreadPosition emitThreadPosition(OpBuilder &b, Location loc, const ThreadLayout &layout);
+/// `value`, the same in every lane of a warp (a warp or warpgroup index), as lane 0's, broadcast
+/// by shfl.sync idx (CUTLASS's canonical_warp_idx): ptxas then knows it is warp-uniform, so a
+/// branch on it does not diverge and what derives from it may live in uniform registers.
+Value warpUniform(OpBuilder &b, Location loc, Value value);
 
 /// The lane's and warp's part of output dimension `outDim` of `ll`: the XOR of the bases
 /// of the set bits of `lane` and `warp`, emitted once per thread. `usedBits`, if given,

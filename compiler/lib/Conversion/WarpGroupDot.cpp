@@ -254,17 +254,15 @@ struct WarpGroupDotLowering : OpConversionPattern<WarpGroupDotOp> {
       aPacked = tieRegisters(rewriter, loc, aPacked, 'r');
     }
 
-    // A buffer a: each warpgroup's slabs start at its own rows. The group index is broadcast
-    // from lane 0 (shfl.sync idx, as CUTLASS's canonical_warp_group_idx): ptxas then knows it
-    // is warp-uniform and keeps a's descriptors in uniform registers. Derived from %tid.x
-    // alone, each descriptor took two of every thread's registers, and LLVM hoists the
-    // loop-invariant ones (a K block's 8 per dot) out of the loop, 16 registers each.
+    // A buffer a: each warpgroup's slabs start at its own rows. The group index is warp-uniform
+    // to ptxas (warpUniform, as CUTLASS's canonical_warp_group_idx), which then keeps a's
+    // descriptors in uniform registers. Derived from %tid.x alone, each descriptor took two of
+    // every thread's registers, and LLVM hoists the loop-invariant ones (a K block's 8 per dot)
+    // out of the loop, 16 registers each.
     Value group;
-    if (aBuffer) {
-      Value warp = emitThreadPosition(rewriter, loc, ThreadLayout::get(op.getType())).warp;
-      group = NVVM::ShflOp::create(rewriter, loc, rewriter.getI32Type(), ib.c(-1), ib.udiv(warp, 4), ib.c(0),
-                                   ib.c(0x1f), NVVM::ShflKind::idx, UnitAttr());
-    }
+    if (aBuffer)
+      group = warpUniform(rewriter, loc,
+                          ib.udiv(emitThreadPosition(rewriter, loc, ThreadLayout::get(op.getType())).warp, 4));
     Value bBase = adaptor.getB()[0];
 
     Type f32 = rewriter.getF32Type();

@@ -25,13 +25,11 @@ constexpr llvm::StringLiteral kPartitionLeaderAttr = "tile.partition_leader";
 Value threadId(OpBuilder &b, Location loc) { return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type()); }
 Value i32(OpBuilder &b, Location loc, int64_t v) { return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v); }
 
-/// The thread's warp, broadcast from lane 0 (shfl.sync idx, as CUTLASS's canonical_warp_idx):
-/// the same value, but a branch on it is warp-uniform to ptxas. (The regions' wgmma
-/// descriptors still reach the instructions through R2UR: 178 of them in the d64 forward.)
+/// The thread's warp, as ptxas sees it is the same in every lane: the branches between the
+/// regions do not diverge. (The regions' wgmma descriptors still reach the instructions through
+/// R2UR: 178 of them in the d64 forward.)
 Value uniformWarp(OpBuilder &b, Location loc) {
-  Value warp = LLVM::UDivOp::create(b, loc, threadId(b, loc), i32(b, loc, 32));
-  return NVVM::ShflOp::create(b, loc, b.getI32Type(), i32(b, loc, -1), warp, i32(b, loc, 0), i32(b, loc, 0x1f),
-                              NVVM::ShflKind::idx, UnitAttr());
+  return warpUniform(b, loc, LLVM::UDivOp::create(b, loc, threadId(b, loc), i32(b, loc, 32)));
 }
 
 struct WarpSpecializeLowering : OpConversionPattern<WarpSpecializeOp> {

@@ -65,7 +65,8 @@ inline QueryBlockRuns queryBlockRuns(Value n0, Value len, int bm, int bn, bool c
 /// (bench/NOTES.md): at D = 128 both kernels warp-specialised on two consumer warpgroups that
 /// do not take turns (as FlashAttention-3's backward; +2-13% over taking turns, the one pass
 /// +9-13%), well above the one-warpgroup tiles without it; at D = 64 those one-warpgroup
-/// tiles, 13-19% above the warp-specialised ones.
+/// tiles, 13-19% above the warp-specialised ones taking turns (without turns: level within
+/// the runs' spread, bench/NOTES.md 2026-11-28).
 /// `onePass`: the dK/dV kernel's tile when it also accumulates dQ (the one-pass mode).
 struct AttentionBackwardConfig {
   AttentionConfig keyValue, query;
@@ -95,6 +96,9 @@ struct AttentionBackwardSweepTile {
 };
 constexpr AttentionBackwardSweepTile kAttentionBackwardSweep[] = {
     {64, {{64, 128, 8, 2}, {128, 64, 8, 2}, {64, 128, 8, 2}}},
+    // D = 128's tiles, warp-specialised without turns: the two passes level with the library's
+    // within the runs' spread; the one pass 197-204 TFLOP/s (the library's 320-331).
+    {64, {{64, 128, 8, 2, true, true, false}, {128, 64, 8, 2, true, true, false}, {64, 128, 8, 2, true, true, false}}},
     {64, {{64, 64, 4, 2, false}, {64, 64, 4, 3, false}, {64, 128, 8, 3}}},
     {128, {{64, 128, 8, 3}, {128, 64, 8, 3}, {64, 128, 8, 3}}},
     // One pass on 32-query blocks: the 64-query one-warpgroup tile (244-258 TFLOP/s, well below the
