@@ -1,4 +1,4 @@
-//===- Arith.cpp - operators, math functions, where, cast -----------------===//
+//===- Arith.cpp - operators, where, cast, fma, abs (math: Math.cpp) ------===//
 // Triton's elementwise semantics: operands are promoted to a common element type and
 // broadcast to a common shape (a scalar is splat; tensors of equal rank broadcast their
 // size-1 dimensions), then one arith/math op is emitted on the result type.
@@ -100,7 +100,7 @@ mlir::Type commonElem(TraceState &s, Bin k, const Operand &a, mlir::Value va, co
 }
 
 /// The broadcast shape of the Value operands, or a "shape mismatch" error.
-llvm::SmallVector<int64_t> commonShape(Bin k, llvm::ArrayRef<mlir::Value> vs, const SrcLoc &loc) {
+llvm::SmallVector<int64_t> commonShape(const char *what, llvm::ArrayRef<mlir::Value> vs, const SrcLoc &loc) {
   llvm::SmallVector<int64_t> shape;
   for (mlir::Value v : vs) {
     if (!v) continue;
@@ -109,7 +109,7 @@ llvm::SmallVector<int64_t> commonShape(Bin k, llvm::ArrayRef<mlir::Value> vs, co
       std::string all;
       for (mlir::Value w : vs)
         if (w) all += (all.empty() ? "" : " vs ") + shapeStr(shapeOf(w.getType()));
-      fail(loc) << "shape mismatch in " << binName(k) << ": " << all;
+      fail(loc) << "shape mismatch in " << what << ": " << all;
     }
     shape = *j;
   }
@@ -211,7 +211,7 @@ Value binary(Bin k, const Operand &a, const Operand &b, const SrcLoc &loc) {
               << (vb ? typeStr(vb.getType()) : "a number") << ")";
   }
   mlir::Type e = commonElem(s, k, a, va, b, vb, loc);
-  auto shape = commonShape(k, {va, vb}, loc);
+  auto shape = commonShape(binName(k), {va, vb}, loc);
   mlir::Value x = materialize(s, l, a, e, shape, binName(k));
   mlir::Value y = materialize(s, l, b, e, shape, binName(k));
   return wrap(emitBinary(s, l, k, x, y));
@@ -226,35 +226,23 @@ mlir::Value single(TraceState &s, mlir::Location l, const Operand &x, const char
   return makeConstant(s, l, x.loc, t, x.kind == Operand::Kind::Float, x.i, x.f);
 }
 
-enum class Fn { Exp, Exp2, FastExp2, Log, Sqrt, Rsqrt };
+} // namespace
 
-/// Transcendental functions: floats only; f16/bf16 are computed in f32 and rounded back
-/// (the precision users expect, and what libdevice offers).
-Value mathFn(Fn fn, const char *name, const Operand &x, const SrcLoc &loc) {
-  TraceState &s = requireTrace(loc, name);
-  mlir::Location l = toLoc(s.ctx, loc);
-  mlir::Value v = single(s, l, x, name);
-  if (!isFloatElem(v.getType()))
-    fail(loc) << "tile::" << name << " needs a floating-point operand, got " << typeStr(v.getType())
-              << " (unsupported dtype; convert with tile::cast(x, DType::f32))";
-  mlir::Type orig = mlir::getElementTypeOrSelf(v.getType());
-  bool narrow = orig.getIntOrFloatBitWidth() < 32;
-  if (narrow) v = convertElem(s, l, v, mlir::Float32Type::get(s.ctx));
-  mlir::Value r;
-  mlir::OpBuilder &b = s.builder;
-  switch (fn) {
-  case Fn::Exp: r = mlir::math::ExpOp::create(b, l, v); break;
-  case Fn::Exp2: r = mlir::math::Exp2Op::create(b, l, v); break;
-  case Fn::FastExp2: r = mlir::math::Exp2Op::create(b, l, v, mlir::arith::FastMathFlags::afn); break;
-  case Fn::Log: r = mlir::math::LogOp::create(b, l, v); break;
-  case Fn::Sqrt: r = mlir::math::SqrtOp::create(b, l, v); break;
-  case Fn::Rsqrt: r = mlir::math::RsqrtOp::create(b, l, v); break;
-  }
-  if (narrow) r = convertElem(s, l, r, orig);
-  return wrap(r);
+std::pair<mlir::Value, mlir::Value> detail::commonOperands(TraceState &s, mlir::Location l, const Operand &a,
+                                                           const Operand &b, const char *what, const SrcLoc &loc) {
+  mlir::Value va = a.kind == Operand::Kind::V ? use(s, a.value, a.loc, what) : mlir::Value();
+  mlir::Value vb = b.kind == Operand::Kind::V ? use(s, b.value, b.loc, what) : mlir::Value();
+  if ((va && isPtrElem(va.getType())) || (vb && isPtrElem(vb.getType())))
+    fail(loc) << what << " is not defined for pointers";
+  // The promotion of an arithmetic operator (a bool computes as i32).
+  mlir::Type e = commonElem(s, Bin::Add, a, va, b, vb, loc);
+  auto shape = commonShape(what, {va, vb}, loc);
+  return {materialize(s, l, a, e, shape, what), materialize(s, l, b, e, shape, what)};
 }
 
-} // namespace
+mlir::Value detail::singleOperand(TraceState &s, mlir::Location l, const Operand &x, const char *what) {
+  return single(s, l, x, what);
+}
 
 Value operator+(Operand a, Operand b) { return binary(Bin::Add, a, b, a.loc); }
 Value operator-(Operand a, Operand b) { return binary(Bin::Sub, a, b, a.loc); }
@@ -317,7 +305,7 @@ Value where(Operand cond, Operand a, Operand b, SrcLoc loc) {
   } else {
     e = commonElem(s, Bin::Where, a, va, b, vb, loc);
   }
-  auto shape = commonShape(Bin::Where, {c, va, vb}, loc);
+  auto shape = commonShape("where", {c, va, vb}, loc);
   mlir::Value x = materialize(s, l, a, e, shape, "where");
   mlir::Value y = materialize(s, l, b, e, shape, "where");
   c = broadcastTo(s, l, c, shape);
@@ -333,13 +321,6 @@ Value cast(Operand x, DType to, SrcLoc loc) {
   if (isPtrElem(v.getType())) fail(loc) << "cast: cannot convert " << typeStr(v.getType()) << " to " << dtypeName(to);
   return wrap(convertElem(s, l, v, t));
 }
-
-Value exp(Operand x, SrcLoc loc) { return mathFn(Fn::Exp, "exp", x, loc); }
-Value exp2(Operand x, SrcLoc loc) { return mathFn(Fn::Exp2, "exp2", x, loc); }
-Value fast_exp2(Operand x, SrcLoc loc) { return mathFn(Fn::FastExp2, "fast_exp2", x, loc); }
-Value log(Operand x, SrcLoc loc) { return mathFn(Fn::Log, "log", x, loc); }
-Value sqrt(Operand x, SrcLoc loc) { return mathFn(Fn::Sqrt, "sqrt", x, loc); }
-Value rsqrt(Operand x, SrcLoc loc) { return mathFn(Fn::Rsqrt, "rsqrt", x, loc); }
 
 Value fma(Operand a, Operand b, Operand c, SrcLoc loc) {
   TraceState &s = requireTrace(loc, "fma");
@@ -357,7 +338,7 @@ Value fma(Operand a, Operand b, Operand c, SrcLoc loc) {
   if (!mlir::isa<mlir::FloatType>(e))
     fail(loc) << "fma needs floating-point operands, got " << typeStr(e)
               << " (unsupported dtype; convert with tile::cast(x, DType::f32))";
-  auto shape = commonShape(Bin::Fma, {vs[0], vs[1], vs[2]}, loc);
+  auto shape = commonShape("fma", {vs[0], vs[1], vs[2]}, loc);
   const bool narrow = e.getIntOrFloatBitWidth() < 32;
   mlir::Type f32 = mlir::Float32Type::get(s.ctx);
   mlir::Value xs[3];

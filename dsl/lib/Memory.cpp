@@ -1,4 +1,4 @@
-//===- Memory.cpp - load, store, atomic_add --------------------------------===//
+//===- Memory.cpp - load, store, atomics -----------------------------------===//
 // Memory ops take pointers (scalar or tensor); masks and values follow the pointer's
 // shape. Values and `other` are converted to the pointee type, as Triton does.
 #include "State.h"
@@ -209,25 +209,91 @@ void store(Value ptr, Value value, Value mask, SrcLoc loc) {
   emitStore(requireTrace(loc, "store"), ptr, value, &mask, loc);
 }
 
-/// tile.atomic_add of `value` through `ptr` where `mask` holds (if given); a descriptor
-/// block's add also names its box, as emitStore does.
-static Value atomicAdd(const Value &ptr, const Operand &value, const Value *mask, const SrcLoc &loc,
-                       mlir::Value desc = {}, mlir::ValueRange offsets = {}) {
-  TraceState &s = requireTrace(loc, "atomic_add");
-  mlir::Location l = toLoc(s.ctx, loc);
-  mlir::Value p = pointerOperand(s, ptr, loc, "atomic_add", "cannot add atomically to");
-  if (isBoolElem(pointeeOf(p))) fail(loc) << "tile::atomic_add: unsupported dtype i1 (bool) for an atomic add";
-  mlir::Value v = dataOperand(s, l, p, value, loc, "atomic_add");
-  mlir::Value m = mask ? maskOperand(s, l, p, *mask, loc, "atomic_add") : mlir::Value();
-  return wrap(mlir::tile::AtomicAddOp::create(s.builder, l, v.getType(), p, v, m, desc, offsets));
+/// The dialect's memory order of the DSL's.
+static mlir::tile::MemSem semOf(MemSem sem) { return mlir::tile::MemSem(int(sem)); }
+static mlir::tile::MemScope scopeOf(MemScope scope) { return mlir::tile::MemScope(int(scope)); }
+static_assert(int(MemSem::AcqRel) == int(mlir::tile::MemSem::AcqRel) &&
+              int(MemScope::Sys) == int(mlir::tile::MemScope::Sys));
+
+/// The element type an atomic of `name` acts on, refused at the user's line where the
+/// hardware has no such atomic: bools; below 32 bits except an add's f16/bf16; floats for
+/// the bitwise ones.
+static void checkAtomicElement(mlir::Type elem, mlir::tile::AtomicKind kind, const char *name, const SrcLoc &loc) {
+  using K = mlir::tile::AtomicKind;
+  if (elem.isInteger(1)) fail(loc) << "tile::" << name << ": unsupported dtype i1 (bool) for an atomic";
+  const bool isFloat = mlir::isa<mlir::FloatType>(elem);
+  if (isFloat && (kind == K::And || kind == K::Or || kind == K::Xor))
+    fail(loc) << "tile::" << name << " needs integers, got " << typeStr(elem);
+  const bool smallAdd = kind == K::Add && (elem.isF16() || elem.isBF16());
+  if (elem.getIntOrFloatBitWidth() < 32 && !smallAdd)
+    fail(loc) << "tile::" << name << " needs 32- or 64-bit elements, got " << typeStr(elem)
+              << (kind == K::Add ? " (f16 and bf16 add too)" : "");
 }
 
-Value atomic_add(Value ptr, Operand value, SrcLoc loc) { return atomicAdd(ptr, value, nullptr, loc); }
-Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc) { return atomicAdd(ptr, value, &mask, loc); }
+/// tile.atomic_rmw `kind` of `value` through `ptr` where `mask` holds (if given and valid); a
+/// descriptor block's add also names its box, as emitStore does.
+static Value atomicRMW(mlir::tile::AtomicKind kind, const char *name, const Value &ptr, const Operand &value,
+                       const Value *mask, AtomicOrder order, const SrcLoc &loc, mlir::Value desc = {},
+                       mlir::ValueRange offsets = {}) {
+  TraceState &s = requireTrace(loc, name);
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, name, "cannot update atomically");
+  checkAtomicElement(pointeeOf(p), kind, name, loc);
+  mlir::Value v = dataOperand(s, l, p, value, loc, name);
+  mlir::Value m = mask && mask->valid() ? maskOperand(s, l, p, *mask, loc, name) : mlir::Value();
+  return wrap(mlir::tile::AtomicRMWOp::create(s.builder, l, v.getType(), kind, p, v, m, desc, offsets, semOf(order.sem),
+                                              scopeOf(order.scope)));
+}
+
+using Kind = mlir::tile::AtomicKind;
+Value atomic_add(Value ptr, Operand value, SrcLoc loc) {
+  return atomicRMW(Kind::Add, "atomic_add", ptr, value, nullptr, {}, loc);
+}
+Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc) {
+  return atomicRMW(Kind::Add, "atomic_add", ptr, value, &mask, {}, loc);
+}
+Value atomic_add(Value ptr, Operand value, Value mask, AtomicOrder order, SrcLoc loc) {
+  return atomicRMW(Kind::Add, "atomic_add", ptr, value, &mask, order, loc);
+}
+
+// The read-modify-writes other than add, three forms each (as atomic_add's).
+#define TILE_DEFINE_ATOMIC(NAME, KIND)                                                                                 \
+  Value NAME(Value ptr, Operand value, SrcLoc loc) { return atomicRMW(KIND, #NAME, ptr, value, nullptr, {}, loc); }    \
+  Value NAME(Value ptr, Operand value, Value mask, SrcLoc loc) {                                                       \
+    return atomicRMW(KIND, #NAME, ptr, value, &mask, {}, loc);                                                         \
+  }                                                                                                                    \
+  Value NAME(Value ptr, Operand value, Value mask, AtomicOrder order, SrcLoc loc) {                                    \
+    return atomicRMW(KIND, #NAME, ptr, value, &mask, order, loc);                                                      \
+  }
+TILE_DEFINE_ATOMIC(atomic_max, Kind::Max)
+TILE_DEFINE_ATOMIC(atomic_min, Kind::Min)
+TILE_DEFINE_ATOMIC(atomic_and, Kind::And)
+TILE_DEFINE_ATOMIC(atomic_or, Kind::Or)
+TILE_DEFINE_ATOMIC(atomic_xor, Kind::Xor)
+TILE_DEFINE_ATOMIC(atomic_xchg, Kind::Xchg)
+#undef TILE_DEFINE_ATOMIC
+
+Value atomic_cas(Value ptr, Operand cmp, Operand value, Value mask, AtomicOrder order, SrcLoc loc) {
+  TraceState &s = requireTrace(loc, "atomic_cas");
+  mlir::Location l = toLoc(s.ctx, loc);
+  mlir::Value p = pointerOperand(s, ptr, loc, "atomic_cas", "cannot compare and swap through");
+  checkAtomicElement(pointeeOf(p), Kind::Xchg, "atomic_cas", loc);
+  mlir::Value c = dataOperand(s, l, p, cmp, loc, "atomic_cas");
+  mlir::Value v = dataOperand(s, l, p, value, loc, "atomic_cas");
+  mlir::Value m = mask.valid() ? maskOperand(s, l, p, mask, loc, "atomic_cas") : mlir::Value();
+  return wrap(
+      mlir::tile::AtomicCASOp::create(s.builder, l, v.getType(), p, c, v, m, semOf(order.sem), scopeOf(order.scope)));
+}
+Value atomic_cas(Value ptr, Operand cmp, Operand value, SrcLoc loc) {
+  return atomic_cas(ptr, cmp, value, Value(), {}, loc);
+}
+Value atomic_cas(Value ptr, Operand cmp, Operand value, AtomicOrder order, SrcLoc loc) {
+  return atomic_cas(ptr, cmp, value, Value(), order, loc);
+}
 
 void atomic_add(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc) {
   DescriptorBlock b = writtenBlock(requireTrace(loc, "atomic_add"), desc, offsets, value, loc, "atomic_add");
-  atomicAdd(b.ptrs, value, &b.mask, loc, b.desc, b.offsets);
+  atomicRMW(Kind::Add, "atomic_add", b.ptrs, value, &b.mask, {}, loc, b.desc, b.offsets);
 }
 
 } // namespace tile

@@ -176,6 +176,12 @@ std::optional<llvm::SmallVector<int64_t>> broadcastShapes(llvm::ArrayRef<int64_t
 /// constants of that type; Values are converted and broadcast).
 mlir::Value materialize(TraceState &s, mlir::Location l, const Operand &o, mlir::Type elem,
                         llvm::ArrayRef<int64_t> shape, const char *what);
+/// A single operand as an MLIR value; a C++ number becomes a scalar constant of the type it
+/// would get alone (i32 or f32). `what` names the op for the message.
+mlir::Value singleOperand(TraceState &s, mlir::Location l, const Operand &x, const char *what);
+/// Two operands promoted and broadcast as an arithmetic operator's (Arith.cpp).
+std::pair<mlir::Value, mlir::Value> commonOperands(TraceState &s, mlir::Location l, const Operand &a, const Operand &b,
+                                                   const char *what, const SrcLoc &loc);
 
 } // namespace tile::detail
 

@@ -190,7 +190,17 @@ std::vector<Specialization> standardVariants(const KernelBase &kernel,
                                              const std::vector<int> &numWarps, const std::vector<size_t> &unitParams) {
   std::vector<Specialization> out;
   const auto &params = kernel.params();
+  const size_t consts =
+      size_t(std::count_if(params.begin(), params.end(), [](const ParamDesc &p) { return p.kind == ArgKind::Const; }));
+  if (numWarps.size() != constChoices.size())
+    throw std::invalid_argument("standardVariants: kernel '" + kernel.name() + "' has " +
+                                std::to_string(constChoices.size()) + " constant choices but " +
+                                std::to_string(numWarps.size()) + " num_warps");
   for (size_t c = 0; c < constChoices.size(); ++c) {
+    if (constChoices[c].size() != consts)
+      throw std::invalid_argument("standardVariants: kernel '" + kernel.name() + "' has " + std::to_string(consts) +
+                                  " Const parameters, constant choice " + std::to_string(c) + " gives " +
+                                  std::to_string(constChoices[c].size()));
     for (int level = 2; level >= 0; --level) { // 2: all divisible, 1: pointers only, 0: none
       // With unit parameters: first the variant where they are 1 (unit strides make
       // accesses contiguous: vector loads, cp.async), then the general one.

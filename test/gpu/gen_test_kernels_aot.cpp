@@ -3,6 +3,8 @@
 #include "AotWriter.h"
 
 #include "../kernels/PlantedBugKernels.h"
+#include "../kernels/AtomicKernels.h"
+#include "../kernels/MathKernels.h"
 #include "../kernels/TestKernels.h"
 #include "tile/kernels/Matmul.h"
 
@@ -71,6 +73,33 @@ int main(int argc, char **argv) {
            "fast_exp2",
            {"x", "fast", "exact", "n", "BLOCK"},
            aot::standardVariants(fastExp2Kernel(), {{1024}}, {4})});
+    // Every math function on f32, f16, bf16 and f64 (math_gpu_tests.cpp).
+    auto addMath = [&](const auto &kernel, const char *name) {
+      w.add({&kernel, name, {"x", "y", "out", "n", "BLOCK"}, aot::standardVariants(kernel, {{256}}, {4})});
+    };
+    addMath(mathFunctionsKernel<float>(), "math_functions_f32");
+    addMath(mathFunctionsKernel<f16>(), "math_functions_f16");
+    addMath(mathFunctionsKernel<bf16>(), "math_functions_bf16");
+    addMath(mathFunctionsKernel<double>(), "math_functions_f64");
+    // Every atomic, a spin lock, a ticket counter (atomic_gpu_tests.cpp).
+    auto addAtomics = [&](const auto &kernel, const char *name) {
+      w.add({&kernel,
+             name,
+             {"values", "tables", "olds", "n", "K", "BLOCK"},
+             aot::standardVariants(kernel, {{128}}, {4})});
+    };
+    addAtomics(atomicKindsKernel<int32_t>(), "atomic_kinds_i32");
+    addAtomics(atomicKindsKernel<int64_t>(), "atomic_kinds_i64");
+    addAtomics(atomicKindsKernel<float>(), "atomic_kinds_f32");
+    addAtomics(atomicKindsKernel<double>(), "atomic_kinds_f64");
+    w.add({&spinLockKernel(),
+           "spin_lock",
+           {"lock", "counter", "acquired", "tries"},
+           aot::standardVariants(spinLockKernel(), {{}}, {4})});
+    w.add({&ticketKernel(),
+           "ticket_counter",
+           {"counter", "tickets", "rows", "values", "maximum", "BLOCK"},
+           aot::standardVariants(ticketKernel(), {{64}}, {4})});
     w.add({&loopBranchKernel(),
            "loop_branch",
            {"x", "out", "n", "reps", "BLOCK"},

@@ -5,7 +5,9 @@ if(TARGET tile_aot_writer)
   target_link_libraries(gen_test_kernels_aot PRIVATE tile_aot_writer tile_kernels)
   tile_aot_kernel_library(tile_test_kernels_aot gen_test_kernels_aot test_kernels_aot)
 
-  add_executable(test_kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/test_kernels_gpu_tests.cpp)
+  add_executable(test_kernels_gpu_tests ${CMAKE_CURRENT_LIST_DIR}/test_kernels_gpu_tests.cpp
+                                       ${CMAKE_CURRENT_LIST_DIR}/math_gpu_tests.cpp
+                                       ${CMAKE_CURRENT_LIST_DIR}/atomic_gpu_tests.cpp)
   target_link_libraries(test_kernels_gpu_tests PRIVATE tile_test_kernels_aot GTest::gtest_main)
   gtest_discover_tests(test_kernels_gpu_tests PROPERTIES LABELS gpu)
 

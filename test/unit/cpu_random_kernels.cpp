@@ -2,6 +2,7 @@
 // traces a program, and the float64 reference with a rounding-error scale per element.
 #include "cpu_random_kernels.h"
 #include "cpu_random_attention.h"
+#include "cpu_random_math.h"
 
 #include "tile/HalfBits.h"
 
@@ -44,7 +45,8 @@ enum class Op {
   If,
   Dot,
   Transpose,
-  Attention
+  Attention,
+  Math ///< kRandomMathFns[fn] of a (and b)
 };
 enum class Red { Sum, Max, Min };
 /// Dot inputs: f32 exact and TF32 (CUDA cores), f16 and bf16 (tensor cores where the tile allows).
@@ -71,6 +73,7 @@ struct Node {
   Red red = Red::Sum; ///< Reduce
   int scope = -1;     ///< the loop (its id) whose body this node belongs to; -1: top level
   int loop = -1;      ///< Loop/Iter/Carried: the loop's id
+  int fn = 0;         ///< Math: the index in kRandomMathFns
   DotInput dotInput = DotInput::F32; ///< Dot: what the inputs are rounded to
   bool transposedA = false;          ///< Dot (f16/bf16): a given as trans(aᵀ) (wgmma's MN-major a)
   int lanesAlong = -1; ///< Input: the dimension its load's lanes step along (lanes_along), -1: the compiler's choice
@@ -182,6 +185,7 @@ const char *opName(Op op) {
   case Op::Dot: return "dot(where(mask, a, 0), W) with W[k][j] = k == j ? 1 : 0.25";
   case Op::Transpose: return "trans(reshape(where(mask, a, 0), [.., BN, BM]))";
   case Op::Attention: return "attention(q = where(mask, a, 0))";
+  case Op::Math: return "math";
   }
   return "?";
 }
@@ -327,8 +331,11 @@ private:
     int r = pick(0, 99);
     if (r < 20) {
       static const Op unary[] = {Op::Neg, Op::Abs, Op::Exp, Op::FastExp2, Op::Half};
-      n.op = unary[pick(0, 4)];
-      n.a = operand(scope);
+      n.op = chance(0.5) ? Op::Math : unary[pick(0, 4)];
+      n.fn = pick(0, kRandomMathFnCount - 1);
+      const bool leafOnly = n.op == Op::Math && kRandomMathFns[n.fn].leafOnly;
+      n.a = leafOnly ? leafOperand(scope) : operand(scope);
+      if (n.op == Op::Math && kRandomMathFns[n.fn].binary) n.b = operand(scope);
     } else if (r < 53) {
       static const Op binary[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min, Op::Fma};
       n.op = binary[pick(0, 6)];
@@ -503,6 +510,7 @@ struct Tracer {
     case Op::Exp: return exp(minimum(A(), 4.0f));
     case Op::FastExp2: return fast_exp2(minimum(A(), 4.0f));
     case Op::Half: return A() * 0.5f;
+    case Op::Math: return kRandomMathFns[n.fn].build(A(), kRandomMathFns[n.fn].binary ? B() : A());
     case Op::Add: return A() + B();
     case Op::Sub: return A() - B();
     case Op::Mul: return maximum(minimum(A() * B(), kMulClamp), -kMulClamp);
@@ -757,6 +765,12 @@ struct Reference {
       return unary(A(),
                    [](double x, double m, double &v, double &r) { v = std::exp2(std::min(x, 4.0)), r = v * (1 + m); });
     case Op::Half: return unary(A(), [](double x, double m, double &v, double &r) { v = x * 0.5, r = m * 0.5; });
+    case Op::Math: {
+      const RandomMathFn &f = kRandomMathFns[n.fn];
+      return binary(A(), f.binary ? B() : A(), [&](double x, double a, double y, double b, double &v, double &r) {
+        f.reference(x, a, y, b, v, r);
+      });
+    }
     case Op::Add:
       return binary(A(), B(),
                     [](double x, double a, double y, double b, double &v, double &r) { v = x + y, r = a + b; });
@@ -909,6 +923,7 @@ std::string RandomCase::describe() const {
     if (nd.op == Op::Reduce)
       os << (nd.red == Red::Sum ? " sum" : nd.red == Red::Max ? " max" : " min") << " axis " << nd.axis;
     if (nd.op == Op::ArgMax) os << " axis " << nd.axis;
+    if (nd.op == Op::Math) os << " " << kRandomMathFns[nd.fn].name;
     if (nd.op == Op::Attention) os << " " << describeAttention(nd.attention);
     if (nd.op == Op::Dot) {
       static const char *names[] = {" f32", " tf32", " f16", " bf16"};

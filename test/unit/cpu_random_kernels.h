@@ -1,7 +1,8 @@
 //===- cpu_random_kernels.h - random valid DSL programs with references ---===//
 // makeRandomCase(seed) builds one random kernel from a seed: a DAG of f32 operations on
 // [BM, BN] tiles of an m x n problem, or [BP, BM, BN] tiles of p x m x n (rank 3), ragged
-// edges masked: elementwise chains (+ - * / maximum minimum exp abs neg), comparisons with
+// edges masked: elementwise chains (+ - * / maximum minimum exp abs neg, the math library:
+// cpu_random_math.h), comparisons with
 // where, broadcasts of rows (along n) and columns (along m), reductions along any axis
 // (sum, max, min, argmax) broadcast back,
 // loops with a carried tile and branches on a scalar argument, attention blocks (an online

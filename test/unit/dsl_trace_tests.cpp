@@ -294,7 +294,7 @@ TEST(DslTrace, IfThenElseAndArgReductions) {
   EXPECT_NE(ir.find("-> (tensor<256xf32>)"), std::string::npos) << ir;
   EXPECT_TRUE(hasReduce(ir, "argmax")) << ir;
   EXPECT_TRUE(hasReduce(ir, "argmin")) << ir;
-  EXPECT_NE(ir.find("tile.atomic_add"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("tile.atomic_rmw"), std::string::npos) << ir;
   EXPECT_NE(ir.find("arith.maximumf"), std::string::npos) << ir;
   EXPECT_NE(ir.find("math.absf"), std::string::npos) << ir;
 }

@@ -81,5 +81,10 @@ unsigned mlir::tile::scratchBytes(Operation *op) {
     return src.getNumElements() * scratchElementBytes(src);
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) return reduceScratch(reduce).bytes;
+  // A scalar atomic runs on one thread; where its old value is used, every thread reads it
+  // back from here.
+  if (isa<AtomicRMWOp, AtomicCASOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType()) &&
+      !op->getResult(0).use_empty())
+    return scratchElementBytes(op->getResult(0).getType());
   return 0;
 }

@@ -43,7 +43,7 @@ Region *find(uintptr_t addr, size_t bytes, std::map<uintptr_t, Region>::iterator
   return &it->second;
 }
 
-const char *kindName(int32_t kind) { return kind == 0 ? "load" : kind == 1 ? "store" : "atomic_add"; }
+const char *kindName(int32_t kind) { return kind == 0 ? "load" : kind == 1 ? "store" : "atomic"; }
 
 } // namespace
 

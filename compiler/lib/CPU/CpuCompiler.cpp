@@ -13,10 +13,12 @@
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
@@ -67,6 +69,20 @@ void initializeLLVMOnce() {
   });
 }
 
+/// erf, expm1 and log1p as calls to the C library (scalarised): MathToLLVM has no erf, and
+/// computes expm1 and log1p as exp(x) - 1 and log(1 + x), which lose every digit near 0.
+/// Only these: the rest keep LLVM's intrinsics (sqrt an instruction, not a call).
+mlir::LogicalResult callLibmWhereMathToLLVMLosesDigits(mlir::ModuleOp module) {
+  llvm::SmallVector<mlir::Operation *> ops;
+  module.walk([&](mlir::Operation *op) {
+    if (mlir::isa<mlir::math::ErfOp, mlir::math::ExpM1Op, mlir::math::Log1pOp>(op)) ops.push_back(op);
+  });
+  if (ops.empty()) return mlir::success();
+  mlir::RewritePatternSet patterns(module.getContext());
+  mlir::populateMathToLibmConversionPatterns(patterns);
+  return mlir::applyOpPatternsGreedily(ops, std::move(patterns));
+}
+
 } // namespace
 
 std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const CompileOptions &opts) {
@@ -114,6 +130,7 @@ std::unique_ptr<CompiledKernel> tile::cpu::compile(mlir::ModuleOp module, const 
   if (auto bytes = module->getAttrOfType<mlir::IntegerAttr>(mlir::tile::cpu::kStackBytesAttr))
     result->stackBytes_ = bytes.getInt();
 
+  if (mlir::failed(callLibmWhereMathToLLVMLosesDigits(module))) fail("calling the C library's erf/expm1/log1p");
   mlir::PassManager toLLVM(ctx);
   compiler::printIRAfterAllFromEnv(toLLVM);
   toLLVM.addPass(mlir::tile::createTileCpuExpandSmallFloats());

@@ -15,6 +15,28 @@ static Value constantLike(OpBuilder &b, Location loc, Type like, TypedAttr attr)
   return arith::ConstantOp::create(b, loc, attr);
 }
 
+/// x with its subnormal elements replaced by zeros of their sign (f32).
+static Value flushSubnormal(OpBuilder &b, Location loc, Value x) {
+  Type type = x.getType(), elem = getElementTypeOrSelf(type);
+  Value smallestNormal = constantLike(b, loc, type, b.getFloatAttr(elem, 0x1p-126));
+  Value tiny =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, math::AbsFOp::create(b, loc, x), smallestNormal);
+  Value zero = math::CopySignOp::create(b, loc, constantLike(b, loc, type, b.getFloatAttr(elem, 0.0)), x);
+  return arith::SelectOp::create(b, loc, tiny, zero, x);
+}
+
+/// `op` on `operands` with result type `type` and no fast-math flags: LLVM may not trade
+/// accuracy here for what the host's instructions offer.
+static Value cloneAccurate(OpBuilder &b, Operation *op, ValueRange operands, Type type) {
+  IRMapping m;
+  for (auto [from, to] : llvm::zip(op->getOperands(), operands)) m.map(from, to);
+  Operation *clone = b.clone(*op, m);
+  clone->getResult(0).setType(type);
+  if (auto fm = dyn_cast<arith::ArithFastMathInterface>(clone))
+    clone->setAttr(fm.getFastMathAttrName(), arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::none));
+  return clone->getResult(0);
+}
+
 Value mlir::tile::cpu::lowerElementwise(LoweringState &state, Operation *op, ArrayRef<Value> operands,
                                         Type resultType) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) return state.unsupported(op, resultType);
@@ -74,16 +96,20 @@ Value mlir::tile::cpu::lowerElementwise(LoweringState &state, Operation *op, Arr
     Value zero = constantLike(b, loc, resultType, b.getIntegerAttr(getElementTypeOrSelf(resultType), 0));
     return arith::SelectOp::create(b, loc, isNan, zero, r->getResult(0));
   }
-  // fast_exp2 (exp2 with `afn`): the GPU's ex2.approx.ftz.f32 flushes subnormal results to +0
-  // (and reads subnormal inputs as 0: 2^0 = 1, what exp2 of them rounds to anyway). Here exp2
-  // exactly, without `afn` (nothing that depends on the host), flushed the same way.
-  if (auto e = dyn_cast<math::Exp2Op>(op); e && bitEnumContainsAll(e.getFastmath(), arith::FastMathFlags::afn)) {
-    Value r = math::Exp2Op::create(b, loc, resultType, operands[0]);
-    Type elem = getElementTypeOrSelf(resultType);
-    Value smallestNormal = constantLike(b, loc, resultType, b.getFloatAttr(elem, 0x1p-126));
-    Value zero = constantLike(b, loc, resultType, b.getFloatAttr(elem, 0.0));
-    Value subnormal = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, r, smallestNormal);
-    return arith::SelectOp::create(b, loc, subnormal, zero, r);
+  // The DSL's fast_* functions (`afn`): the accurate function here (nothing that depends on
+  // the host), with the GPU instruction's `.ftz`: ex2/lg2/sqrt/sin/cos.approx.ftz.f32 read
+  // subnormal inputs as zeros of their sign and flush subnormal results so. (tanh.approx and
+  // div.full have no such form.)
+  auto fm = dyn_cast<arith::ArithFastMathInterface>(op);
+  arith::FastMathFlagsAttr flags = fm ? fm.getFastMathFlagsAttr() : nullptr;
+  if (flags && bitEnumContainsAll(flags.getValue(), arith::FastMathFlags::afn) &&
+      getElementTypeOrSelf(resultType).isF32()) {
+    bool flushIn = isa<math::Log2Op, math::SqrtOp, math::SinOp, math::CosOp>(op);
+    bool flushOut = isa<math::Exp2Op, math::SinOp, math::CosOp>(op);
+    SmallVector<Value> in(operands);
+    if (flushIn) in[0] = flushSubnormal(b, loc, in[0]);
+    Value r = cloneAccurate(b, op, in, resultType);
+    return flushOut ? flushSubnormal(b, loc, r) : r;
   }
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue()))
@@ -91,9 +117,5 @@ Value mlir::tile::cpu::lowerElementwise(LoweringState &state, Operation *op, Arr
           b, loc, DenseElementsAttr::get(cast<ShapedType>(resultType), dense.getSplatValue<Attribute>()));
   }
   // Everything else converts by type: clone with the chunk (or scalar) types.
-  IRMapping m;
-  for (auto [from, to] : llvm::zip(op->getOperands(), operands)) m.map(from, to);
-  Operation *clone = b.clone(*op, m);
-  clone->getResult(0).setType(resultType);
-  return clone->getResult(0);
+  return cloneAccurate(b, op, operands, resultType);
 }

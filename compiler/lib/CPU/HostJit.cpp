@@ -39,16 +39,17 @@ const std::vector<Level> &levels() {
 
 /// What generated code may call in the process: the C library's memory functions (LLVM's
 /// memcpy/memset intrinsics) and libm (LLVM's math intrinsics without an instruction on
-/// the target: expf, logf, fmodf, and floorf & co. below SSE4.1). Every glibc has them,
-/// whatever the CPU.
+/// the target: expf, logf, fmodf, and floorf & co. below SSE4.1; sincosf where LLVM fuses a
+/// sin and a cos of one argument). Every glibc has them, whatever the CPU.
 const llvm::StringSet<> &providedSymbols() {
   static const llvm::StringSet<> set = [] {
     llvm::StringSet<> s{"memcpy", "memmove", "memset"};
     for (const char *f :
-         {"exp",   "exp2",  "expm1",     "log",  "log2", "log10", "log1p",     "pow",   "sqrt",    "cbrt",
-          "sin",   "cos",   "tan",       "asin", "acos", "atan",  "atan2",     "sinh",  "cosh",    "tanh",
-          "asinh", "acosh", "atanh",     "erf",  "erfc", "fmod",  "remainder", "floor", "ceil",    "trunc",
-          "round", "rint",  "nearbyint", "fma",  "fmin", "fmax",  "ldexp",     "frexp", "copysign"}) {
+         {"exp",   "exp2",  "expm1", "log",      "log2",      "log10", "log1p",     "pow",   "sqrt",
+          "cbrt",  "sin",   "cos",   "tan",      "asin",      "acos",  "atan",      "atan2", "sinh",
+          "cosh",  "tanh",  "asinh", "acosh",    "atanh",     "erf",   "erfc",      "fmod",  "remainder",
+          "floor", "ceil",  "trunc", "round",    "roundeven", "rint",  "nearbyint", "fma",   "fmin",
+          "fmax",  "ldexp", "frexp", "copysign", "sincos"}) {
       s.insert(f);
       s.insert(std::string(f) + "f");
     }

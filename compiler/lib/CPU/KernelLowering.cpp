@@ -26,7 +26,7 @@ KernelLowering::KernelLowering(func::FuncOp kernel, int chunk, bool check)
 //===----------------------------------------------------------------------===//
 
 bool KernelLowering::producesBuffer(Operation *op) const {
-  if (isa<scf::ForOp, scf::IfOp, ReduceOp, AtomicAddOp, DotOp, TransOp, ReshapeOp>(op)) return true;
+  if (isa<scf::ForOp, scf::IfOp, ReduceOp, AtomicRMWOp, AtomicCASOp, DotOp, TransOp, ReshapeOp>(op)) return true;
   if (auto c = dyn_cast<arith::ConstantOp>(op))
     if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue())) return !dense.isSplat();
   return false;
@@ -51,7 +51,7 @@ bool KernelLowering::isCheap(Value v) {
 static bool mayWriteMemory(Operation *op) {
   bool writes = false;
   op->walk([&](Operation *o) {
-    if (isa<StoreOp, AtomicAddOp>(o)) writes = true;
+    if (isa<StoreOp, AtomicRMWOp, AtomicCASOp>(o)) writes = true;
   });
   return writes;
 }

@@ -51,7 +51,8 @@ void KernelLowering::emitOp(Operation &op) {
   if (auto f = dyn_cast<scf::ForOp>(op)) return emitFor(f);
   if (auto i = dyn_cast<scf::IfOp>(op)) return emitIf(i);
   if (auto s = dyn_cast<StoreOp>(op)) return lowerStore(*this, s);
-  if (auto a = dyn_cast<AtomicAddOp>(op)) return lowerAtomicAdd(*this, a);
+  if (auto a = dyn_cast<AtomicRMWOp>(op)) return lowerAtomicRMW(*this, a);
+  if (auto a = dyn_cast<AtomicCASOp>(op)) return lowerAtomicCAS(*this, a);
   if (auto r = dyn_cast<ReduceOp>(op)) return lowerReduce(*this, r);
   if (auto d = dyn_cast<DotOp>(op)) return lowerDot(*this, d);
   if (auto t = dyn_cast<TransOp>(op)) return lowerTrans(*this, t);

@@ -3,13 +3,14 @@
 // proves the chunk's addresses consecutive, the access is one (masked) vector load or
 // store from the first address; otherwise a masked gather/scatter. Masked-off lanes are
 // never touched (llvm.masked.* semantics), so ragged edges may point anywhere.
-// Atomics are one llvm.atomicrmw per active element (monotonic = the GPU's relaxed).
+// Atomics are one llvm.atomicrmw or cmpxchg per active element, in the op's memory order.
 // Checking mode asks the runtime about every active element first and switches off any
 // lane it refuses, so a bad access is reported and never performed.
 #include "Memory.h"
 
 #include "LoweringAbi.h"
 
+#include "tile/AtomicSemantics.h"
 #include "tile/TensorDescAbi.h"
 
 #include <cstddef>
@@ -224,24 +225,24 @@ void mlir::tile::cpu::lowerStore(KernelLowering &lowering, StoreOp op) {
   });
 }
 
-void mlir::tile::cpu::lowerAtomicAdd(KernelLowering &lowering, AtomicAddOp op) {
+/// An atomic on a tensor or a scalar: `apply(addr, operands..., b)` at each active element
+/// (its operands: the op's value operands, `values`, element by element), 0 where the mask
+/// is off; the old values get a buffer where they are used.
+template <class AtomicOp>
+static void lowerAtomic(KernelLowering &lowering, AtomicOp op, ArrayRef<Value> values,
+                        function_ref<Value(Value addr, ArrayRef<Value> operands)> apply) {
   OpBuilder &b = lowering.builder();
   Location loc = lowering.loc();
   Type elem = getElementTypeOrSelf(op.getValue().getType());
   Type mem = lowering.memElem(elem);
   unsigned bytes = bytesOf(mem);
-  auto binOp = isa<FloatType>(elem) ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
-  // One element: returns the old value, or zero where the mask is off.
-  auto one = [&](Value addr, Value value, Value active, ArrayRef<Value> idx) -> Value {
+  auto one = [&](Value addr, ArrayRef<Value> operands, Value active, ArrayRef<Value> idx) -> Value {
     if (lowering.checking()) active = checkScalar(lowering, op, AccessKind::Atomic, addr, active, bytes, idx);
-    auto rmw = [&]() -> Value {
-      return LLVM::AtomicRMWOp::create(b, loc, binOp, toPtr(b, loc, addr), value, LLVM::AtomicOrdering::monotonic);
-    };
-    if (!active) return rmw();
+    if (!active) return apply(addr, operands);
     auto branch = scf::IfOp::create(b, loc, TypeRange{mem}, active, /*withElseRegion=*/true);
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(branch.thenBlock());
-    scf::YieldOp::create(b, loc, rmw());
+    scf::YieldOp::create(b, loc, apply(addr, operands));
     b.setInsertionPointToStart(branch.elseBlock());
     scf::YieldOp::create(b, loc, Value(arith::ConstantOp::create(b, loc, cast<TypedAttr>(b.getZeroAttr(mem)))));
     b.setInsertionPointAfter(branch);
@@ -249,9 +250,10 @@ void mlir::tile::cpu::lowerAtomicAdd(KernelLowering &lowering, AtomicAddOp op) {
   };
   auto ptrType = lowering.tensorType(op.getPtr());
   if (!ptrType) {
-    Value old = one(lowering.scalar(op.getPtr()), lowering.scalar(op.getValue()),
-                    op.getMask() ? lowering.scalar(op.getMask()) : Value(), {});
-    lowering.mapScalar(op.getResult(), old);
+    SmallVector<Value> operands;
+    for (Value v : values) operands.push_back(lowering.scalar(v));
+    lowering.mapScalar(op.getResult(), one(lowering.scalar(op.getPtr()), operands,
+                                           op.getMask() ? lowering.scalar(op.getMask()) : Value(), {}));
     return;
   }
   bool keep = !op.getResult().use_empty();
@@ -259,12 +261,29 @@ void mlir::tile::cpu::lowerAtomicAdd(KernelLowering &lowering, AtomicAddOp op) {
   // Element by element, in row-major order (the order atomics on one address happen in).
   lowering.forEachChunk(ptrType.getShape(), 1, [&](ArrayRef<Value> idx) {
     auto lane0 = [&](Value v) { return Value(vector::ExtractOp::create(b, loc, v, ArrayRef<int64_t>{0})); };
-    Value addr = lane0(lowering.chunk(op.getPtr(), idx, 1));
-    Value value = lane0(lowering.chunk(op.getValue(), idx, 1));
+    SmallVector<Value> operands;
+    for (Value v : values) operands.push_back(lane0(lowering.chunk(v, idx, 1)));
     Value active = op.getMask() ? lane0(lowering.chunk(op.getMask(), idx, 1)) : Value();
-    Value old = one(addr, value, active, idx);
+    Value old = one(lane0(lowering.chunk(op.getPtr(), idx, 1)), operands, active, idx);
     if (keep)
       lowering.storeChunk(result, elem, vector::BroadcastOp::create(b, loc, VectorType::get({1}, mem), old), idx);
   });
   if (keep) lowering.setBuffer(op.getResult(), result);
+}
+
+void mlir::tile::cpu::lowerAtomicRMW(KernelLowering &lowering, AtomicRMWOp op) {
+  const LLVM::AtomicBinOp kind = llvmAtomicBinOp(op.getKind(), getElementTypeOrSelf(op.getValue().getType()));
+  OpBuilder &b = lowering.builder();
+  lowerAtomic(lowering, op, {op.getValue()}, [&](Value addr, ArrayRef<Value> operands) -> Value {
+    return LLVM::AtomicRMWOp::create(b, lowering.loc(), kind, toPtr(b, lowering.loc(), addr), operands[0],
+                                     llvmOrdering(op.getSem()));
+  });
+}
+
+void mlir::tile::cpu::lowerAtomicCAS(KernelLowering &lowering, AtomicCASOp op) {
+  OpBuilder &b = lowering.builder();
+  lowerAtomic(lowering, op, {op.getCmp(), op.getValue()}, [&](Value addr, ArrayRef<Value> operands) -> Value {
+    return compareAndSwap(b, lowering.loc(), toPtr(b, lowering.loc(), addr), operands[0], operands[1], op.getSem(),
+                          /*syncscope=*/"");
+  });
 }

@@ -1,4 +1,4 @@
-//===- MemoryOps.cpp - masked, vectorised global loads, stores and atomics ===//
+//===- MemoryOps.cpp - masked, vectorised global loads and stores ---------===//
 // `tile.vec` (from tile-coalesce) says how many consecutive registers form one access.
 // Such a group lies inside one thread's run of contiguous elements, its address is
 // aligned to the group's size, and its mask is uniform, so one predicate guards a
@@ -18,11 +18,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-
-unsigned regsOf(Type t) {
-  auto rt = dyn_cast<RankedTensorType>(t);
-  return rt ? ThreadLayout::get(rt).numRegs() : 1;
-}
 
 unsigned byteWidth(Type t) { return std::max<unsigned>(1, t.getIntOrFloatBitWidth() / 8); }
 
@@ -59,7 +54,7 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
-    unsigned n = regsOf(op.getType());
+    unsigned n = ThreadLayout::regsOf(op.getType());
     FailureOr<unsigned> width = accessWidth(op, n, elem);
     if (failed(width)) return failure();
     unsigned vec = *width;
@@ -104,7 +99,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                                 ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getValue().getType()));
-    unsigned n = regsOf(op.getValue().getType());
+    unsigned n = ThreadLayout::regsOf(op.getValue().getType());
     FailureOr<unsigned> width = accessWidth(op, n, elem);
     if (failed(width)) return failure();
     unsigned vec = *width;
@@ -113,13 +108,19 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     Type accessType = vec == 1 ? elem : VectorType::get({vec}, elem);
     unsigned alignment = vec * byteWidth(elem);
     ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue(), masks = adaptor.getMask();
+    // A scalar is stored once, by the leader (as Triton does): a store of every thread would
+    // land at times of its own, after a lock's release by the leader, say.
+    const bool scalar = !isa<RankedTensorType>(op.getValue().getType());
+    IntBuilder ib{rewriter, loc};
     for (unsigned g = 0; g < n; g += vec) {
       Value packed = pack(rewriter, loc, llvm::to_vector(values.slice(g, vec)), accessType);
-      if (masks.empty()) {
+      Value cond = masks.empty() ? Value() : masks[g];
+      if (scalar) cond = ib.andi(cond, emitIsLeader(rewriter, loc, op));
+      if (!cond) {
         LLVM::StoreOp::create(rewriter, loc, packed, ptrs[g], alignment);
         continue;
       }
-      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, masks[g], /*withElse=*/false);
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{}, cond, /*withElse=*/false);
       OpBuilder thenB = ifOp.getThenBodyBuilder();
       LLVM::StoreOp::create(thenB, loc, packed, ptrs[g], alignment);
     }
@@ -128,51 +129,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
   }
 };
 
-/// One atomic per element, by the thread that owns it (replicas would add twice).
-struct AtomicAddLowering : OpConversionPattern<AtomicAddOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult matchAndRewrite(AtomicAddOp op, OneToNOpAdaptor adaptor,
-                                ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type elem = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
-    bool isFloat = isa<FloatType>(elem);
-    auto tensorType = dyn_cast<RankedTensorType>(op.getType());
-    IntBuilder ib{rewriter, loc};
-    std::optional<ThreadLayout> layout;
-    ThreadPosition pos;
-    if (tensorType) {
-      layout = ThreadLayout::get(tensorType);
-      pos = emitThreadPosition(rewriter, loc, *layout);
-    }
-    unsigned n = regsOf(op.getType());
-    ValueRange ptrs = adaptor.getPtr(), values = adaptor.getValue(), masks = adaptor.getMask();
-    SmallVector<Value> regs;
-    for (unsigned r = 0; r < n; ++r) {
-      Value cond = masks.empty() ? Value() : masks[r];
-      if (layout) cond = ib.andi(cond, emitIsOwner(rewriter, loc, *layout, pos, r));
-      else cond = ib.andi(cond, emitIsLeader(rewriter, loc, op));
-      auto kind = isFloat ? LLVM::AtomicBinOp::fadd : LLVM::AtomicBinOp::add;
-      auto emit = [&](OpBuilder &b) -> Value {
-        return LLVM::AtomicRMWOp::create(b, loc, kind, ptrs[r], values[r], LLVM::AtomicOrdering::monotonic);
-      };
-      if (!cond) {
-        regs.push_back(emit(rewriter));
-        continue;
-      }
-      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange{elem}, cond, /*withElse=*/true);
-      OpBuilder thenB = ifOp.getThenBodyBuilder();
-      scf::YieldOp::create(thenB, loc, emit(thenB));
-      OpBuilder elseB = ifOp.getElseBodyBuilder();
-      scf::YieldOp::create(elseB, loc, arith::ConstantOp::create(elseB, loc, rewriter.getZeroAttr(elem)).getResult());
-      regs.push_back(ifOp.getResult(0));
-    }
-    rewriter.replaceOpWithMultiple(op, {regs});
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::tile::populateMemoryOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<LoadLowering, StoreLowering, AtomicAddLowering>(converter, patterns.getContext());
+  patterns.add<LoadLowering, StoreLowering>(converter, patterns.getContext());
 }

@@ -17,11 +17,6 @@ namespace {
 
 template <class Op> using Adaptor = typename OpConversionPattern<Op>::OneToNOpAdaptor;
 
-unsigned regsOf(Type t) {
-  auto rt = dyn_cast<RankedTensorType>(t);
-  return rt ? ThreadLayout::get(rt).numRegs() : 1;
-}
-
 struct ProgramIdLowering : OpConversionPattern<ProgramIdOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(ProgramIdOp op, OpAdaptor, ConversionPatternRewriter &rewriter) const override {
@@ -75,7 +70,7 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult matchAndRewrite(SplatOp op, OneToNOpAdaptor adaptor,
                                 ConversionPatternRewriter &rewriter) const override {
-    SmallVector<Value> regs(regsOf(op.getType()), adaptor.getSrc()[0]);
+    SmallVector<Value> regs(ThreadLayout::regsOf(op.getType()), adaptor.getSrc()[0]);
     rewriter.replaceOpWithMultiple(op, {regs});
     return success();
   }
@@ -118,7 +113,7 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
     Type pointee = cast<PtrType>(getElementTypeOrSelf(op.getType())).getPointeeType();
     Type ptrType = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
     SmallVector<Value> regs;
-    for (unsigned r = 0; r < regsOf(op.getType()); ++r)
+    for (unsigned r = 0; r < ThreadLayout::regsOf(op.getType()); ++r)
       regs.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(), ptrType, pointee, regOf(adaptor.getPtr(), r),
                                          ValueRange{regOf(adaptor.getOffset(), r)}));
     rewriter.replaceOpWithMultiple(op, {regs});

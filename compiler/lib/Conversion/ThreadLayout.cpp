@@ -24,6 +24,11 @@ ThreadLayout ThreadLayout::get(RankedTensorType type) {
 
 unsigned ThreadLayout::numRegs() const { return linear.getInDimSize("register"); }
 
+unsigned ThreadLayout::regsOf(Type t) {
+  auto rt = dyn_cast<RankedTensorType>(t);
+  return rt ? get(rt).numRegs() : 1;
+}
+
 int32_t ThreadLayout::regCoord(unsigned r, unsigned d) const { return registerPart(linear, r, d); }
 
 Value IntBuilder::c(int64_t v) const { return arith::ConstantIntOp::create(b, loc, v, 32); }

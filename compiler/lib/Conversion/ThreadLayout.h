@@ -26,6 +26,8 @@ public:
   unsigned rank() const { return shape.size(); }
   /// Registers per thread.
   unsigned numRegs() const;
+  /// Registers per thread of a value of type `t`: a tensor's in its layout, 1 for a scalar.
+  static unsigned regsOf(Type t);
   /// Register r's own (constant) part of the coordinate along tensor dimension d.
   int32_t regCoord(unsigned r, unsigned d) const;
   /// True when register r holds a copy of an element another register of the same

@@ -59,6 +59,8 @@ void populateElementwisePatterns(TileTypeConverter &converter, RewritePatternSet
 void populateApproximateMathPatterns(const LLVMTypeConverter &converter, RewritePatternSet &patterns);
 void populateShapeOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 void populateMemoryOpPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);
+/// tile.atomic_rmw and tile.atomic_cas (Atomics.cpp).
+void populateAtomicPatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 void populateReducePatterns(TileTypeConverter &converter, RewritePatternSet &patterns, SharedMemory &smem);
 /// tile.dot on CUDA cores and tile.trans (a permutation of the layout).
 void populateDotPatterns(TileTypeConverter &converter, RewritePatternSet &patterns);

@@ -146,6 +146,7 @@ struct ConvertTileToLLVM : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileTo
     populateElementwisePatterns(converter, patterns);
     populateShapeOpPatterns(converter, patterns, smem);
     populateMemoryOpPatterns(converter, patterns);
+    populateAtomicPatterns(converter, patterns, smem);
     populateReducePatterns(converter, patterns, smem);
     populateDotPatterns(converter, patterns);
     populateWarpGroupDotPatterns(converter, patterns);

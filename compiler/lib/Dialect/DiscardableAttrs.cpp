@@ -112,9 +112,9 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op, NamedAttribut
     if (!isa<ModuleOp>(op) || !intIn(1, 32, false))
       return op->emitError() << "'" << name << "' must be 1 to 32 on the module, got " << attr.getValue();
   } else if (name == kVecAttr) {
-    if (!isa<LoadOp, StoreOp, AtomicAddOp, AsyncCopyOp>(op) || !intIn(1, kMaxVectorWidth, true))
+    if (!isa<LoadOp, StoreOp, AtomicRMWOp, AsyncCopyOp>(op) || !intIn(1, kMaxVectorWidth, true))
       return op->emitError() << "'" << name << "' must be a power of two from 1 to " << kMaxVectorWidth
-                             << " on a tile.load, tile.store, tile.atomic_add or tile.async_copy, got "
+                             << " on a tile.load, tile.store, tile.atomic_rmw or tile.async_copy, got "
                              << attr.getValue();
   } else if (name == kTmaMapsAttr) {
     return verifyTmaMaps(op, attr);

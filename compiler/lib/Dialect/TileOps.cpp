@@ -238,10 +238,24 @@ LogicalResult AsyncTmaStoreOp::verify() {
   return success();
 }
 
-LogicalResult AtomicAddOp::verify() {
+LogicalResult AtomicRMWOp::verify() {
   if (getValue().getType() != getType()) return emitOpError("result type must match the value type");
+  if (getDesc() && getKind() != AtomicKind::Add) return emitOpError("only an add names a descriptor block");
   if (failed(verifyBox(*this, getDesc(), getDescOffsets(), getValue().getType(), getMask(), "atomic add")))
     return failure();
+  Type elem = getElementTypeOrSelf(getValue().getType());
+  const bool isFloat = isa<FloatType>(elem),
+             bitwise = getKind() == AtomicKind::And || getKind() == AtomicKind::Or || getKind() == AtomicKind::Xor;
+  if (elem.isInteger(1)) return emitOpError("no atomics on i1");
+  if (isFloat && bitwise) return emitOpError(stringifyAtomicKind(getKind())) << " needs integers, got " << elem;
+  if (elem.getIntOrFloatBitWidth() < 32 && getKind() != AtomicKind::Add)
+    return emitOpError(stringifyAtomicKind(getKind())) << " needs 32- or 64-bit elements, got " << elem;
+  return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type elem = getElementTypeOrSelf(getValue().getType());
+  if (elem.getIntOrFloatBitWidth() < 32) return emitOpError("needs 32- or 64-bit elements, got ") << elem;
   return verifyMemOp(*this, getPtr().getType(), getValue().getType(), getMask());
 }
 

@@ -91,9 +91,9 @@ struct Coalesce : mlir::tile::impl::TileCoalesceBase<Coalesce> {
     // Widths from the final layouts (the analysis sees through the conversions just made).
     AxisInfoAnalysis axis(getOperation());
     getOperation().walk([&](Operation *op) {
-      if (!isa<LoadOp, StoreOp, AtomicAddOp>(op)) return;
+      if (!isa<LoadOp, StoreOp, AtomicRMWOp>(op)) return;
       const unsigned vec = accessVectorWidth(axis, op);
-      LLVM_DEBUG(llvm::dbgs() << "vector width " << vec << (isa<AtomicAddOp>(op) ? " (atomics stay scalar)" : "")
+      LLVM_DEBUG(llvm::dbgs() << "vector width " << vec << (isa<AtomicRMWOp>(op) ? " (atomics stay scalar)" : "")
                               << ": " << op->getName() << " at " << op->getLoc() << "\n");
       setVectorWidth(op, vec);
     });

@@ -121,11 +121,11 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     module.walk([&](Operation *op) {
       if (auto s = dyn_cast<StoreOp>(op); s && s.getDesc()) writes.push_back(op);
       // An add's old values would need the masked atomics: TMA returns none.
-      if (auto a = dyn_cast<AtomicAddOp>(op); a && a.getDesc() && a.use_empty()) writes.push_back(op);
+      if (auto a = dyn_cast<AtomicRMWOp>(op); a && a.getDesc() && a.use_empty()) writes.push_back(op);
     });
     for (Operation *op : writes) {
       if (auto s = dyn_cast<StoreOp>(op)) rewrite(module, s);
-      else rewrite(module, cast<AtomicAddOp>(op));
+      else rewrite(module, cast<AtomicRMWOp>(op));
     }
   }
 
@@ -155,7 +155,7 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
 
   /// Whether some element of the `add`'s block lies inside the tensor (every dimension's
   /// [offset, offset + extent of the block) meets [0, extent)).
-  static Value overlapsTensor(OpBuilder &b, Location loc, AtomicAddOp add) {
+  static Value overlapsTensor(OpBuilder &b, Location loc, AtomicRMWOp add) {
     auto block = cast<RankedTensorType>(add.getValue().getType()).getShape();
     Value overlaps;
     for (auto [d, off] : llvm::enumerate(add.getDescOffsets())) {
@@ -191,7 +191,7 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
   /// conversion into it would hold the tile in registers through a shared-memory round trip
   /// (the attention backward's dQ spilled). Its pointers and mask, index arithmetic, are
   /// recomputed there.
-  static void addInSourceLayout(AtomicAddOp add) {
+  static void addInSourceLayout(AtomicRMWOp add) {
     const Value original = add.getValue();
     const Attribute source = chainSourceLayout(original);
     if (!isa_and_nonnull<DistributedLayoutInterface>(source) || source == layoutOf(original.getType()) ||
@@ -201,7 +201,8 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     Value ptr = rematerialize(b, add.getPtr(), withLayout(add.getPtr().getType(), source));
     Value mask = rematerialize(b, add.getMask(), withLayout(add.getMask().getType(), source));
     Value value = computeIn(b, original, source);
-    AtomicAddOp::create(b, add.getLoc(), value.getType(), ptr, value, mask, add.getDesc(), add.getDescOffsets());
+    AtomicRMWOp::create(b, add.getLoc(), value.getType(), AtomicKind::Add, ptr, value, mask, add.getDesc(),
+                        add.getDescOffsets(), add.getSem(), add.getScope());
     Operation *feeders[] = {add.getPtr().getDefiningOp(), add.getMask().getDefiningOp(), original.getDefiningOp()};
     add.erase(); // its old values are unused (runOnOperation)
     eraseIfDead(feeders);
@@ -235,7 +236,7 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
                                       ? "extents not known 16-byte multiples"
                                       : "the argument has another TMA map")
                               << "\n");
-      if constexpr (std::is_same_v<WriteOp, AtomicAddOp>) return addInSourceLayout(store);
+      if constexpr (std::is_same_v<WriteOp, AtomicRMWOp>) return addInSourceLayout(store);
       else return convertLate(store);
     }
     LLVM_DEBUG(llvm::dbgs() << "store at " << store.getLoc() << ": staged in " << buffer << ", TMA store\n");
@@ -243,7 +244,7 @@ struct TmaStores : mlir::tile::impl::TileTmaStoresBase<TmaStores> {
     OpBuilder b(store);
     const Value original = store.getValue();
     const Attribute source = chainSourceLayout(original);
-    if constexpr (std::is_same_v<WriteOp, AtomicAddOp>) {
+    if constexpr (std::is_same_v<WriteOp, AtomicRMWOp>) {
       // TMA's reduce adds the part of a box inside the tensor, wherever the box starts
       // (TmaDescriptorAdd.* on the GPU: boxes starting before, inside and past the tensor);
       // a box wholly outside adds nothing and issues no copy. No masked fallback: its

@@ -17,7 +17,9 @@
 #ifndef TILE_TILE_H
 #define TILE_TILE_H
 
+#include "tile/Atomic.h"
 #include "tile/Error.h"
+#include "tile/Math.h"
 #include "tile/Spec.h"
 #include "tile/Types.h"
 #include "tile/Value.h"
@@ -76,20 +78,10 @@ Value operator>>(Operand a, Operand b);
 
 Value where(Operand cond, Operand a, Operand b, SrcLoc loc = SrcLoc::current());
 Value cast(Operand x, DType to, SrcLoc loc = SrcLoc::current());
-Value exp(Operand x, SrcLoc loc = SrcLoc::current());
-Value exp2(Operand x, SrcLoc loc = SrcLoc::current());
-/// 2^x by the GPU's approximate instruction (ex2.approx.ftz.f32: Triton's tl.math.exp2, nvcc's
-/// --use_fast_math): relative error below 2^-21 (2 ulp), results under 2^-126 flushed to +0 and
-/// subnormal inputs read as 0. One MUFU.EX2, where exp2 (subnormal results kept) adds a fix-up
-/// around it (+11% on the d64 attention forward); for softmax-like uses whose results are probabilities. The CPU executor computes
-/// exp2 exactly and flushes the same way. f16/bf16 are computed in f32 and rounded back.
-Value fast_exp2(Operand x, SrcLoc loc = SrcLoc::current());
+// Math functions (exp, sin, floor, fast_exp2, ...): tile/Math.h.
 /// a · b + c rounded once (a fused multiply-add, Triton's tl.fma): floats, broadcast like the
 /// binary operators; f16/bf16 are computed in f32 and rounded back once.
 Value fma(Operand a, Operand b, Operand c, SrcLoc loc = SrcLoc::current());
-Value log(Operand x, SrcLoc loc = SrcLoc::current());
-Value sqrt(Operand x, SrcLoc loc = SrcLoc::current());
-Value rsqrt(Operand x, SrcLoc loc = SrcLoc::current());
 Value abs(Operand x, SrcLoc loc = SrcLoc::current());
 Value maximum(Operand a, Operand b, SrcLoc loc = SrcLoc::current());
 Value minimum(Operand a, Operand b, SrcLoc loc = SrcLoc::current());
@@ -106,14 +98,7 @@ Value load(Value desc, const std::vector<Operand> &offsets, const std::vector<in
            SrcLoc loc = SrcLoc::current());
 /// Writes `value` as the block of `desc` at `offsets`; elements outside the tensor are not written.
 void store(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc = SrcLoc::current());
-/// Atomic fetch-add; returns the old values.
-Value atomic_add(Value ptr, Operand value, SrcLoc loc = SrcLoc::current());
-Value atomic_add(Value ptr, Operand value, Value mask, SrcLoc loc = SrcLoc::current());
-/// Adds `value` atomically to the block of `desc` at `offsets` (elements outside the tensor are
-/// not touched), Triton's TensorDescriptor.atomic_add: each element one relaxed device-scope
-/// add, in no particular order among programs. On sm_90a an f32/f16/bf16 rank-2 block goes
-/// through shared memory and the tensor memory accelerator's reduce-add (FlashAttention-3's dQ).
-void atomic_add(Value desc, const std::vector<Operand> &offsets, Value value, SrcLoc loc = SrcLoc::current());
+// Atomics (atomic_add, atomic_max, ..., atomic_cas, with Triton's sem and scope): tile/Atomic.h.
 
 // Matrix product (Triton's tl.dot): a [M, K] times b [K, N] plus acc [M, N] (f32; zeros
 // when absent). a and b share one element type: f16 or bf16 (f32 accumulation), or f32,

@@ -81,3 +81,28 @@ func.func @transpose(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps
   tile.store %q, %v : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>
   return
 }
+
+// -----
+
+// The fast_* functions (`afn`) run accurately, no flag left for LLVM, with the GPU
+// instruction's .ftz emulated: lg2.approx.ftz reads a subnormal input as a zero of its sign
+// (|x| < 2^-126 selects copysign(0, x)); tanh.approx has no .ftz form (no select).
+// CHECK-LABEL: func.func @fast_math
+// CHECK: %[[ABS:.*]] = math.absf %[[X:.*]] : vector<
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[ABS]], %{{.*}} : vector<
+// CHECK: %[[ZERO:.*]] = math.copysign %{{.*}}, %[[X]] : vector<
+// CHECK: %[[IN:.*]] = arith.select %[[TINY]], %[[ZERO]], %[[X]]
+// CHECK: %[[LOG:.*]] = math.log2 %[[IN]] : vector<
+// CHECK-NOT: arith.select
+// CHECK: math.tanh %[[LOG]] : vector<
+// CHECK-NOT: afn
+func.func @fast_math(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps = 4 : i32} {
+  %r = tile.make_range {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %xs = tile.splat %x : tensor<64x!tile.ptr<f32>>
+  %p = tile.addptr %xs, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %v = tile.load %p : tensor<64x!tile.ptr<f32>> -> tensor<64xf32>
+  %l = math.log2 %v fastmath<afn> : tensor<64xf32>
+  %t = math.tanh %l fastmath<afn> : tensor<64xf32>
+  tile.store %p, %t : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}

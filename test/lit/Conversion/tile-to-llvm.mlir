@@ -68,7 +68,7 @@ func.func @atomics(%x: !tile.ptr<f32>) attributes {tile.kernel, tile.num_warps =
   %xs = tile.splat %x : tensor<32x!tile.ptr<f32>, #b>
   %p = tile.addptr %xs, %r : tensor<32x!tile.ptr<f32>, #b>, tensor<32xi32, #b>
   %one = arith.constant dense<1.0> : tensor<32xf32, #b>
-  %old = tile.atomic_add %p, %one {tile.vec = 1 : i32} : tensor<32x!tile.ptr<f32>, #b>, tensor<32xf32, #b>
+  %old = tile.atomic_rmw add %p, %one {tile.vec = 1 : i32} : tensor<32x!tile.ptr<f32>, #b>, tensor<32xf32, #b>
   return
 }
 

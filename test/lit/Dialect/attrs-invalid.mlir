@@ -82,7 +82,7 @@ module attributes {tile.num_warps = 8 : i32} {}
 // -----
 
 func.func @vec_not_power_of_two(%p: tensor<128x!tile.ptr<f32>>) {
-  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_add or tile.async_copy, got 3 : i32}}
+  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_rmw or tile.async_copy, got 3 : i32}}
   %v = tile.load %p {tile.vec = 3 : i32} : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
   return
 }
@@ -92,7 +92,7 @@ func.func @vec_not_power_of_two(%p: tensor<128x!tile.ptr<f32>>) {
 // Found by fuzz_ir_pipeline (test/fuzz/corpus/ir/regression-lowering-vec-huge.mlir): now
 // refused where it is parsed.
 func.func @vec_huge(%p: tensor<128x!tile.ptr<f32>>) {
-  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_add or tile.async_copy, got 2147483647 : i32}}
+  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_rmw or tile.async_copy, got 2147483647 : i32}}
   %v = tile.load %p {tile.vec = 2147483647 : i32} : tensor<128x!tile.ptr<f32>> -> tensor<128xf32>
   return
 }
@@ -100,7 +100,7 @@ func.func @vec_huge(%p: tensor<128x!tile.ptr<f32>>) {
 // -----
 
 func.func @vec_wider_than_16(%p: tensor<128x!tile.ptr<i8>>) {
-  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_add or tile.async_copy, got 32 : i32}}
+  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_rmw or tile.async_copy, got 32 : i32}}
   %v = tile.load %p {tile.vec = 32 : i32} : tensor<128x!tile.ptr<i8>> -> tensor<128xi8>
   return
 }
@@ -108,7 +108,7 @@ func.func @vec_wider_than_16(%p: tensor<128x!tile.ptr<i8>>) {
 // -----
 
 func.func @vec_on_arith(%x: tensor<128xf32>) {
-  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_add or tile.async_copy, got 4 : i32}}
+  // expected-error @+1 {{'tile.vec' must be a power of two from 1 to 16 on a tile.load, tile.store, tile.atomic_rmw or tile.async_copy, got 4 : i32}}
   %y = arith.addf %x, %x {tile.vec = 4 : i32} : tensor<128xf32>
   return
 }

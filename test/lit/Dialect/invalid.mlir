@@ -615,8 +615,8 @@ func.func @tma_add_integers(%d: !tile.tensordesc<i32, 2>, %b: !tile.memdesc<64x3
 
 // ... and a descriptor atomic add, like a store, is masked (its box's bounds).
 func.func @atomic_add_box_unmasked(%d: !tile.tensordesc<f32, 2>, %p: tensor<64x32x!tile.ptr<f32>>, %v: tensor<64x32xf32>, %o: i32) {
-  // expected-error @+1 {{'tile.atomic_add' op a descriptor box needs a masked tensor atomic add of the descriptor's rank and element type, one offset per dimension}}
-  %old = tile.atomic_add %p, %v box %d[%o, %o] of !tile.tensordesc<f32, 2> : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
+  // expected-error @+1 {{'tile.atomic_rmw' op a descriptor box needs a masked tensor atomic add of the descriptor's rank and element type, one offset per dimension}}
+  %old = tile.atomic_rmw add %p, %v box %d[%o, %o] of !tile.tensordesc<f32, 2> : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>
   return
 }
 
@@ -767,5 +767,40 @@ func.func @turn_only() {
     // expected-error @+1 {{'tile.turn_pass' op 'only' names one of the 2 warpgroups, got 2}}
     tile.turn_pass {groups = 2 : i32, only = 2 : i32}
   } {consumer_warps = 8 : i32}
+  return
+}
+
+// -----
+
+// Bitwise atomics take integers...
+func.func @atomic_and_float(%p: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op and needs integers, got 'f32'}}
+  %old = tile.atomic_rmw and %p, %v : tensor<64x!tile.ptr<f32>>, tensor<64xf32>
+  return
+}
+
+// -----
+
+// ... and only an add takes 16-bit elements (there is no f16 atomic max)...
+func.func @atomic_max_half(%p: tensor<64x!tile.ptr<f16>>, %v: tensor<64xf16>) {
+  // expected-error @+1 {{'tile.atomic_rmw' op max needs 32- or 64-bit elements, got 'f16'}}
+  %old = tile.atomic_rmw max %p, %v : tensor<64x!tile.ptr<f16>>, tensor<64xf16>
+  return
+}
+
+// -----
+
+// ... or names a descriptor block; a compare-and-swap compares 32 or 64 bits.
+func.func @atomic_max_box(%d: !tile.tensordesc<f32, 2>, %p: tensor<64x32x!tile.ptr<f32>>, %v: tensor<64x32xf32>, %m: tensor<64x32xi1>, %o: i32) {
+  // expected-error @+1 {{'tile.atomic_rmw' op only an add names a descriptor block}}
+  %old = tile.atomic_rmw max %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f32, 2> : tensor<64x32x!tile.ptr<f32>>, tensor<64x32xf32>, tensor<64x32xi1>
+  return
+}
+
+// -----
+
+func.func @atomic_cas_half(%p: !tile.ptr<f16>, %v: f16) {
+  // expected-error @+1 {{'tile.atomic_cas' op needs 32- or 64-bit elements, got 'f16'}}
+  %old = tile.atomic_cas %p, %v, %v : !tile.ptr<f16>, f16
   return
 }

@@ -33,8 +33,8 @@ func.func @all_ops(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
   %b = tile.broadcast %e : tensor<128x1xf32> -> tensor<128x64xf32>
   // CHECK: tile.reduce{{ +}}sum %{{.*}} {axis = 1 : i32} : tensor<128x64xf32> -> tensor<128xf32>
   %s = tile.reduce sum %b {axis = 1 : i32} : tensor<128x64xf32> -> tensor<128xf32>
-  // CHECK: tile.atomic_add %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
-  %old = tile.atomic_add %ptrs, %s, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+  // CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+  %old = tile.atomic_rmw add %ptrs, %s, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
   // CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
   tile.store %ptrs, %old, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
   return
@@ -135,7 +135,7 @@ func.func @memdesc_types(%a: !tile.memdesc<8x16xi8, #tile.swizzled_shared<vec = 
 // CHECK: tile.invalidate_barriers
 // CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
 // CHECK: tile.async_tma_store %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
-// CHECK: tile.atomic_add %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
+// CHECK: tile.atomic_rmw add %{{.*}}, %{{.*}}, %{{.*}} box %{{.*}}[%{{.*}}, %{{.*}}] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>
 // CHECK: tile.async_tma_store add %{{.*}} -> %{{.*}}[%{{.*}}, %{{.*}}] : <64x32xf16, #tile.nvmma_shared<swizzle = 64>>, <f16, 2>
 // CHECK: tile.async_tma_store_wait
 func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<f16>>, %m: tensor<64x32xi1>,
@@ -154,7 +154,7 @@ func.func @descriptors(%d: !tile.tensordesc<f16, 2>, %p: tensor<64x32x!tile.ptr<
   tile.invalidate_barriers %bars : !tile.memdesc<4x1x1xi64, #tile.swizzled_shared<vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]>>
   tile.store %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
   tile.async_tma_store %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
-  %old = tile.atomic_add %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
+  %old = tile.atomic_rmw add %p, %v, %m box %d[%o, %o] of !tile.tensordesc<f16, 2> : tensor<64x32x!tile.ptr<f16>>, tensor<64x32xf16>, tensor<64x32xi1>
   tile.async_tma_store add %buf -> %d[%o, %o] : !tile.memdesc<64x32xf16, #tile.nvmma_shared<swizzle = 64>>, !tile.tensordesc<f16, 2>
   tile.async_tma_store_wait
   return
@@ -209,5 +209,19 @@ func.func @register_a(%p: tensor<128x64xbf16, #tile.dot_operand<opIdx = 0, paren
                       %acc: tensor<128x128xf32, #tile.mma<warpsPerCTA = [8, 1]>>) {
   %v = tile.local_alloc : () -> !tile.memdesc<64x128xbf16, #tile.nvmma_shared<swizzle = 128>>
   %d = tile.warpgroup_dot %p, %v, %acc : tensor<128x64xbf16, #tile.dot_operand<opIdx = 0, parent = #tile.mma<warpsPerCTA = [8, 1]>>> * !tile.memdesc<64x128xbf16, #tile.nvmma_shared<swizzle = 128>> -> tensor<128x128xf32, #tile.mma<warpsPerCTA = [8, 1]>>
+  return
+}
+
+// Every atomic kind; sem and scope print only where they are not the defaults (relaxed, gpu).
+// CHECK-LABEL: func.func @atomics
+// CHECK: tile.atomic_rmw max %{{.*}}, %{{.*}} : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+// CHECK: tile.atomic_rmw xor %{{.*}}, %{{.*}}, %{{.*}} {scope = #tile.mem_scope<cta>, sem = #tile.mem_sem<acq_rel>} : tensor<128x!tile.ptr<i32>>, tensor<128xi32>, tensor<128xi1>
+// CHECK: tile.atomic_rmw xchg %{{.*}}, %{{.*}} {sem = #tile.mem_sem<release>} : !tile.ptr<f32>, f32
+// CHECK: tile.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} {scope = #tile.mem_scope<sys>, sem = #tile.mem_sem<acquire>} : !tile.ptr<i64>, i64
+func.func @atomics(%pi: tensor<128x!tile.ptr<i32>>, %vi: tensor<128xi32>, %m: tensor<128xi1>, %pf: !tile.ptr<f32>, %f: f32, %pl: !tile.ptr<i64>, %l: i64) {
+  %a = tile.atomic_rmw max %pi, %vi : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+  %b = tile.atomic_rmw xor %pi, %vi, %m {sem = #tile.mem_sem<acq_rel>, scope = #tile.mem_scope<cta>} : tensor<128x!tile.ptr<i32>>, tensor<128xi32>, tensor<128xi1>
+  %c = tile.atomic_rmw xchg %pf, %f {sem = #tile.mem_sem<release>, scope = #tile.mem_scope<gpu>} : !tile.ptr<f32>, f32
+  %d = tile.atomic_cas %pl, %l, %l {sem = #tile.mem_sem<acquire>, scope = #tile.mem_scope<sys>} : !tile.ptr<i64>, i64
   return
 }

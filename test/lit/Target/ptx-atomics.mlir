@@ -1,4 +1,4 @@
-// Masked atomic adds (tile.atomic_add): one atom.global.add.f32 per element, each behind a
+// Masked atomic adds (tile.atomic_rmw add): one atom.global.add.f32 per element, each behind a
 // branch on its element's mask, after the masked loads that feed them.
 // RUN: tilec %s --stage=ptx | FileCheck %s
 
@@ -17,6 +17,6 @@ func.func @atomics(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %y: !tile.
   %yp = tile.addptr %ys, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
   %v = tile.load %yp, %m : tensor<512x!tile.ptr<f32>>, tensor<512xi1> -> tensor<512xf32>
   %xs = tile.splat %x : tensor<512x!tile.ptr<f32>>
-  %old = tile.atomic_add %xs, %v, %m : tensor<512x!tile.ptr<f32>>, tensor<512xf32>, tensor<512xi1>
+  %old = tile.atomic_rmw add %xs, %v, %m : tensor<512x!tile.ptr<f32>>, tensor<512xf32>, tensor<512xi1>
   return
 }

@@ -118,7 +118,7 @@ module attributes {tile.target = "sm_90a"} {
 // CHECK-NEXT: tile.async_tma_store add %[[S]] -> %arg0[%arg4, %arg5] : <64x64xf32, #tile.nvmma_shared<swizzle = 128>>, <f32, 2>
 // CHECK-NEXT: }
 // CHECK-NOT: else
-// CHECK: %[[OLD:.*]] = tile.atomic_add %arg2, {{.*}} box %arg0
+// CHECK: %[[OLD:.*]] = tile.atomic_rmw add %arg2, {{.*}} box %arg0
 // CHECK: return %[[OLD]]
 #mma = #tile.mma<warpsPerCTA = [4, 1]>
 #blocked = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]>
@@ -127,8 +127,8 @@ module attributes {tile.target = "sm_90a"} {
                               %p: tensor<64x64x!tile.ptr<f32>, #blocked>, %m: tensor<64x64xi1, #blocked>, %r: i32,
                               %col: i32) -> tensor<64x64xf32, #blocked> attributes {tile.kernel, tile.num_warps = 4 : i32} {
     %v = tile.convert_layout %acc : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
-    %unused = tile.atomic_add %p, %v, %m box %c[%r, %col] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
-    %old = tile.atomic_add %p, %v, %m box %c[%r, %col] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
+    %unused = tile.atomic_rmw add %p, %v, %m box %c[%r, %col] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
+    %old = tile.atomic_rmw add %p, %v, %m box %c[%r, %col] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>, #blocked>, tensor<64x64xf32, #blocked>, tensor<64x64xi1, #blocked>
     return %old : tensor<64x64xf32, #blocked>
   }
 }

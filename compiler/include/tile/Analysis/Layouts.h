@@ -22,7 +22,7 @@ BlockedLayoutAttr defaultBlockedLayout(MLIRContext *ctx, ArrayRef<int64_t> shape
 unsigned memoryVectorWidth(AxisInfoAnalysis &axis, Value ptr, Value mask, unsigned perThread, int dim = -1);
 
 /// How many consecutive elements one thread moves with one instruction of `access` (a
-/// global tile.load, tile.store or tile.atomic_add; 1 for atomics, which have no vector form
+/// global tile.load, tile.store or tile.atomic_rmw; 1 for atomics, which have no vector form
 /// for most types): memoryVectorWidth along the run of consecutive elements each thread owns
 /// in the pointers' layout (any distributed layout; a blocked one's fastest dimension).
 unsigned accessVectorWidth(AxisInfoAnalysis &axis, Operation *access);

@@ -86,7 +86,7 @@ inline bool targetHasWgmma(Operation *op) {
 inline constexpr llvm::StringLiteral kTmaMapsAttr = "tile.tma_maps";
 /// The most TMA maps one launch encodes (rt::kMaxTmaParams; lib/Compiler.cpp checks they agree).
 inline constexpr unsigned kMaxTmaMaps = 8;
-/// On a tile.load, tile.store, tile.atomic_add or tile.async_copy (i32, set by tile-coalesce and
+/// On a tile.load, tile.store, tile.atomic_rmw or tile.async_copy (i32, set by tile-coalesce and
 /// copied by tile-pipeline): how many consecutive elements a thread moves per instruction along
 /// its layout's fastest dimension, a power of two from 1 to 16 (at most 16 bytes per access,
 /// 16 i8s); absent: 1. The lowering also checks it divides the thread's registers and spans at

@@ -28,6 +28,38 @@ def Tile_InputPrecisionAttr : EnumAttr<Tile_Dialect, Tile_InputPrecision, "input
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tile_AtomicKind : I32EnumAttr<"AtomicKind", "what tile.atomic_rmw does to memory", [
+    I32EnumAttrCase<"Add", 0, "add">, I32EnumAttrCase<"Max", 1, "max">, I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"And", 3, "and">, I32EnumAttrCase<"Or", 4, "or">, I32EnumAttrCase<"Xor", 5, "xor">,
+    I32EnumAttrCase<"Xchg", 6, "xchg">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_AtomicKindAttr : EnumAttr<Tile_Dialect, Tile_AtomicKind, "atomic_kind"> {
+  let assemblyFormat = "$value";
+}
+
+/// Triton's `sem`: the memory order of an atomic.
+def Tile_MemSem : I32EnumAttr<"MemSem", "memory order of an atomic", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">, I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">, I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_MemSemAttr : EnumAttr<Tile_Dialect, Tile_MemSem, "mem_sem"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
+/// Triton's `scope`: which threads an atomic's order is promised to.
+def Tile_MemScope : I32EnumAttr<"MemScope", "the threads an atomic orders against", [
+    I32EnumAttrCase<"Cta", 0, "cta">, I32EnumAttrCase<"Gpu", 1, "gpu">, I32EnumAttrCase<"Sys", 2, "sys">]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_MemScopeAttr : EnumAttr<Tile_Dialect, Tile_MemScope, "mem_scope"> {
+  let assemblyFormat = "`<` $value `>`";
+}
+
 /// A layout of registers, lanes and warps: its linear layout comes from toLinearLayout
 /// (TileInterfaces.td), which every lowering pattern asks instead of the attribute class.
 /// On a tensor type it checks the tensor fits (verifyEncoding: rank, power-of-two shape, ...).

@@ -181,32 +181,62 @@ def Tile_StoreOp : Tile_Op<"store", [AttrSizedOperandSegments, MemoryEffects<[Me
   ];
 }
 
-def Tile_AtomicAddOp : Tile_Op<"atomic_add", [AttrSizedOperandSegments, AllTypesMatch<["value", "result"]>,
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [AttrSizedOperandSegments, AllTypesMatch<["value", "result"]>,
     MemoryEffects<[MemRead, MemWrite]>]> {
-  let summary = "atomically add to global memory, returning the old values";
+  let summary = "atomic read-modify-write of global memory, returning the old values";
   let description = [{
-    Relaxed, device-scope atomic read-modify-write where the optional mask is true.
+    Where the optional mask is true, one atomic per element: `add` (integers and floats),
+    `max`/`min` (signed integers; floats as maxnum/minnum: a NaN operand loses), `and`/`or`/
+    `xor` (integers), `xchg` (any). `sem` is the memory order (Triton's: relaxed, acquire,
+    release, acq_rel; default relaxed), `scope` the threads it orders against (cta, gpu, sys;
+    default gpu). Masked-off elements return 0.
     An add the DSL made of a tensor descriptor block carries the descriptor and the block's
     first coordinates (`box %desc[%offsets]`), as a store does: any executor may run it as
     the masked atomic add it is, and tile-tma-stores may have the tensor memory accelerator
     add the block instead (cp.reduce.async.bulk.tensor, sm_90a) when its old values are unused.
     ```mlir
-    %old = tile.atomic_add %p, %v, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
-    %o = tile.atomic_add %q, %b, %in box %desc[%r, %c] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>, tensor<64x64xi1>
+    %old = tile.atomic_rmw add %p, %v, %m : tensor<128x!tile.ptr<f32>>, tensor<128xf32>, tensor<128xi1>
+    %o = tile.atomic_rmw add %q, %b, %in box %desc[%r, %c] of !tile.tensordesc<f32, 2> : tensor<64x64x!tile.ptr<f32>>, tensor<64x64xf32>, tensor<64x64xi1>
+    %m = tile.atomic_rmw max %p, %v {sem = #tile.mem_sem<acq_rel>, scope = #tile.mem_scope<sys>} : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
     ```
   }];
-  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask,
-                       Optional<Tile_TensorDescType>:$desc, Variadic<I32>:$descOffsets);
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrLike:$ptr, Tile_Any:$value, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_TensorDescType>:$desc, Variadic<I32>:$descOffsets,
+                       DefaultValuedAttr<Tile_MemSemAttr, "::mlir::tile::MemSem::Relaxed">:$sem,
+                       DefaultValuedAttr<Tile_MemScopeAttr, "::mlir::tile::MemScope::Gpu">:$scope);
   let results = (outs Tile_Any:$result);
   let assemblyFormat = [{
-    $ptr `,` $value (`,` $mask^)? (`box` $desc^ `[` $descOffsets `]` `of` type($desc))? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
+    $kind $ptr `,` $value (`,` $mask^)? (`box` $desc^ `[` $descOffsets `]` `of` type($desc))? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
   }];
   let hasVerifier = 1;
   let builders = [
-    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$ptr, "::mlir::Value":$value, "::mlir::Value":$mask), [{
-      build($_builder, $_state, result, ptr, value, mask, ::mlir::Value(), ::mlir::ValueRange());
+    OpBuilder<(ins "::mlir::tile::AtomicKind":$kind, "::mlir::Type":$result, "::mlir::Value":$ptr,
+                   "::mlir::Value":$value, "::mlir::Value":$mask), [{
+      build($_builder, $_state, result, kind, ptr, value, mask, ::mlir::Value(), ::mlir::ValueRange(),
+            ::mlir::tile::MemSem::Relaxed, ::mlir::tile::MemScope::Gpu);
     }]>
   ];
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [AllTypesMatch<["cmp", "value", "result"]>,
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "atomic compare-and-swap of global memory, returning the old values";
+  let description = [{
+    Per element where the optional mask is true: if memory holds `cmp` (bit for bit), it
+    becomes `value`; the old contents come back either way (0 where masked off). Integers
+    and floats of 32 or 64 bits. `sem` and `scope` as tile.atomic_rmw's.
+    ```mlir
+    %old = tile.atomic_cas %p, %cmp, %v : tensor<128x!tile.ptr<i32>>, tensor<128xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Any:$cmp, Tile_Any:$value, Optional<Tile_BoolLike>:$mask,
+                       DefaultValuedAttr<Tile_MemSemAttr, "::mlir::tile::MemSem::Relaxed">:$sem,
+                       DefaultValuedAttr<Tile_MemScopeAttr, "::mlir::tile::MemScope::Gpu">:$scope);
+  let results = (outs Tile_Any:$result);
+  let assemblyFormat = [{
+    $ptr `,` $cmp `,` $value (`,` $mask^)? attr-dict `:` type($ptr) `,` type($value) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {

@@ -264,7 +264,7 @@ def Tile_AsyncTmaStoreOp : Tile_Op<"async_tma_store", [MemoryEffects<[MemRead<Ti
     thread's writes of `src` must precede it, fenced for the async proxy
     (tile-insert-barriers puts the fence and barrier there). With `add`, the copy
     adds the buffer to the block atomically instead (cp.reduce.async.bulk.tensor .add:
-    each element one relaxed device-scope add, as tile.atomic_add's).
+    each element one relaxed device-scope add, as tile.atomic_rmw add's).
     ```mlir
     tile.async_tma_store %buf -> %desc[%m, %n] : !tile.memdesc<128x256xf16, #nvmma>, !tile.tensordesc<f16, 2>
     tile.async_tma_store add %acc -> %dq[%r, %c] : !tile.memdesc<128x64xf32, #nvmma>, !tile.tensordesc<f32, 2>

@@ -32,7 +32,7 @@ def TileCoalesce : Pass<"tile-coalesce", "mlir::ModuleOp"> {
     tile-remove-layout-conversions). Then, from the contiguity, divisibility and constancy
     facts of the address and mask operands (axis analysis, seeded by the kernel's
     `tile.divisibility` argument attributes) and the layout's elements per thread,
-    annotates each `tile.load`, `tile.store` and `tile.atomic_add` with `tile.vec`: how
+    annotates each `tile.load`, `tile.store` and `tile.atomic_rmw` with `tile.vec`: how
     many consecutive elements one thread accesses with a single instruction (up to 16
     bytes).
   }];
