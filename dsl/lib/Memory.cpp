@@ -216,18 +216,18 @@ static_assert(int(MemSem::AcqRel) == int(mlir::tile::MemSem::AcqRel) &&
               int(MemScope::Sys) == int(mlir::tile::MemScope::Sys));
 
 /// The element type an atomic of `name` acts on, refused at the user's line where the
-/// hardware has no such atomic: bools; below 32 bits except an add's f16/bf16; floats for
-/// the bitwise ones.
+/// dialect has no such atomic: bools; below 32 bits except for an add (as atomic_add took
+/// before the other kinds came, and tile.atomic_rmw's verifier allows); floats for the
+/// bitwise ones.
 static void checkAtomicElement(mlir::Type elem, mlir::tile::AtomicKind kind, const char *name, const SrcLoc &loc) {
   using K = mlir::tile::AtomicKind;
   if (elem.isInteger(1)) fail(loc) << "tile::" << name << ": unsupported dtype i1 (bool) for an atomic";
   const bool isFloat = mlir::isa<mlir::FloatType>(elem);
   if (isFloat && (kind == K::And || kind == K::Or || kind == K::Xor))
     fail(loc) << "tile::" << name << " needs integers, got " << typeStr(elem);
-  const bool smallAdd = kind == K::Add && (elem.isF16() || elem.isBF16());
-  if (elem.getIntOrFloatBitWidth() < 32 && !smallAdd)
+  if (elem.getIntOrFloatBitWidth() < 32 && kind != K::Add)
     fail(loc) << "tile::" << name << " needs 32- or 64-bit elements, got " << typeStr(elem)
-              << (kind == K::Add ? " (f16 and bf16 add too)" : "");
+              << " (atomic_add takes narrower ones)";
 }
 
 /// tile.atomic_rmw `kind` of `value` through `ptr` where `mask` holds (if given and valid); a
